@@ -1,0 +1,9 @@
+import type { Migration } from "./types.js";
+import { coreMigration } from "./001-core.js";
+
+/**
+ * Every schema change, in order. `version` must equal the index + 1: the database records the
+ * highest applied version in `PRAGMA user_version`, and a database whose version is above the
+ * last entry here was written by a newer Mercury and is refused.
+ */
+export const migrations: readonly Migration[] = [coreMigration];
