@@ -51,7 +51,11 @@ export type AgentEventBody =
   | { type: "approval-resolved"; approvalId: string; decision: string; by: string }
   | { type: "question"; questionId: string; question: string; choices: string[] }
   | { type: "plan"; items: { text: string; done: boolean }[] }
-  | { type: "memory-receipt"; kind: "remembered" | "updated" | "confirmed" | "failed" | "forgotten"; text: string }
+  | {
+      type: "memory-receipt";
+      kind: "remembered" | "updated" | "confirmed" | "failed" | "forgotten";
+      text: string;
+    }
   | { type: "notice"; level: "info" | "warn" | "error"; message: string }
   | {
       type: "task-end";

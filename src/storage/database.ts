@@ -44,7 +44,9 @@ export function latestSchemaVersion(): number {
 function migrate(database: SqliteDatabase, path: string): void {
   migrations.forEach((migration, index) => {
     if (migration.version !== index + 1) {
-      throw new Error(`migration "${migration.name}" has version ${migration.version}, expected ${index + 1}`);
+      throw new Error(
+        `migration "${migration.name}" has version ${migration.version}, expected ${index + 1}`,
+      );
     }
   });
   const current = schemaVersion(database);

@@ -1,0 +1,210 @@
+import { randomUUID } from "node:crypto";
+import type { ModelMessage, ModelStepper } from "../model/types.js";
+import type { SqliteDatabase } from "../storage/database.js";
+import { TranscriptStore } from "../storage/transcripts.js";
+import { UsageStore } from "../storage/usage.js";
+import type { AnyTool, AuthorizationRequest, AuthorizationResult } from "../tools/types.js";
+import { type BudgetLimits, checkBudget } from "./budget.js";
+import { type Clock, systemClock } from "./clock.js";
+import type {
+  AgentEvent,
+  AgentEventBody,
+  EndCause,
+  EventBus,
+  FileChange,
+  Outcome,
+  UsageTotals,
+  VerificationRecord,
+} from "./events.js";
+import { type LoopResult, runAgentLoop } from "./loop.js";
+import { TaskState } from "./state.js";
+
+export interface TaskRequest {
+  userKey: string;
+  channel: string;
+  /** Continue this session; a new one is created when absent or unknown. */
+  sessionId?: string;
+  input: string;
+  cwd: string;
+  signal: AbortSignal;
+  /** Builds the permission check for this task (permissions are per task, carried explicitly). */
+  authorizerFor(task: TaskIdentity): (request: AuthorizationRequest) => Promise<AuthorizationResult>;
+  askUser?(question: string, choices?: string[]): Promise<string>;
+}
+
+export interface TaskIdentity {
+  taskId: string;
+  sessionId: string;
+  userKey: string;
+}
+
+export interface TaskReport {
+  taskId: string;
+  sessionId: string;
+  outcome: Outcome;
+  endCause: EndCause;
+  text: string;
+  reason?: string;
+  usage: UsageTotals;
+  filesChanged: FileChange[];
+  verification: VerificationRecord[];
+}
+
+export interface AgentSettings {
+  home: string;
+  maxSteps: number;
+  maxOutputTokens: number;
+  contextWindow: number;
+  historyReserveTokens: number;
+  budget: BudgetLimits;
+}
+
+export interface AgentHooks {
+  /** Builds the system prompt for a task (soul files are read fresh each time). */
+  systemPrompt(context: {
+    userKey: string;
+    input: string;
+    cwd: string;
+    toolNames: string[];
+  }): Promise<string>;
+  /** After a task ends (memory extraction, ledger); failures are reported as notices, never dropped. */
+  afterTask?(report: TaskReport, messages: ModelMessage[], userKey: string): Promise<void>;
+}
+
+/**
+ * Runs tasks: loads the session's transcript, runs the loop, persists every message, records usage.
+ * One task per session at a time; a message for a busy session steers the running task.
+ */
+export class Agent {
+  private readonly transcripts: TranscriptStore;
+  readonly usage: UsageStore;
+  private readonly steering = new Map<string, string[]>();
+
+  constructor(
+    readonly database: SqliteDatabase,
+    private readonly model: ModelStepper,
+    private readonly tools: readonly AnyTool[],
+    private readonly bus: EventBus,
+    private readonly settings: AgentSettings,
+    private readonly hooks: AgentHooks,
+    private readonly clock: Clock = systemClock,
+  ) {
+    const now = () => this.clock.now();
+    this.transcripts = new TranscriptStore(database, now);
+    this.usage = new UsageStore(database, now);
+  }
+
+  get transcriptStore(): TranscriptStore {
+    return this.transcripts;
+  }
+
+  isRunning(sessionId: string): boolean {
+    return this.steering.has(sessionId);
+  }
+
+  /** Queues a message into the running task of this session; false when nothing runs there. */
+  steer(sessionId: string, text: string): boolean {
+    const queue = this.steering.get(sessionId);
+    if (!queue) return false;
+    queue.push(text);
+    return true;
+  }
+
+  async run(request: TaskRequest): Promise<TaskReport> {
+    const sessionId =
+      request.sessionId && this.transcripts.getSession(request.sessionId)
+        ? request.sessionId
+        : this.transcripts.createSession(request.userKey, request.channel, request.sessionId);
+    if (this.steering.has(sessionId)) {
+      throw new Error(
+        `session ${sessionId} already has a running task; send the message as steering instead`,
+      );
+    }
+    const taskId = randomUUID();
+    const emit = (body: AgentEventBody) =>
+      this.bus.emit({
+        ...body,
+        taskId,
+        sessionId,
+        userKey: request.userKey,
+        at: this.clock.now().toISOString(),
+      } as AgentEvent);
+    this.steering.set(sessionId, []);
+    try {
+      emit({ type: "task-start", input: request.input });
+      const state = new TaskState(taskId, sessionId, request.userKey, this.transcripts.load(sessionId));
+      state.append(this.transcripts.append(sessionId, taskId, [{ role: "user", content: request.input }]));
+      const toolNames = this.tools.map((tool) => tool.name);
+      const systemPrompt = await this.hooks.systemPrompt({
+        userKey: request.userKey,
+        input: request.input,
+        cwd: request.cwd,
+        toolNames,
+      });
+      const systemTokens = Math.ceil(systemPrompt.length / 4);
+      const authorize = request.authorizerFor({ taskId, sessionId, userKey: request.userKey });
+      const result: LoopResult = await runAgentLoop(
+        {
+          model: this.model,
+          tools: this.tools,
+          systemPrompt,
+          maxSteps: this.settings.maxSteps,
+          maxOutputTokens: this.settings.maxOutputTokens,
+          historyBudgetTokens: Math.max(
+            1024,
+            this.settings.contextWindow - this.settings.historyReserveTokens - systemTokens,
+          ),
+          signal: request.signal,
+          emit,
+          persist: (messages) => this.transcripts.append(sessionId, taskId, messages),
+          recordUsage: (attempts) => this.usage.record(attempts, sessionId, taskId),
+          checkBudget: () => checkBudget(this.settings.budget, this.usage.today()),
+          takeSteering: () => this.steering.get(sessionId)?.splice(0) ?? [],
+          toolContext: () => ({
+            signal: request.signal,
+            cwd: request.cwd,
+            sessionId,
+            taskId,
+            userKey: request.userKey,
+            home: this.settings.home,
+            authorize,
+            reportActivity: () => undefined,
+            ...(request.askUser ? { askUser: request.askUser } : {}),
+          }),
+        },
+        state,
+      );
+      const report: TaskReport = {
+        taskId,
+        sessionId,
+        outcome: result.outcome,
+        endCause: result.endCause,
+        text: result.text,
+        ...(result.reason ? { reason: result.reason } : {}),
+        usage: { ...state.usage },
+        filesChanged: [],
+        verification: [],
+      };
+      emit({
+        type: "task-end",
+        outcome: report.outcome,
+        endCause: report.endCause,
+        text: report.text,
+        ...(report.reason ? { reason: report.reason } : {}),
+        usage: report.usage,
+        filesChanged: report.filesChanged,
+        verification: report.verification,
+      });
+      if (this.hooks.afterTask) {
+        try {
+          await this.hooks.afterTask(report, state.ownMessages(), request.userKey);
+        } catch (error) {
+          emit({ type: "notice", level: "error", message: `after-task work failed: ${String(error)}` });
+        }
+      }
+      return report;
+    } finally {
+      this.steering.delete(sessionId);
+    }
+  }
+}

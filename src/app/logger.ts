@@ -1,0 +1,46 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import pino from "pino";
+import type { Redactor } from "../config/secrets.js";
+
+export type Logger = pino.Logger;
+
+/**
+ * File logger under $MERCURY_HOME/logs. Every string that reaches the log passes the redactor, so a
+ * key that slips into an error message is not written to disk.
+ */
+export function createLogger(
+  logsDirectory: string,
+  level: string,
+  redactor: Redactor,
+  fileName = "mercury.log",
+): Logger {
+  mkdirSync(logsDirectory, { recursive: true });
+  const destination = pino.destination({ dest: join(logsDirectory, fileName), sync: true, mkdir: true });
+  return pino(
+    {
+      level,
+      hooks: {
+        logMethod(args, method) {
+          const cleaned = args.map((argument) => redactValue(argument, redactor));
+          method.apply(this, cleaned as Parameters<typeof method>);
+        },
+      },
+    },
+    destination,
+  );
+}
+
+function redactValue(value: unknown, redactor: Redactor): unknown {
+  if (typeof value === "string") return redactor.redact(value);
+  if (value instanceof Error)
+    return {
+      name: value.name,
+      message: redactor.redact(value.message),
+      stack: redactor.redact(value.stack ?? ""),
+    };
+  if (value && typeof value === "object") {
+    return JSON.parse(redactor.redact(JSON.stringify(value))) as unknown;
+  }
+  return value;
+}

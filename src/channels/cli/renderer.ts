@@ -1,0 +1,120 @@
+import type { AgentEvent } from "../../agent/events.js";
+
+export interface RendererOutput {
+  /** The answer text (stdout). */
+  text(chunk: string): void;
+  /** Everything else: tool activity, notices, banners (stderr). */
+  info(line: string): void;
+}
+
+const color = (code: number, text: string, enabled: boolean) =>
+  enabled ? `\x1b[${code}m${text}\x1b[0m` : text;
+
+function summarize(value: unknown, limit = 120): string {
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  const single = (text ?? "").replace(/\s+/g, " ");
+  return single.length > limit ? `${single.slice(0, limit - 1)}…` : single;
+}
+
+/** Renders the event stream for a terminal; incremental text goes straight out as it arrives. */
+export function createTerminalRenderer(
+  output: RendererOutput,
+  options: { colors: boolean; showReceipts: boolean },
+) {
+  let midLine = false;
+  const endLine = () => {
+    if (midLine) output.text("\n");
+    midLine = false;
+  };
+  return (event: AgentEvent): void => {
+    switch (event.type) {
+      case "text-delta":
+        output.text(event.text);
+        midLine = !event.text.endsWith("\n");
+        break;
+      case "tool-call":
+        endLine();
+        output.info(color(36, `⚙ ${event.toolName} ${summarize(event.input)}`, options.colors));
+        break;
+      case "tool-result":
+        if (!event.ok) output.info(color(33, `  ✗ ${summarize(event.output, 300)}`, options.colors));
+        break;
+      case "provider-retry":
+        output.info(
+          color(
+            33,
+            `↻ ${event.provider}: ${event.cause}; retrying in ${Math.round(event.delayMs / 100) / 10}s`,
+            options.colors,
+          ),
+        );
+        break;
+      case "provider-fallback":
+        output.info(color(33, `↪ ${event.from} failed (${event.cause}); trying ${event.to}`, options.colors));
+        break;
+      case "approval-request":
+        endLine();
+        output.info(
+          color(
+            35,
+            `? approval needed: ${event.summary} (${event.rule}); expires ${event.expiresAt}`,
+            options.colors,
+          ),
+        );
+        break;
+      case "question":
+        endLine();
+        output.info(
+          color(
+            35,
+            `? ${event.question}${event.choices.length > 0 ? ` [${event.choices.join(" / ")}]` : ""}`,
+            options.colors,
+          ),
+        );
+        break;
+      case "plan":
+        output.info(event.items.map((item) => `  ${item.done ? "☑" : "☐"} ${item.text}`).join("\n"));
+        break;
+      case "memory-receipt":
+        if (options.showReceipts) output.info(color(32, `  ${event.text}`, options.colors));
+        break;
+      case "notice":
+        endLine();
+        output.info(
+          color(
+            event.level === "error" ? 31 : event.level === "warn" ? 33 : 90,
+            event.message,
+            options.colors,
+          ),
+        );
+        break;
+      case "task-end":
+        endLine();
+        output.info(banner(event, options.colors));
+        break;
+      default:
+        break;
+    }
+  };
+}
+
+export function banner(event: Extract<AgentEvent, { type: "task-end" }>, colors: boolean): string {
+  const glyph = { completed: "✓", responded: "✓", paused: "⏸", failed: "✗", cancelled: "■" }[event.outcome];
+  const tone =
+    event.outcome === "failed" ? 31 : event.outcome === "paused" || event.outcome === "cancelled" ? 33 : 32;
+  const lines = [
+    color(
+      tone,
+      `${glyph} ${event.outcome} (${event.endCause})${event.reason ? `: ${event.reason}` : ""}`,
+      colors,
+    ),
+  ];
+  for (const file of event.filesChanged) lines.push(`  ${file.path} +${file.added} −${file.removed}`);
+  for (const check of event.verification) {
+    lines.push(`  ${check.exitCode === 0 ? "✓" : "✗"} ${check.command} (exit ${check.exitCode ?? "none"})`);
+  }
+  const cost = event.usage.costUsd > 0 ? `, $${event.usage.costUsd.toFixed(4)}` : "";
+  lines.push(
+    color(90, `  tokens: ${event.usage.inputTokens} in, ${event.usage.outputTokens} out${cost}`, colors),
+  );
+  return lines.join("\n");
+}

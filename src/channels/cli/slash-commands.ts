@@ -1,0 +1,18 @@
+export const slashCommandHelp: Record<string, string> = {
+  "/help": "this list",
+  "/new": "start a new session (the old one stays in the database)",
+  "/status": "provider, model, session, running task, budget",
+  "/budget": "tokens and cost used today against the limits",
+  "/stop": "stop the running task (Ctrl+C does the same)",
+  "/exit": "leave (Ctrl+C twice, or Ctrl+D)",
+};
+
+export type SlashCommand = { name: string; argument: string };
+
+/** "/new" → { name: "/new", argument: "" }; plain text → null. "//x" escapes a leading slash. */
+export function parseSlashCommand(line: string): SlashCommand | null {
+  const trimmed = line.trim();
+  if (!trimmed.startsWith("/") || trimmed.startsWith("//")) return null;
+  const [name = "", ...rest] = trimmed.split(/\s+/);
+  return { name: name.toLowerCase(), argument: rest.join(" ") };
+}

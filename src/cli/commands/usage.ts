@@ -1,0 +1,41 @@
+import type { Command } from "commander";
+import { z } from "zod";
+import { loadSettings } from "../../app/container.js";
+import { ConfigError } from "../../config/errors.js";
+import { openDatabase } from "../../storage/database.js";
+import { UsageStore } from "../../storage/usage.js";
+
+export function registerUsageCommand(program: Command): void {
+  program
+    .command("usage")
+    .description("tokens and cost per day, provider and session (failed attempts included)")
+    .option("--json", "print one JSON document")
+    .option("--days <n>", "how many days back, today included", "7")
+    .action((options: { json?: boolean; days: string }) => {
+      const days = z.coerce.number().int().min(1).max(3650).safeParse(options.days);
+      if (!days.success)
+        throw new ConfigError(`--days "${options.days}": expected a whole number from 1 to 3650.`);
+      const { paths, config } = loadSettings();
+      const database = openDatabase(paths.database);
+      try {
+        const store = new UsageStore(database);
+        const rows = store.summary(days.data);
+        const today = store.today();
+        if (options.json) {
+          process.stdout.write(
+            `${JSON.stringify({ today: { ...today, dailyTokenLimit: config.budget.dailyTokens, dailyUsdLimit: config.budget.dailyUsd }, rows })}\n`,
+          );
+          return;
+        }
+        const limit = config.budget.dailyTokens === null ? "no limit" : `limit ${config.budget.dailyTokens}`;
+        process.stdout.write(`today: ${today.tokens} tokens (${limit}), $${today.costUsd.toFixed(4)}\n`);
+        for (const row of rows) {
+          process.stdout.write(
+            `${row.day}  ${row.provider.padEnd(18)} ${String(row.inputTokens).padStart(9)} in ${String(row.outputTokens).padStart(9)} out  $${row.costUsd.toFixed(4)}  ${row.attempts} calls (${row.failedAttempts} failed)  session ${row.sessionId ?? "-"}\n`,
+          );
+        }
+      } finally {
+        database.close();
+      }
+    });
+}

@@ -1,0 +1,72 @@
+import { Command, CommanderError } from "commander";
+import { ConfigError } from "../config/errors.js";
+import { Redactor } from "../config/secrets.js";
+import { DatabaseVersionError } from "../storage/database.js";
+import { registerChatCommand } from "./commands/chat.js";
+import { registerDoctorCommand } from "./commands/doctor.js";
+import { registerRunCommand } from "./commands/run.js";
+import { registerSetupCommand } from "./commands/setup.js";
+import { registerSoulCommands } from "./commands/soul.js";
+import { registerUsageCommand } from "./commands/usage.js";
+import { exitCodes } from "./exit-codes.js";
+import { registerExtensionCommands } from "./extensions.js";
+import { version } from "./version.js";
+
+export function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name("mercury")
+    .description("Mercury: a personal AI agent that runs on your machine.")
+    .version(version, "-V, --version")
+    .option(
+      "--provider <name>",
+      "provider for this run (openai, anthropic, deepseek, openrouter, ollama, openai-compatible)",
+    )
+    .option("--model <id>", "model for this run")
+    .option("--base-url <url>", "base URL of the provider's API for this run")
+    .showHelpAfterError()
+    .exitOverride();
+  registerSetupCommand(program);
+  registerChatCommand(program);
+  registerRunCommand(program);
+  registerDoctorCommand(program);
+  registerUsageCommand(program);
+  registerSoulCommands(program);
+  registerExtensionCommands(program);
+  return program;
+}
+
+/** Runs the CLI and returns the exit code; every error is printed with what to do about it. */
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === "number" ? process.exitCode : exitCodes.success;
+  } catch (error) {
+    return reportError(error);
+  }
+}
+
+export function reportError(error: unknown): number {
+  const redactor = new Redactor(process.env);
+  if (error instanceof CommanderError) {
+    // Commander has already printed the problem (or the help / version text).
+    if (
+      error.code === "commander.helpDisplayed" ||
+      error.code === "commander.version" ||
+      error.exitCode === 0
+    ) {
+      return exitCodes.success;
+    }
+    return exitCodes.usage;
+  }
+  if (error instanceof ConfigError || error instanceof DatabaseVersionError) {
+    process.stderr.write(`mercury: ${redactor.redact(error.message)}\n`);
+    return exitCodes.usage;
+  }
+  const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(
+    `mercury: unexpected error: ${redactor.redact(message)}\nPlease report this with \`mercury doctor\` output.\n`,
+  );
+  return exitCodes.failure;
+}

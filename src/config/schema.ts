@@ -1,0 +1,147 @@
+import { z } from "zod";
+
+export const providerNames = [
+  "openai",
+  "anthropic",
+  "deepseek",
+  "openrouter",
+  "ollama",
+  "openai-compatible",
+] as const;
+export type ProviderName = (typeof providerNames)[number];
+
+const price = z
+  .object({
+    input: z.number().nonnegative().describe("USD per million input tokens"),
+    output: z.number().nonnegative().describe("USD per million output tokens"),
+  })
+  .strict();
+
+export const providerEntrySchema = z
+  .object({
+    name: z.enum(providerNames),
+    model: z.string().min(1),
+    baseUrl: z.url().optional(),
+    /** Tokens the model accepts in one request; bounds the history we send. */
+    contextWindow: z.number().int().positive().optional(),
+    /** Shown in errors and usage; defaults to the provider name. */
+    label: z.string().min(1).optional(),
+  })
+  .strict();
+export type ProviderEntry = z.infer<typeof providerEntrySchema>;
+
+/**
+ * The file schema. Every key is optional in the file; defaults live in `defaultConfig`.
+ * `.strict()` everywhere: an unknown key is a typo the user wants to hear about.
+ */
+export const configFileSchema = z
+  .object({
+    provider: z.enum(providerNames).optional(),
+    model: z.string().min(1).optional(),
+    baseUrl: z.url().optional(),
+    /** Ordered fallback chain; when present its first entry is the primary. */
+    providers: z.array(providerEntrySchema).min(1).optional(),
+    agent: z
+      .object({
+        maxSteps: z.number().int().min(1).max(500).optional(),
+        contextWindow: z.number().int().min(1024).optional(),
+        maxOutputTokens: z.number().int().min(16).optional(),
+        /** Tokens reserved for the reply and the system prompt when bounding history. */
+        historyReserveTokens: z.number().int().min(0).optional(),
+      })
+      .strict()
+      .optional(),
+    budget: z
+      .object({
+        dailyTokens: z.number().int().positive().nullable().optional(),
+        dailyUsd: z.number().positive().nullable().optional(),
+      })
+      .strict()
+      .optional(),
+    /** USD per million tokens, keyed by model id. */
+    prices: z.record(z.string(), price).optional(),
+    retry: z
+      .object({
+        attempts: z.number().int().min(1).max(10).optional(),
+        baseDelayMs: z.number().int().min(0).optional(),
+        maxDelayMs: z.number().int().min(0).optional(),
+        requestTimeoutMs: z.number().int().min(1000).optional(),
+      })
+      .strict()
+      .optional(),
+    permissions: z
+      .object({
+        readRoots: z.array(z.string()).optional(),
+        writeRoots: z.array(z.string()).optional(),
+        allowAllMinutes: z
+          .number()
+          .int()
+          .min(1)
+          .max(24 * 60)
+          .optional(),
+      })
+      .strict()
+      .optional(),
+    memory: z
+      .object({
+        enabled: z.boolean().optional(),
+        showReceipts: z.boolean().optional(),
+        promptTokens: z.number().int().min(0).optional(),
+      })
+      .strict()
+      .optional(),
+    telegram: z
+      .object({
+        enabled: z.boolean().optional(),
+      })
+      .strict()
+      .optional(),
+    log: z
+      .object({
+        level: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type ConfigFile = z.infer<typeof configFileSchema>;
+
+export interface ResolvedConfig {
+  home: string;
+  chain: ProviderEntry[];
+  agent: { maxSteps: number; contextWindow: number; maxOutputTokens: number; historyReserveTokens: number };
+  budget: { dailyTokens: number | null; dailyUsd: number | null };
+  prices: Record<string, { input: number; output: number }>;
+  retry: { attempts: number; baseDelayMs: number; maxDelayMs: number; requestTimeoutMs: number };
+  permissions: { readRoots: string[]; writeRoots: string[]; allowAllMinutes: number };
+  memory: { enabled: boolean; showReceipts: boolean; promptTokens: number };
+  telegram: { enabled: boolean };
+  log: { level: "fatal" | "error" | "warn" | "info" | "debug" | "trace" };
+  stall: { softMs: number; hardMs: number };
+  embeddings: { provider: string; model: string; baseUrl: string | null } | null;
+}
+
+export const defaultModels: Record<ProviderName, string> = {
+  openai: "gpt-4o-mini",
+  anthropic: "claude-sonnet-4-5",
+  deepseek: "deepseek-chat",
+  openrouter: "openai/gpt-4o-mini",
+  ollama: "llama3.1",
+  "openai-compatible": "default",
+};
+
+export const defaultBaseUrls: Partial<Record<ProviderName, string>> = {
+  deepseek: "https://api.deepseek.com/v1",
+  openrouter: "https://openrouter.ai/api/v1",
+  ollama: "http://127.0.0.1:11434/v1",
+};
+
+/** The environment variable that holds each provider's key. */
+export const apiKeyVariables: Record<ProviderName, string[]> = {
+  openai: ["OPENAI_API_KEY"],
+  anthropic: ["ANTHROPIC_API_KEY"],
+  deepseek: ["DEEPSEEK_API_KEY"],
+  openrouter: ["OPENROUTER_API_KEY"],
+  ollama: [],
+  "openai-compatible": [],
+};

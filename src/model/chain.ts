@@ -1,0 +1,185 @@
+import type { ResolvedConfig } from "../config/schema.js";
+import { type AttemptResult, runAttempt } from "./attempt.js";
+import { costOf } from "./pricing.js";
+import type { ProviderHandle } from "./providers.js";
+import type {
+  AttemptUsage,
+  ModelStepper,
+  ProviderFailure,
+  StepRequest,
+  StepResult,
+  StepStreamCallbacks,
+} from "./types.js";
+
+export interface ChainOptions {
+  retry: ResolvedConfig["retry"];
+  prices: ResolvedConfig["prices"];
+  /** Injectable for tests: waits `ms` unless the signal aborts first. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  random?: () => number;
+}
+
+export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+/** Full jitter: a random delay up to the exponential cap, so many clients do not retry in lockstep. */
+export function backoffDelay(attempt: number, base: number, max: number, random: () => number): number {
+  const cap = Math.min(max, base * 2 ** (attempt - 1));
+  return Math.round(cap / 2 + (random() * cap) / 2);
+}
+
+/**
+ * The ordered fallback chain. Each provider is tried with retries on retryable failures (429, 5xx,
+ * timeouts, dropped streams); 400/401/403 move straight to the next provider. When all fail, the
+ * message names every provider and its real cause.
+ */
+export class ProviderChain implements ModelStepper {
+  private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  private readonly random: () => number;
+
+  constructor(
+    private readonly providers: ProviderHandle[],
+    private readonly options: ChainOptions,
+  ) {
+    if (providers.length === 0) throw new Error("the provider chain is empty");
+    this.sleep = options.sleep ?? abortableSleep;
+    this.random = options.random ?? Math.random;
+  }
+
+  describe() {
+    return this.providers.map((handle) => ({
+      provider: handle.label,
+      model: handle.entry.model,
+      contextWindow: handle.entry.contextWindow,
+    }));
+  }
+
+  /** A chain that starts at provider `index` (narration guard: "try the next provider"). */
+  rotated(index: number): ProviderChain {
+    const start = index % this.providers.length;
+    return new ProviderChain(
+      [...this.providers.slice(start), ...this.providers.slice(0, start)],
+      this.options,
+    );
+  }
+
+  async step(
+    request: StepRequest,
+    signal: AbortSignal,
+    callbacks: StepStreamCallbacks = {},
+  ): Promise<StepResult> {
+    const failures: ProviderFailure[] = [];
+    const attempts: AttemptUsage[] = [];
+    let partialText = "";
+    let lastWasInterrupted = false;
+
+    for (const [index, handle] of this.providers.entries()) {
+      if (index > 0) {
+        const previous = failures[failures.length - 1];
+        callbacks.onFallback?.({
+          from: this.providers[index - 1]?.label ?? "?",
+          to: handle.label,
+          cause: previous?.cause ?? "",
+        });
+      }
+      if (!handle.model) {
+        failures.push({
+          provider: handle.label,
+          model: handle.entry.model,
+          cause: handle.problem ?? "unavailable",
+          status: null,
+          retryable: false,
+        });
+        continue;
+      }
+      for (let attempt = 1; attempt <= this.options.retry.attempts; attempt++) {
+        callbacks.onStepStart?.({ provider: handle.label, model: handle.entry.model });
+        const result: AttemptResult = await runAttempt(
+          handle.model,
+          request,
+          signal,
+          this.options.retry.requestTimeoutMs,
+          callbacks,
+        );
+        attempts.push(this.bill(handle, result));
+        if (result.ok) {
+          return {
+            ok: true,
+            provider: handle.label,
+            model: handle.entry.model,
+            finishReason: result.finishReason,
+            text: result.text,
+            reasoning: result.reasoning,
+            toolCalls: result.toolCalls,
+            responseMessages: result.responseMessages,
+            attempts,
+          };
+        }
+        if (result.aborted) {
+          return {
+            ok: false,
+            kind: "aborted",
+            message: "aborted",
+            failures,
+            partialText: result.partialText,
+            attempts,
+          };
+        }
+        partialText = result.partialText || partialText;
+        lastWasInterrupted = result.interrupted;
+        const failure: ProviderFailure = {
+          provider: handle.label,
+          model: handle.entry.model,
+          cause: result.error.cause,
+          status: result.error.status,
+          retryable: result.error.retryable,
+        };
+        if (!result.error.retryable || attempt === this.options.retry.attempts) {
+          failures.push(failure);
+          break;
+        }
+        const delay = Math.max(
+          backoffDelay(attempt, this.options.retry.baseDelayMs, this.options.retry.maxDelayMs, this.random),
+          Math.min(result.error.retryAfterMs ?? 0, 60_000),
+        );
+        callbacks.onRetry?.({ provider: handle.label, attempt, delayMs: delay, cause: failure.cause });
+        await this.sleep(delay, signal);
+        if (signal.aborted) {
+          return { ok: false, kind: "aborted", message: "aborted", failures, partialText, attempts };
+        }
+      }
+    }
+    const message = `every provider failed: ${failures.map((failure) => `${failure.provider}: ${failure.cause}`).join("; ")}`;
+    return {
+      ok: false,
+      kind: lastWasInterrupted ? "interrupted" : "all-providers-failed",
+      message,
+      failures,
+      partialText,
+      attempts,
+    };
+  }
+
+  private bill(handle: ProviderHandle, result: AttemptResult): AttemptUsage {
+    const { inputTokens, outputTokens, estimated } = result.usage;
+    return {
+      provider: handle.label,
+      model: handle.entry.model,
+      inputTokens,
+      outputTokens,
+      costUsd: costOf(this.options.prices, handle.entry.model, inputTokens, outputTokens),
+      succeeded: result.ok,
+      estimated,
+    };
+  }
+}
