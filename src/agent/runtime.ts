@@ -36,6 +36,8 @@ export interface TaskIdentity {
   taskId: string;
   sessionId: string;
   userKey: string;
+  /** The task's abort signal: a wait for approval ends when the task is stopped. */
+  signal: AbortSignal;
 }
 
 export interface TaskReport {
@@ -142,7 +144,7 @@ export class Agent {
         toolNames,
       });
       const systemTokens = Math.ceil(systemPrompt.length / 4);
-      const authorize = request.authorizerFor({ taskId, sessionId, userKey: request.userKey });
+      const authorize = request.authorizerFor({ taskId, sessionId, userKey: request.userKey, signal: request.signal });
       const result: LoopResult = await runAgentLoop(
         {
           model: this.model,

@@ -1,3 +1,6 @@
+import { homedir } from "node:os";
+import { createAuthorizer } from "../permissions/authorizer.js";
+import { createPermissionContext } from "../permissions/context.js";
 import type { AuthorizationRequest, AuthorizationResult } from "../tools/types.js";
 import type { MercuryApp } from "./container.js";
 
@@ -5,16 +8,35 @@ export interface TaskAuthorizerOptions {
   taskId: string;
   sessionId: string;
   userKey: string;
+  signal: AbortSignal;
   cwd: string;
-  /** refuse: `mercury run` without --yes; allow-all: `--yes`; ask: interactive channels. */
+  /** refuse: `mercury run` without --yes; allow-all: `--yes` (this run only); ask: interactive channels. */
   mode: "ask" | "refuse" | "allow-all";
 }
 
-// PROVISIONAL until the permission engine is wired: refuses everything.
-export function createTaskAuthorizer(_app: MercuryApp, _options: TaskAuthorizerOptions) {
-  return async (_request: AuthorizationRequest): Promise<AuthorizationResult> => ({
-    allowed: false,
-    rule: "engine.missing",
-    reason: "permission engine not wired",
+/** `--yes` lasts for the run; a day is a bound, not a target (a run that long has other problems). */
+const runAllowAllMs = 24 * 60 * 60 * 1000;
+
+/**
+ * The permission check for one task, built from config and the task's identity: an explicit
+ * context (no global manager), the shared approval broker and the audit log.
+ */
+export function createTaskAuthorizer(
+  app: MercuryApp,
+  options: TaskAuthorizerOptions,
+): (request: AuthorizationRequest) => Promise<AuthorizationResult> {
+  const context = createPermissionContext({
+    cwd: options.cwd,
+    home: app.env.HOME && app.env.HOME.trim() !== "" ? app.env.HOME : homedir(),
+    mercuryHome: app.home,
+    writeRoots: [options.cwd, ...app.config.permissions.writeRoots],
+    readRoots: app.config.permissions.readRoots,
+    mode: options.mode === "ask" ? "ask" : "refuse",
+    ...(options.mode === "allow-all" ? { allowAll: { until: new Date(app.clock.now().getTime() + runAllowAllMs) } } : {}),
+    sessionId: options.sessionId,
+    userKey: options.userKey,
+    taskId: options.taskId,
+    env: app.env,
   });
+  return createAuthorizer({ context, broker: app.approvals, audit: app.audit, clock: app.clock, signal: options.signal });
 }

@@ -3,14 +3,18 @@ import type { Clock } from "../agent/clock.js";
 import { systemClock } from "../agent/clock.js";
 import { EventBus } from "../agent/events.js";
 import { Agent } from "../agent/runtime.js";
-import { type ConfigFlags, resolveConfig } from "../config/load.js";
-import { homePaths, mercuryHome } from "../config/paths.js";
+import type { ConfigFlags } from "../config/load.js";
+import type { homePaths } from "../config/paths.js";
 import type { ResolvedConfig } from "../config/schema.js";
-import { environmentWithDotEnv, Redactor } from "../config/secrets.js";
+import type { Redactor } from "../config/secrets.js";
+import { loadSettings } from "../config/settings.js";
 import { ProviderChain } from "../model/chain.js";
 import { buildProviders, defaultModelFactory, type ModelFactory } from "../model/providers.js";
 import { assembleSystemPrompt, readSoul } from "../soul/soul.js";
 import { openDatabase, type SqliteDatabase } from "../storage/database.js";
+import { ApprovalBroker } from "../permissions/approvals.js";
+import { AuditLog } from "../permissions/audit.js";
+import { builtinTools } from "../tools/builtin.js";
 import type { AnyTool } from "../tools/types.js";
 import { logEvents } from "./event-log.js";
 import { createLogger, type Logger } from "./logger.js";
@@ -38,17 +42,10 @@ export interface MercuryApp {
   chain: ProviderChain;
   tools: AnyTool[];
   agent: Agent;
+  approvals: ApprovalBroker;
+  audit: AuditLog;
+  clock: Clock;
   close(): void;
-}
-
-/** Config and environment only (no database): for commands that must not create state. */
-export function loadSettings(options: AppOptions = {}) {
-  const baseEnv = options.env ?? process.env;
-  const home = mercuryHome(baseEnv);
-  const paths = homePaths(home);
-  const env = environmentWithDotEnv(paths.env, baseEnv);
-  const config = resolveConfig(home, env, options.flags);
-  return { home, paths, env, config, redactor: new Redactor(env) };
 }
 
 export function createApp(options: AppOptions = {}): MercuryApp {
@@ -64,8 +61,10 @@ export function createApp(options: AppOptions = {}): MercuryApp {
       prices: config.prices,
     },
   );
-  const tools = options.tools ?? [];
+  const tools = options.tools ?? builtinTools();
   const clock = options.clock ?? systemClock;
+  const approvals = new ApprovalBroker({ database, clock, onEvent: (event) => bus.emit(event) });
+  const audit = new AuditLog(database, clock);
   const agent = new Agent(
     database,
     chain,
@@ -102,6 +101,9 @@ export function createApp(options: AppOptions = {}): MercuryApp {
     chain,
     tools,
     agent,
+    approvals,
+    audit,
+    clock,
     close() {
       database.close();
       logger.flush();

@@ -21,7 +21,8 @@ export interface ConfigFlags {
   baseUrl?: string;
 }
 
-const secretKeyPattern = /(api[_-]?key|token|secret|password)/i;
+// "botToken" and "apiKey" are secrets; "dailyTokens" and "maxOutputTokens" are not.
+const secretKeyPattern = /(api[_-]?key|secret|password|passwd|token)$/i;
 
 export function readConfigFile(path: string): ConfigFile {
   if (!existsSync(path)) return {};

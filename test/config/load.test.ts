@@ -101,6 +101,11 @@ describe("invalid configuration stops with the file, the key and what is expecte
     );
   });
 
+  it("refuses a token but not a token count", () => {
+    expect(() => resolveConfig(homeWith("telegram:\n  botToken: 123:abc\n"), {})).toThrow(/"telegram.botToken" looks like a secret/);
+    expect(resolveConfig(homeWith("budget:\n  dailyTokens: 100\n"), {}).budget.dailyTokens).toBe(100);
+  });
+
   it("reports broken YAML", () => {
     expect(() => resolveConfig(homeWith("agent: [unclosed\n"), {})).toThrow(/not valid YAML/);
   });

@@ -1,6 +1,6 @@
 import { createInterface, type Interface } from "node:readline";
 import type { AgentEvent } from "../../agent/events.js";
-import type { TaskReport } from "../../agent/runtime.js";
+import type { TaskIdentity, TaskReport } from "../../agent/runtime.js";
 import type { MercuryApp } from "../../app/container.js";
 import type { AuthorizationRequest, AuthorizationResult } from "../../tools/types.js";
 import { disableBracketedPaste, enableBracketedPaste, PasteAssembler } from "./paste.js";
@@ -15,12 +15,21 @@ export interface ChatOptions {
   colors: boolean;
   cwd: string;
   sessionId?: string;
-  authorizerFor(task: {
-    taskId: string;
-    sessionId: string;
-    userKey: string;
-  }): (request: AuthorizationRequest) => Promise<AuthorizationResult>;
+  authorizerFor(task: TaskIdentity): (request: AuthorizationRequest) => Promise<AuthorizationResult>;
 }
+
+const approvalAnswers: Record<string, "once" | "session" | "always" | "deny"> = {
+  y: "once",
+  yes: "once",
+  once: "once",
+  s: "session",
+  session: "session",
+  a: "always",
+  always: "always",
+  n: "deny",
+  no: "deny",
+  deny: "deny",
+};
 
 type PendingAnswer = { prompt: string; resolve(answer: string): void };
 
@@ -56,6 +65,7 @@ export class TerminalChat {
         { colors: this.options.colors, showReceipts: this.app.config.memory.showReceipts },
       ),
     );
+    const unsubscribeApprovals = this.app.bus.subscribe((event) => this.onApprovalEvent(event));
     const readline = createInterface({
       input: this.options.input,
       output: this.options.output,
@@ -86,6 +96,27 @@ export class TerminalChat {
     }
     if (this.options.interactive) this.options.output.write(disableBracketedPaste);
     unsubscribe();
+    unsubscribeApprovals();
+  }
+
+  /** An approval for the terminal's owner: the next line answers it (once / session / always / deny). */
+  private onApprovalEvent(event: AgentEvent): void {
+    if (event.type !== "approval-request" || event.userKey !== "owner") return;
+    this.info("  answer: y = once, s = this session, a = always, n = deny");
+    this.pending = {
+      prompt: event.summary,
+      resolve: (answer) => {
+        const decision = approvalAnswers[answer.toLowerCase()];
+        if (!decision) {
+          this.info(`"${answer}" is not an answer; treating it as deny. Use y, s, a or n.`);
+        }
+        try {
+          this.app.approvals.answer(event.approvalId, decision ?? "deny", "owner");
+        } catch (error) {
+          this.info(`could not record the answer: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      },
+    };
   }
 
   private info(line: string): void {

@@ -1,13 +1,7 @@
-import { resolve } from "node:path";
 import type { Command } from "commander";
-import { createTaskAuthorizer } from "../../app/authorization.js";
-import { createApp } from "../../app/container.js";
-import { createTerminalRenderer } from "../../channels/cli/renderer.js";
-import { exitCodeForOutcome } from "../exit-codes.js";
-import { configFlagsFrom, type GlobalFlags } from "../flags.js";
-import { stderrColors } from "../terminal.js";
+import type { GlobalFlags } from "../flags.js";
 
-interface RunOptions extends GlobalFlags {
+export interface RunOptions extends GlobalFlags {
   json?: boolean;
   cwd?: string;
   session?: string;
@@ -25,56 +19,7 @@ export function registerRunCommand(program: Command): void {
     .option("--yes", "allow all actions for this run (hardline denials and secret paths still hold)")
     .action(async (task: string, options: RunOptions, command: Command) => {
       const flags = { ...command.optsWithGlobals<GlobalFlags>(), ...options };
+      const { runTask } = await import("./run-action.js");
       process.exitCode = await runTask(task, flags);
     });
-}
-
-async function runTask(task: string, options: RunOptions): Promise<number> {
-  const app = createApp({ flags: configFlagsFrom(options) });
-  const controller = new AbortController();
-  const onSignal = () => controller.abort(new Error("interrupted by signal"));
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  try {
-    const cwd = resolve(options.cwd ?? process.cwd());
-    if (!options.json) {
-      app.bus.subscribe(
-        createTerminalRenderer(
-          { text: (chunk) => process.stdout.write(chunk), info: (line) => process.stderr.write(`${line}\n`) },
-          { colors: stderrColors(), showReceipts: app.config.memory.showReceipts },
-        ),
-      );
-    }
-    const sessionId = options.session;
-    const report = await app.agent.run({
-      userKey: "owner",
-      channel: "cli",
-      ...(sessionId ? { sessionId } : {}),
-      input: task,
-      cwd,
-      signal: controller.signal,
-      authorizerFor: (task) =>
-        createTaskAuthorizer(app, { ...task, cwd, mode: options.yes ? "allow-all" : "refuse" }),
-    });
-    if (options.json) {
-      process.stdout.write(
-        `${JSON.stringify({
-          outcome: report.outcome,
-          endCause: report.endCause,
-          text: app.redactor.redact(report.text),
-          ...(report.reason ? { reason: app.redactor.redact(report.reason) } : {}),
-          filesChanged: report.filesChanged,
-          verification: report.verification,
-          usage: report.usage,
-          taskId: report.taskId,
-          sessionId: report.sessionId,
-        })}\n`,
-      );
-    }
-    return exitCodeForOutcome(report.outcome);
-  } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-    app.close();
-  }
 }

@@ -1,6 +1,6 @@
 import { platform } from "node:os";
 import type { Command } from "commander";
-import { loadSettings } from "../../app/container.js";
+import { loadSettings } from "../../config/settings.js";
 import { assembleSystemPrompt, ensureSoulFiles, readSoul } from "../../soul/soul.js";
 
 export function registerSoulCommands(program: Command): void {

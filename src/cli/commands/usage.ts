@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { z } from "zod";
-import { loadSettings } from "../../app/container.js";
 import { ConfigError } from "../../config/errors.js";
+import { loadSettings } from "../../config/settings.js";
 import { openDatabase } from "../../storage/database.js";
 import { UsageStore } from "../../storage/usage.js";
 

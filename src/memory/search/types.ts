@@ -1,0 +1,46 @@
+export type SearchNamespace = "memory" | "episode";
+
+export interface IndexedDocument {
+  namespace: SearchNamespace;
+  /** The id of the row in the owning table (semantic memory or episode). */
+  id: number;
+  /** Whose document this is, e.g. "owner" or "telegram:42". Searches name the scopes they may see. */
+  scope: string;
+  text: string;
+  /**
+   * Optional surrounding text (e.g. neighbouring turns of an episode). It is indexed with a lower
+   * weight than `text`, so a document is found through its context but ranks below one that says it.
+   */
+  context?: string;
+}
+
+export interface SearchOptions {
+  namespace: SearchNamespace;
+  scopes: readonly string[];
+  /** Candidates returned, at least 100 by default so the final ranking has room to work. */
+  pool?: number;
+  signal?: AbortSignal;
+}
+
+export interface SearchHit {
+  namespace: SearchNamespace;
+  id: number;
+  scope: string;
+  /** In [0, 1]; 1 for the best candidate of every retriever. See fuse() for the formula. */
+  relevance: number;
+  /** 1-based rank in the BM25 list, or null when the lexical retriever did not return it. */
+  lexicalRank: number | null;
+  /** 1-based rank in the vector list, or null when no vectors were searched or it was not returned. */
+  vectorRank: number | null;
+}
+
+export interface Embedder {
+  /** Names the model; vectors made by another model are re-embedded, never compared. */
+  readonly id: string;
+  readonly dimensions: number;
+  embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
+}
+
+export class EmbeddingError extends Error {
+  override name = "EmbeddingError";
+}

@@ -1,0 +1,367 @@
+import { type Clock, systemClock } from "../agent/clock.js";
+import type { SqliteDatabase } from "../storage/database.js";
+import { confidence } from "./confidence.js";
+import { type ConsolidationOutcome, consolidate } from "./consolidation/consolidate.js";
+import type { MemoryModel } from "./extraction/model.js";
+import { type RunSummary, runPendingExtractions } from "./extraction/runner.js";
+import { type Episode, type EpisodeInput, EpisodeRepository } from "./store/episodes.js";
+import { type ExtractionJob, JobRepository } from "./store/jobs.js";
+import { type ListFilter, MemoryRepository } from "./store/memory-repo.js";
+import { rankRecalled } from "./store/ranking.js";
+import { formatRecall } from "./store/recall.js";
+import type {
+  Candidate,
+  EvidenceKind,
+  Importance,
+  Memory,
+  MemoryIndex,
+  MemoryKind,
+  MemoryVersion,
+  Receipt,
+  ReceiptListener,
+} from "./store/types.js";
+import { collectStats, type MemoryStats } from "./store/stats.js";
+import { userSaidRecently } from "./store/user-words.js";
+import { type DecayResult, runDecay } from "./tiers.js";
+
+export interface MemoryServiceOptions {
+  database: SqliteDatabase;
+  index: MemoryIndex;
+  clock?: Clock;
+  /** Extraction model. Without one, jobs stay queued (visible in stats) until one is configured. */
+  model?: MemoryModel;
+  /** Lets the model judge same/contradicts/unrelated; the deterministic rules decide otherwise. */
+  judgeWithModel?: boolean;
+  /** Asked before every extraction; false keeps jobs queued. */
+  canSpend?: () => boolean;
+  onReceipt?: ReceiptListener;
+  log?(level: "info" | "warn" | "error", message: string): void;
+}
+
+export interface RememberInput {
+  userKey: string;
+  text: string;
+  kind: MemoryKind;
+  importance: Importance;
+  evidence: EvidenceKind;
+  project?: string | null;
+  sessionId?: string | null;
+  messageIds?: number[];
+  quote?: string | null;
+  validFrom?: string | null;
+}
+
+export type { MemoryStats };
+
+export interface MemoryView extends Memory {
+  /** Derived from evidence by confidence(); never stored. */
+  confidence: number;
+}
+
+export interface SearchResult {
+  memory: MemoryView;
+  relevance: number;
+}
+
+
+/** A memory as shown to people and tools: with its confidence computed now. */
+function viewOf(memory: Memory, now: Date): MemoryView {
+  return {
+    ...memory,
+    confidence: confidence(
+      {
+        evidence: memory.evidence,
+        confirmations: memory.confirmations,
+        contradictions: memory.contradictions,
+        lastConfirmedAt: memory.lastConfirmedAt ?? memory.createdAt,
+      },
+      now,
+    ),
+  };
+}
+
+function requireText(text: string, what: string): string {
+  const trimmed = text.trim();
+  if (trimmed === "") throw new RangeError(`${what} is empty: give the text to remember`);
+  if (trimmed.length > 2000)
+    throw new RangeError(`${what} is ${trimmed.length} characters; keep a memory under 2000`);
+  return trimmed;
+}
+
+/** The facade over the memory store: the agent, the tools and the CLI go through here. */
+export class MemoryService {
+  readonly database: SqliteDatabase;
+  readonly memories: MemoryRepository;
+  readonly episodes: EpisodeRepository;
+  readonly jobs: JobRepository;
+  private readonly index: MemoryIndex;
+  private readonly clock: Clock;
+  private readonly options: MemoryServiceOptions;
+
+  constructor(options: MemoryServiceOptions) {
+    this.options = options;
+    this.database = options.database;
+    this.index = options.index;
+    this.clock = options.clock ?? systemClock;
+    this.memories = new MemoryRepository(options.database);
+    this.episodes = new EpisodeRepository(options.database);
+    this.jobs = new JobRepository(options.database);
+  }
+
+  private emit(receipt: Receipt): void {
+    this.options.log?.("info", `[memory ${receipt.userKey}] ${receipt.text}`);
+    this.options.onReceipt?.(receipt);
+  }
+
+  private consolidationDeps() {
+    // The judge spends model budget too: with none left, the deterministic rules decide.
+    const canSpend = this.options.canSpend ?? (() => true);
+    const judge = this.options.judgeWithModel && canSpend() ? this.options.model : undefined;
+    return {
+      database: this.database,
+      memories: this.memories,
+      jobs: this.jobs,
+      index: this.index,
+      clock: this.clock,
+      emit: (receipt: Receipt) => this.emit(receipt),
+      ...(judge ? { judge } : {}),
+    };
+  }
+
+  /** Stores a claim through consolidation (confirm / supersede / conflict / create). */
+  async remember(input: RememberInput, signal?: AbortSignal): Promise<ConsolidationOutcome> {
+    const candidate: Candidate = {
+      userKey: input.userKey,
+      project: input.project ?? null,
+      kind: input.kind,
+      text: requireText(input.text, "memory text"),
+      evidence: input.evidence,
+      importance: input.importance,
+      provenance: {
+        sessionId: input.sessionId ?? null,
+        messageIds: input.messageIds ?? [],
+        quote: input.quote ?? null,
+      },
+      validFrom: input.validFrom ?? null,
+    };
+    return consolidate(this.consolidationDeps(), candidate, signal);
+  }
+
+  /** Archives one conversation turn and makes it searchable. */
+  recordEpisode(input: EpisodeInput): Episode {
+    return this.database.transaction(() => {
+      const episode = this.episodes.insert(input);
+      if (episode.text.trim() !== "") {
+        this.index.upsert({
+          namespace: "episode",
+          id: episode.id,
+          scope: episode.userKey,
+          text: episode.text,
+        });
+      }
+      return episode;
+    })();
+  }
+
+  enqueueExtraction(input: {
+    userKey: string;
+    sessionId: string;
+    messageIds: number[];
+    transcriptExcerpt: string;
+  }): ExtractionJob {
+    if (input.transcriptExcerpt.trim() === "") {
+      throw new RangeError("transcriptExcerpt is empty: there is nothing to extract memories from");
+    }
+    return this.jobs.enqueue({
+      userKey: input.userKey,
+      sessionId: input.sessionId,
+      messageIds: input.messageIds,
+      excerpt: input.transcriptExcerpt,
+      at: this.clock.now().toISOString(),
+    });
+  }
+
+  runPendingExtractions(signal?: AbortSignal): Promise<RunSummary> {
+    return runPendingExtractions(
+      {
+        jobs: this.jobs,
+        clock: this.clock,
+        model: this.options.model,
+        canSpend: this.options.canSpend ?? (() => true),
+        emit: (receipt) => this.emit(receipt),
+        store: (candidate, runSignal) => consolidate(this.consolidationDeps(), candidate, runSignal),
+        ...(this.options.log ? { log: this.options.log } : {}),
+      },
+      signal,
+    );
+  }
+
+  /** Current memories relevant to the query, in ranked order (scoped to one person). */
+  async search(input: {
+    userKey: string;
+    query: string;
+    limit?: number;
+    includeSuperseded?: boolean;
+    project?: string | null;
+  }): Promise<SearchResult[]> {
+    const hits = await this.index.search(input.query, {
+      namespace: "memory",
+      scopes: [input.userKey],
+      pool: 100,
+    });
+    const found = this.memories.getMany(hits.map((hit) => hit.id));
+    const now = this.clock.now();
+    const candidates = hits.flatMap((hit) => {
+      const memory = found.get(hit.id);
+      if (!memory || memory.userKey !== input.userKey) return [];
+      if (!input.includeSuperseded && memory.supersededAt !== null) return [];
+      if (input.project !== undefined && memory.project !== null && memory.project !== input.project)
+        return [];
+      return [{ memory, relevance: hit.relevance }];
+    });
+    return rankRecalled(candidates, now)
+      .slice(0, input.limit ?? 10)
+      .map((entry) => ({ memory: viewOf(entry.memory, now), relevance: entry.relevance }));
+  }
+
+  /**
+   * The system-prompt section of relevant memories, within `tokenBudget` (ceil(chars/4) tokens).
+   * Memories that go into the prompt are marked used, which keeps them in the active tier.
+   */
+  async recall(input: {
+    userKey: string;
+    query: string;
+    tokenBudget: number;
+    project?: string | null;
+  }): Promise<{ section: string; memoryIds: number[] }> {
+    if (!Number.isInteger(input.tokenBudget) || input.tokenBudget < 0) {
+      throw new RangeError(`tokenBudget must be a non-negative integer, got ${input.tokenBudget}`);
+    }
+    if (input.tokenBudget === 0 || input.query.trim() === "") return { section: "", memoryIds: [] };
+    const results = await this.search({
+      userKey: input.userKey,
+      query: input.query,
+      limit: 50,
+      ...(input.project !== undefined ? { project: input.project } : {}),
+    });
+    const now = this.clock.now();
+    const recalled = formatRecall(
+      results.map((result) => result.memory),
+      input.tokenBudget,
+      now,
+    );
+    this.memories.markUsed(recalled.memoryIds, now.toISOString());
+    return recalled;
+  }
+
+  async searchEpisodes(input: {
+    userKey: string;
+    query: string;
+    limit?: number;
+  }): Promise<{ episode: Episode; relevance: number }[]> {
+    const hits = await this.index.search(input.query, {
+      namespace: "episode",
+      scopes: [input.userKey],
+      pool: 100,
+    });
+    const found = this.episodes.getMany(hits.map((hit) => hit.id));
+    return hits
+      .flatMap((hit) => {
+        const episode = found.get(hit.id);
+        return episode && episode.userKey === input.userKey ? [{ episode, relevance: hit.relevance }] : [];
+      })
+      .slice(0, input.limit ?? 10);
+  }
+
+  list(filter: ListFilter): MemoryView[] {
+    const now = this.clock.now();
+    return this.memories.list(filter).map((memory) => viewOf(memory, now));
+  }
+
+  show(id: number, userKey: string): MemoryView {
+    return viewOf(this.memories.getForUser(id, userKey), this.clock.now());
+  }
+
+  history(id: number, userKey: string): MemoryVersion[] {
+    this.memories.getForUser(id, userKey);
+    return this.memories.versions(id);
+  }
+
+  /** A user's edit: a new version with manual evidence; the wording is the user's. */
+  edit(id: number, userKey: string, text: string): MemoryView {
+    const existing = this.memories.getForUser(id, userKey);
+    const newText = requireText(text, "the new text");
+    const at = this.clock.now().toISOString();
+    const updated = this.database.transaction(() => {
+      this.memories.addVersion(id, {
+        text: newText,
+        kind: existing.kind,
+        importance: existing.importance,
+        evidence: "manual",
+        reason: "edited",
+        sessionId: null,
+        messageIds: [],
+        quote: null,
+        at,
+      });
+      const memory = this.memories.update(
+        id,
+        { text: newText, wordingEvidence: "manual", evidence: "manual", lastConfirmedAt: at, tier: "active" },
+        at,
+      );
+      this.index.upsert({ namespace: "memory", id, scope: memory.userKey, text: memory.text });
+      return memory;
+    })();
+    this.emit({ kind: "updated", userKey, text: `Updated: ${updated.text} (was: ${existing.text})` });
+    return viewOf(updated, this.clock.now());
+  }
+
+  /**
+   * Deletes the memory, its versions, conflicts, index postings and vector, and leaves a
+   * content-free tombstone. Only the owner of the memory can do it.
+   */
+  forget(id: number, userKey: string): void {
+    this.memories.getForUser(id, userKey);
+    const at = this.clock.now().toISOString();
+    this.database.transaction(() => {
+      this.index.remove("memory", id);
+      this.memories.delete(id, userKey, at);
+    })();
+    this.emit({ kind: "forgotten", userKey, text: `Forgotten: memory #${id}` });
+  }
+
+  /** Memories shown to the model (a search result) count as used: it keeps them active. */
+  markUsed(ids: readonly number[]): void {
+    this.memories.markUsed(ids, this.clock.now().toISOString());
+  }
+
+  /** Adds memories written outside consolidation (imports) to the search index. */
+  indexMemories(items: readonly { id: number; userKey: string; text: string }[]): void {
+    for (const item of items) {
+      this.index.upsert({ namespace: "memory", id: item.id, scope: item.userKey, text: item.text });
+    }
+  }
+
+  conflicts(userKey: string) {
+    const now = this.clock.now();
+    return this.memories.conflicts(userKey).map((conflict) => ({
+      ...conflict,
+      a: viewOf(conflict.a, now),
+      b: viewOf(conflict.b, now),
+    }));
+  }
+
+  runDecay(now: Date = this.clock.now()): DecayResult {
+    return runDecay(this.database, now);
+  }
+
+  /** For memory_save: was the quote said by this user in this session's latest messages? */
+  userSaidRecently(input: { sessionId: string; userKey: string; quote: string }): boolean {
+    return userSaidRecently(this.database, input);
+  }
+
+  stats(userKey: string | null): MemoryStats {
+    return collectStats(this.memories, this.jobs, userKey);
+  }
+
+}

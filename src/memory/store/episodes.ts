@@ -1,0 +1,101 @@
+import { z } from "zod";
+import type { SqliteDatabase } from "../../storage/database.js";
+
+export type EpisodeRole = "user" | "assistant" | "tool";
+
+export interface EpisodeInput {
+  userKey: string;
+  sessionId: string;
+  messageId?: number | null;
+  role: EpisodeRole;
+  /** Display name of who spoke (e.g. a Telegram member's name); optional. */
+  speaker?: string | null;
+  text: string;
+  createdAt: string;
+}
+
+export interface Episode {
+  id: number;
+  userKey: string;
+  sessionId: string;
+  messageId: number | null;
+  role: EpisodeRole;
+  speaker: string | null;
+  text: string;
+  createdAt: string;
+}
+
+const episodeRowSchema = z.object({
+  id: z.number().int(),
+  user_key: z.string(),
+  session_id: z.string(),
+  message_id: z.number().int().nullable(),
+  role: z.enum(["user", "assistant", "tool"]),
+  speaker: z.string().nullable(),
+  text: z.string(),
+  created_at: z.string(),
+});
+
+function episodeFromRow(row: unknown): Episode {
+  const r = episodeRowSchema.parse(row);
+  return {
+    id: r.id,
+    userKey: r.user_key,
+    sessionId: r.session_id,
+    messageId: r.message_id,
+    role: r.role,
+    speaker: r.speaker,
+    text: r.text,
+    createdAt: r.created_at,
+  };
+}
+
+/** The episodic archive: every turn, kept until the user deletes it. */
+export class EpisodeRepository {
+  constructor(private readonly database: SqliteDatabase) {}
+
+  insert(input: EpisodeInput): Episode {
+    const info = this.database
+      .prepare(
+        `INSERT INTO episodes (user_key, session_id, message_id, role, speaker, text, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        input.userKey,
+        input.sessionId,
+        input.messageId ?? null,
+        input.role,
+        input.speaker ?? null,
+        input.text,
+        input.createdAt,
+      );
+    const row = this.database
+      .prepare("SELECT * FROM episodes WHERE id = ?")
+      .get(Number(info.lastInsertRowid));
+    return episodeFromRow(row);
+  }
+
+  getMany(ids: readonly number[]): Map<number, Episode> {
+    const result = new Map<number, Episode>();
+    if (ids.length === 0) return result;
+    const rows = this.database
+      .prepare("SELECT * FROM episodes WHERE id IN (SELECT value FROM json_each(?))")
+      .all(JSON.stringify(ids));
+    for (const row of rows) {
+      const episode = episodeFromRow(row);
+      result.set(episode.id, episode);
+    }
+    return result;
+  }
+
+  /** User-role texts of a session, to check that a quoted source was really said by the user. */
+  userTexts(sessionId: string, userKey: string, limit: number): string[] {
+    return (
+      this.database
+        .prepare(
+          `SELECT text FROM episodes WHERE session_id = ? AND user_key = ? AND role = 'user' ORDER BY id DESC LIMIT ?`,
+        )
+        .all(sessionId, userKey, limit) as { text: string }[]
+    ).map((row) => row.text);
+  }
+}

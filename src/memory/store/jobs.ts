@@ -1,0 +1,200 @@
+import { z } from "zod";
+import type { SqliteDatabase } from "../../storage/database.js";
+
+export type JobStatus = "queued" | "running" | "done" | "failed";
+
+export interface ExtractionJob {
+  id: number;
+  userKey: string;
+  sessionId: string;
+  messageIds: number[];
+  transcriptExcerpt: string | null;
+  status: JobStatus;
+  attempts: number;
+  nextAttemptAt: string;
+  lastError: string | null;
+  createdAt: string;
+}
+
+export interface ExtractionFailure {
+  id: number;
+  jobId: number | null;
+  userKey: string;
+  stage: "extract" | "judge" | "provider";
+  rawOutput: string;
+  reason: string;
+  createdAt: string;
+}
+
+const jobRowSchema = z.object({
+  id: z.number().int(),
+  user_key: z.string(),
+  session_id: z.string(),
+  message_ids: z.string(),
+  transcript_excerpt: z.string().nullable(),
+  status: z.enum(["queued", "running", "done", "failed"]),
+  attempts: z.number().int(),
+  next_attempt_at: z.string(),
+  last_error: z.string().nullable(),
+  created_at: z.string(),
+});
+
+function jobFromRow(row: unknown): ExtractionJob {
+  const r = jobRowSchema.parse(row);
+  const ids = z.array(z.number().int()).parse(JSON.parse(r.message_ids));
+  return {
+    id: r.id,
+    userKey: r.user_key,
+    sessionId: r.session_id,
+    messageIds: ids,
+    transcriptExcerpt: r.transcript_excerpt,
+    status: r.status,
+    attempts: r.attempts,
+    nextAttemptAt: r.next_attempt_at,
+    lastError: r.last_error,
+    createdAt: r.created_at,
+  };
+}
+
+const failureRowSchema = z.object({
+  id: z.number().int(),
+  job_id: z.number().int().nullable(),
+  user_key: z.string(),
+  stage: z.enum(["extract", "judge", "provider"]),
+  raw_output: z.string(),
+  reason: z.string(),
+  created_at: z.string(),
+});
+
+/** The persistent extraction queue and the record of every failure. */
+export class JobRepository {
+  constructor(private readonly database: SqliteDatabase) {}
+
+  enqueue(input: {
+    userKey: string;
+    sessionId: string;
+    messageIds: readonly number[];
+    excerpt: string;
+    at: string;
+  }) {
+    const info = this.database
+      .prepare(
+        `INSERT INTO extraction_jobs (user_key, session_id, message_ids, transcript_excerpt, status, next_attempt_at,
+           created_at, updated_at) VALUES (?, ?, ?, ?, 'queued', ?, ?, ?)`,
+      )
+      .run(
+        input.userKey,
+        input.sessionId,
+        JSON.stringify(input.messageIds),
+        input.excerpt,
+        input.at,
+        input.at,
+        input.at,
+      );
+    return this.get(Number(info.lastInsertRowid));
+  }
+
+  get(id: number): ExtractionJob {
+    const row = this.database.prepare("SELECT * FROM extraction_jobs WHERE id = ?").get(id);
+    if (row === undefined) throw new Error(`extraction job #${id} does not exist`);
+    return jobFromRow(row);
+  }
+
+  due(at: string, limit: number): ExtractionJob[] {
+    return this.database
+      .prepare(
+        "SELECT * FROM extraction_jobs WHERE status = 'queued' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?",
+      )
+      .all(at, limit)
+      .map(jobFromRow);
+  }
+
+  /** A job left 'running' belongs to a process that died; it goes back to the queue. */
+  requeueInterrupted(at: string): number {
+    return this.database
+      .prepare(
+        "UPDATE extraction_jobs SET status = 'queued', updated_at = ?, last_error = 'interrupted: the process stopped during extraction' WHERE status = 'running'",
+      )
+      .run(at).changes;
+  }
+
+  markRunning(id: number, at: string): void {
+    this.database
+      .prepare(
+        "UPDATE extraction_jobs SET status = 'running', attempts = attempts + 1, updated_at = ? WHERE id = ?",
+      )
+      .run(at, id);
+  }
+
+  /** Back to the queue (provider down, budget short): nothing is dropped. */
+  defer(id: number, nextAttemptAt: string, error: string, at: string): void {
+    this.database
+      .prepare(
+        "UPDATE extraction_jobs SET status = 'queued', next_attempt_at = ?, last_error = ?, updated_at = ? WHERE id = ?",
+      )
+      .run(nextAttemptAt, error, at, id);
+  }
+
+  /** Done: the excerpt is cleared so a finished job keeps no copy of the conversation. */
+  markDone(id: number, at: string): void {
+    this.database
+      .prepare(
+        "UPDATE extraction_jobs SET status = 'done', transcript_excerpt = NULL, last_error = NULL, updated_at = ? WHERE id = ?",
+      )
+      .run(at, id);
+  }
+
+  markFailed(id: number, error: string, at: string): void {
+    this.database
+      .prepare("UPDATE extraction_jobs SET status = 'failed', last_error = ?, updated_at = ? WHERE id = ?")
+      .run(error, at, id);
+  }
+
+  recordFailure(input: Omit<ExtractionFailure, "id">): void {
+    this.database
+      .prepare(
+        "INSERT INTO extraction_failures (job_id, user_key, stage, raw_output, reason, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+      )
+      .run(input.jobId, input.userKey, input.stage, input.rawOutput, input.reason, input.createdAt);
+  }
+
+  recentFailures(limit: number): ExtractionFailure[] {
+    return this.database
+      .prepare("SELECT * FROM extraction_failures ORDER BY id DESC LIMIT ?")
+      .all(limit)
+      .map((row) => {
+        const r = failureRowSchema.parse(row);
+        return {
+          id: r.id,
+          jobId: r.job_id,
+          userKey: r.user_key,
+          stage: r.stage,
+          rawOutput: r.raw_output,
+          reason: r.reason,
+          createdAt: r.created_at,
+        };
+      });
+  }
+
+  countFailures(): number {
+    return (this.database.prepare("SELECT COUNT(*) AS n FROM extraction_failures").get() as { n: number }).n;
+  }
+
+  countByStatus(): Record<JobStatus, number> {
+    const counts: Record<JobStatus, number> = { queued: 0, running: 0, done: 0, failed: 0 };
+    const rows = this.database
+      .prepare("SELECT status, COUNT(*) AS n FROM extraction_jobs GROUP BY status")
+      .all() as { status: JobStatus; n: number }[];
+    for (const row of rows) counts[row.status] = row.n;
+    return counts;
+  }
+
+  queued(limit: number): ExtractionJob[] {
+    return this.database
+      .prepare(
+        "SELECT * FROM extraction_jobs WHERE status IN ('queued','running') ORDER BY next_attempt_at, id LIMIT ?",
+      )
+      .all(limit)
+      .map(jobFromRow);
+  }
+}

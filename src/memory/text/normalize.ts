@@ -1,0 +1,38 @@
+/**
+ * Text normalization shared by indexing and querying, so that case, Unicode width, curly quotes,
+ * possessives and contractions can never make a stored memory unfindable.
+ */
+
+const APOSTROPHES = /[\u2018\u2019\u201B\u02BC\u2032\u0060\u00B4]/g;
+// Contractions become their full words before punctuation is stripped: "don't" must stay a negation
+// and "what's" must not leave a stray "s" token.
+const NEGATED_CONTRACTION = /\b(can|won|shan|ain)'t\b|n't\b/g;
+const CLITIC = /'(s|re|ve|ll|d|m)\b/g;
+const IRREGULAR_NEGATIONS: Readonly<Record<string, string>> = {
+  can: "can",
+  won: "will",
+  shan: "shall",
+  ain: "is",
+};
+const LATIN_WITH_MARKS = /[\u00C0-\u024F\u1E00-\u1EFF]/;
+
+export function normalize(text: string): string {
+  return (
+    text
+      .normalize("NFKC")
+      .toLowerCase()
+      .replace(APOSTROPHES, "'")
+      .replace(NEGATED_CONTRACTION, (_match, stem: string | undefined) =>
+        stem === undefined ? " not" : `${IRREGULAR_NEGATIONS[stem] ?? stem} not`,
+      )
+      .replace(CLITIC, "")
+      // Any other apostrophe joins its word ("o'neil" -> "oneil") so query and document agree.
+      .replace(/(\p{L})'(?=\p{L})/gu, "$1")
+  );
+}
+
+/** Removes accents from Latin letters only: decomposing Hangul or kana would break CJK matching. */
+export function foldDiacritics(token: string): string {
+  if (!LATIN_WITH_MARKS.test(token)) return token;
+  return token.normalize("NFD").replace(/\p{M}/gu, "").normalize("NFC");
+}

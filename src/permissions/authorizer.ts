@@ -1,0 +1,137 @@
+import { type Clock, systemClock } from "../agent/clock.js";
+import type { AuthorizationRequest, AuthorizationResult } from "../tools/types.js";
+import type { ApprovalBroker } from "./approvals.js";
+import type { AuditLog } from "./audit.js";
+import type { PermissionContext } from "./context.js";
+import { type DecideOptions, decide } from "./decide.js";
+import type { Decision } from "./types.js";
+
+export interface AuthorizerDeps {
+  context: PermissionContext;
+  broker: ApprovalBroker;
+  audit: AuditLog;
+  clock?: Clock;
+  /** Cancels a wait for approval when the task is stopped. */
+  signal?: AbortSignal;
+  /** How long the person has to answer; the broker's default otherwise. */
+  approvalTimeoutMs?: number;
+  decideOptions?: DecideOptions;
+}
+
+/**
+ * The function that goes into ToolContext.authorize. Order: the policy decides; deny is final;
+ * allow passes; ask is settled by a standing grant, then an active allow-all (never for hardline
+ * or sensitive paths, which are deny anyway), then — in "refuse" mode — a reported refusal, else
+ * the person whose task it is is asked through the broker. The model has no way to answer.
+ */
+export function createAuthorizer(
+  deps: AuthorizerDeps,
+): (request: AuthorizationRequest) => Promise<AuthorizationResult> {
+  const clock = deps.clock ?? systemClock;
+  const { context, broker, audit } = deps;
+
+  return async (request) => {
+    const decision = await decide(request, context, deps.decideOptions);
+    const summary = summarize(request);
+    const base = {
+      taskId: context.taskId,
+      sessionId: context.sessionId,
+      userKey: context.userKey,
+      tool: toolOf(request),
+      summary,
+      decision: decision.decision,
+      rule: decision.rule,
+      reason: decision.reason,
+    };
+    const allow = (approvedBy: string, approvalId?: string): AuthorizationResult => {
+      audit.record({ ...base, outcome: "allowed", approvedBy, ...(approvalId ? { approvalId } : {}) });
+      const result: AuthorizationResult = { allowed: true, rule: decision.rule };
+      if (decision.resolvedPath) result.resolvedPath = decision.resolvedPath;
+      return result;
+    };
+    const refuse = (reason: string, approvalId?: string, answeredBy?: string): AuthorizationResult => {
+      audit.record({
+        ...base,
+        outcome: "refused",
+        reason,
+        ...(answeredBy ? { approvedBy: answeredBy } : {}),
+        ...(approvalId ? { approvalId } : {}),
+      });
+      return { allowed: false, rule: decision.rule, reason };
+    };
+
+    if (decision.decision === "deny") return refuse(`refused (${decision.rule}): ${decision.reason}`);
+    if (decision.decision === "allow") return allow("policy");
+
+    const grant = broker.grants.find({
+      userKey: context.userKey,
+      sessionId: context.derived ? null : context.sessionId,
+      kind: request.kind,
+      subject: decision.subject,
+      singleCommand: decision.singleCommand === true,
+    });
+    if (grant) return allow(`grant:${grant.id}`);
+
+    const allowAll = allowAllActive(context, broker, clock);
+    if (allowAll && !decision.opaque) return allow("allow-all");
+
+    if (context.mode === "refuse") {
+      if (allowAll) {
+        return refuse(
+          `needs a person's approval (${decision.rule}: ${decision.reason}); allow-all does not cover commands whose effect cannot be checked before they run (substitutions, unknown variables, expansions). Rewrite it with plain arguments or approve it in chat`,
+        );
+      }
+      return refuse(
+        `needs approval (${decision.rule}: ${decision.reason}); this run is non-interactive: rerun with --yes or approve in chat`,
+      );
+    }
+    const outcome = await broker.request({
+      taskId: context.taskId,
+      sessionId: context.sessionId,
+      userKey: context.userKey,
+      kind: request.kind,
+      summary,
+      subject: decision.subject,
+      rule: decision.rule,
+      reason: decision.reason,
+      ...(deps.approvalTimeoutMs !== undefined ? { timeoutMs: deps.approvalTimeoutMs } : {}),
+      ...(deps.signal ? { signal: deps.signal } : {}),
+    });
+    if (outcome.status === "approved") return allow(outcome.answeredBy, outcome.approvalId);
+    if (outcome.status === "denied") {
+      return refuse(
+        `${outcome.answeredBy} denied this (${decision.rule}: ${decision.reason})`,
+        outcome.approvalId,
+        outcome.answeredBy,
+      );
+    }
+    return refuse(outcome.message, outcome.approvalId);
+  };
+}
+
+/** Allow-all from the context itself (`--yes`), or the session's window; never for derived contexts' sessions. */
+export function allowAllActive(context: PermissionContext, broker: ApprovalBroker, clock: Clock): boolean {
+  const now = clock.now().getTime();
+  if (context.allowAll && context.allowAll.until.getTime() > now) return true;
+  if (context.derived) return false;
+  return broker.allowAllStatus(context.sessionId).active;
+}
+
+export function summarize(request: AuthorizationRequest): string {
+  switch (request.kind) {
+    case "command":
+      return `run: ${request.command}${request.cwd ? ` (in ${request.cwd})` : ""}`;
+    case "path":
+      return `${request.access}: ${request.path}`;
+    case "network":
+      return `fetch: ${request.url}`;
+  }
+}
+
+function toolOf(request: AuthorizationRequest): string {
+  if (request.kind === "command") return "run_command";
+  if (request.kind === "network") return "web_fetch";
+  return request.access === "write" ? "file-write" : "file-read";
+}
+
+export type { Decision };

@@ -1,0 +1,81 @@
+import ipaddr from "ipaddr.js";
+import type { AuthorizationRequest } from "../tools/types.js";
+import { decideCommand } from "./commands.js";
+import type { PermissionContext } from "./context.js";
+import { checkPath, type PathFs } from "./paths.js";
+import type { Decision } from "./types.js";
+
+export interface DecideOptions {
+  fs?: PathFs;
+}
+
+/**
+ * The one decision function: what the engine concludes about a request before grants, allow-all
+ * or approvals are considered. Async so the parser behind it can be swapped for an async one.
+ */
+export async function decide(
+  request: AuthorizationRequest,
+  context: PermissionContext,
+  options: DecideOptions = {},
+): Promise<Decision> {
+  switch (request.kind) {
+    case "command":
+      return decideCommand(request.command, request.cwd || context.cwd, context, options);
+    case "path":
+      return checkPath(request.path, request.access, context, options.fs);
+    case "network":
+      return decideNetwork(request.url);
+  }
+}
+
+/**
+ * Network requests: only http(s). Literal private, loopback, link-local and metadata addresses are
+ * refused here; host names are resolved and checked again on every redirect by the fetch tool's
+ * SSRF guard (src/permissions/network.ts), which is where DNS answers are known.
+ */
+export function decideNetwork(url: string): Decision {
+  const subject = `url:${url}`;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { decision: "deny", rule: "network.invalid-url", reason: `"${url}" is not a valid URL`, subject };
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    return {
+      decision: "deny",
+      rule: "network.scheme",
+      reason: `only http and https URLs may be fetched, not ${parsed.protocol}`,
+      subject,
+    };
+  }
+  const host = parsed.hostname.replace(/^\[|\]$/g, "");
+  if (host === "localhost" || host.endsWith(".localhost") || host === "metadata.google.internal") {
+    return {
+      decision: "deny",
+      rule: "network.private-address",
+      reason: `${host} is a local or metadata address`,
+      subject,
+    };
+  }
+  if (ipaddr.isValid(host)) {
+    let address = ipaddr.parse(host);
+    if (address.kind() === "ipv6" && (address as ipaddr.IPv6).isIPv4MappedAddress()) {
+      address = (address as ipaddr.IPv6).toIPv4Address();
+    }
+    if (address.range() !== "unicast") {
+      return {
+        decision: "deny",
+        rule: "network.private-address",
+        reason: `${host} is a ${address.range()} address`,
+        subject,
+      };
+    }
+  }
+  return {
+    decision: "allow",
+    rule: "network.http",
+    reason: "http(s) URL; the address is checked again after DNS resolution",
+    subject,
+  };
+}

@@ -1,0 +1,203 @@
+import { basename } from "node:path";
+import type { EvaluatedWord, Finding } from "./shell-words.js";
+import { foldForComparison } from "./unicode.js";
+
+/** One program invocation inside a simple command; wrappers like `sudo` or `env` yield several. */
+export interface Invocation {
+  /** argv, evaluated; argv[0] is the program as written. */
+  words: EvaluatedWord[];
+  /** Folded basename of argv[0] ("/bin/rm", "r\m" and "ｒｍ" are all "rm"). */
+  program: string;
+  /** The wrappers this invocation runs under, outermost first. */
+  via: string[];
+}
+
+export interface Unwrapped {
+  /** Outermost first; the last one is what really runs. */
+  invocations: Invocation[];
+  findings: Finding[];
+  /** Shell source handed to another shell (`bash -c`, `eval`, `su -c`, `watch`): parsed and judged too. */
+  innerScripts: string[];
+}
+
+export function programName(word: EvaluatedWord | undefined): string {
+  if (!word) return "";
+  return basename(foldForComparison(word.text));
+}
+
+interface WrapperSpec {
+  /** Options that take a separate value. */
+  valueOptions?: string[];
+  /** Count of leading positional operands before the wrapped command (timeout DURATION, flock FILE). */
+  operands?: number;
+  /** Finding added when this wrapper is used; transparent wrappers add none. */
+  finding?: Finding;
+  /** Accept leading NAME=VALUE words (env). */
+  assignments?: boolean;
+}
+
+const privilege: Finding = {
+  decision: "ask",
+  rule: "command.privilege",
+  reason: "the command runs with other privileges (sudo, doas, su, pkexec)",
+};
+
+const wrappers: Record<string, WrapperSpec> = {
+  sudo: {
+    valueOptions: ["-u", "-g", "-h", "-p", "-C", "-U", "-T", "-r", "-t", "-D", "--user", "--group"],
+    finding: privilege,
+  },
+  doas: { valueOptions: ["-u", "-C"], finding: privilege },
+  pkexec: { valueOptions: ["--user"], finding: privilege },
+  run0: { valueOptions: ["--user", "-u"], finding: privilege },
+  gosu: { operands: 1, finding: privilege },
+  chroot: { operands: 1, finding: privilege },
+  env: { valueOptions: ["-u", "--unset", "-C", "--chdir"], assignments: true },
+  nice: { valueOptions: ["-n", "--adjustment"] },
+  nohup: {},
+  setsid: {},
+  builtin: {},
+  exec: { valueOptions: ["-a"] },
+  command: {},
+  timeout: { valueOptions: ["-s", "--signal", "-k", "--kill-after"], operands: 1 },
+  stdbuf: { valueOptions: ["-i", "-o", "-e"] },
+  ionice: { valueOptions: ["-c", "-n", "-t"] },
+  taskset: { operands: 1 },
+  flock: { valueOptions: ["-w", "-E", "--timeout", "--conflict-exit-code"], operands: 1 },
+  unbuffer: {},
+  time: {},
+  xargs: {
+    valueOptions: [
+      "-I",
+      "-i",
+      "-n",
+      "-P",
+      "-d",
+      "-L",
+      "-l",
+      "-s",
+      "-a",
+      "-E",
+      "-e",
+      "--arg-file",
+      "--delimiter",
+      "--max-args",
+    ],
+    finding: {
+      decision: "ask",
+      rule: "command.xargs",
+      reason: "xargs builds and runs commands from its input",
+    },
+  },
+};
+
+const shells = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "ash", "busybox"]);
+
+export function isShell(program: string): boolean {
+  return shells.has(program);
+}
+
+export function unwrap(words: EvaluatedWord[], via: string[] = [], depth = 0): Unwrapped {
+  const program = programName(words[0]);
+  const here: Invocation = { words, program, via };
+  const out: Unwrapped = { invocations: [here], findings: [], innerScripts: [] };
+  if (depth > 8 || words.length === 0) return out;
+  const texts = words.map((word) => word.text);
+
+  if (program === "eval") {
+    out.findings.push({
+      decision: "ask",
+      rule: "command.inline-code",
+      reason: "eval runs its arguments as shell code",
+    });
+    out.innerScripts.push(texts.slice(1).join(" "));
+    return out;
+  }
+  if (isShell(program)) {
+    const script = shellInlineScript(texts);
+    if (script !== null) {
+      out.findings.push({
+        decision: "ask",
+        rule: "command.inline-code",
+        reason: `${program} -c runs inline shell code`,
+      });
+      out.innerScripts.push(script);
+    }
+    return out;
+  }
+  if (program === "su") {
+    out.findings.push(privilege);
+    const index = texts.findIndex((text) => text === "-c" || text === "--command");
+    const script = index >= 0 ? texts[index + 1] : undefined;
+    if (script !== undefined) out.innerScripts.push(script);
+    return out;
+  }
+  if (program === "watch") {
+    out.findings.push({
+      decision: "ask",
+      rule: "command.inline-code",
+      reason: "watch runs its arguments through a shell",
+    });
+    let index = 1;
+    while (index < texts.length && (texts[index] as string).startsWith("-")) {
+      index += ["-n", "--interval", "-d"].includes(texts[index] as string) ? 2 : 1;
+    }
+    out.innerScripts.push(texts.slice(index).join(" "));
+    return out;
+  }
+  const spec = wrappers[program];
+  if (!spec) return out;
+  if (program === "command" && texts.slice(1).some((text) => text === "-v" || text === "-V")) return out;
+  if (spec.finding) out.findings.push(spec.finding);
+
+  let index = 1;
+  let operands = spec.operands ?? 0;
+  while (index < words.length) {
+    const text = texts[index] as string;
+    if (text === "--") {
+      index += 1;
+      break;
+    }
+    if (spec.assignments && /^[A-Za-z_][A-Za-z0-9_]*=/.test(text)) {
+      out.findings.push({
+        decision: "ask",
+        rule: "command.assignment",
+        reason: `${program} sets ${text.split("=")[0]}, which can change what the command does`,
+      });
+      index += 1;
+      continue;
+    }
+    if (text.startsWith("-") && text !== "-") {
+      index += spec.valueOptions?.includes(text) ? 2 : 1;
+      continue;
+    }
+    if (operands > 0) {
+      operands -= 1;
+      index += 1;
+      continue;
+    }
+    break;
+  }
+  const inner = words.slice(index);
+  if (inner.length === 0) return out;
+  const nested = unwrap(inner, [...via, program], depth + 1);
+  out.invocations.push(...nested.invocations);
+  out.findings.push(...nested.findings);
+  out.innerScripts.push(...nested.innerScripts);
+  return out;
+}
+
+/** The script given to `sh -c` (also `-lc`, `-xc`, `-o x -c`), or null when the shell reads a file or stdin. */
+function shellInlineScript(texts: string[]): string | null {
+  for (let index = 1; index < texts.length; index++) {
+    const text = texts[index] as string;
+    if (text === "--") return null;
+    if (text === "-o" || text === "+o" || text === "-O" || text === "+O") {
+      index += 1;
+      continue;
+    }
+    if (/^-[A-Za-z]*c[A-Za-z]*$/.test(text) || text === "--command") return texts[index + 1] ?? "";
+    if (!text.startsWith("-") && !text.startsWith("+")) return null;
+  }
+  return null;
+}

@@ -1,0 +1,102 @@
+import { z } from "zod";
+import { absolutePath } from "./authorize-path.js";
+import { type CommandRun, runInProcessGroup, scrubbedEnv } from "./process-group.js";
+import type { ToolDefinition } from "./types.js";
+
+export interface RunCommandOptions {
+  /** Default 120 s. */
+  defaultTimeoutMs?: number;
+  /** The most a call may ask for; default 10 min. */
+  maxTimeoutMs?: number;
+  /** Between SIGTERM and SIGKILL; default 2 s. */
+  killGraceMs?: number;
+  /** Environment for commands; default: this process's environment without secret-looking variables. */
+  env?: NodeJS.ProcessEnv;
+}
+
+const inputSchema = z.object({
+  command: z.string().min(1).describe("A shell command, run with /bin/sh -c."),
+  cwd: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Directory to run in; defaults to the task's working directory."),
+  timeoutMs: z.number().int().min(1).optional().describe("Time limit in milliseconds (default 120000)."),
+});
+
+export type RunCommandInput = z.infer<typeof inputSchema>;
+
+export function createRunCommandTool(options: RunCommandOptions = {}): ToolDefinition<RunCommandInput> {
+  const defaultTimeoutMs = options.defaultTimeoutMs ?? 120_000;
+  const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
+  const killGraceMs = options.killGraceMs ?? 2_000;
+  return {
+    name: "run_command",
+    description:
+      `Run a shell command (/bin/sh -c) and return its exit code, signal, duration and combined output. ` +
+      `Time limit ${defaultTimeoutMs} ms by default, at most ${maxTimeoutMs} ms via timeoutMs; on timeout the ` +
+      "command and everything it started are killed. Output over about 30000 bytes keeps the beginning and the " +
+      "end; redirect to a file and use read_file to see all of it. Background processes that keep the output " +
+      "open are stopped when the command exits. Secret environment variables (API keys, tokens) are not passed.",
+    inputSchema,
+    mutating: true,
+    async execute(input, context) {
+      const timeoutMs = input.timeoutMs ?? defaultTimeoutMs;
+      if (timeoutMs > maxTimeoutMs) {
+        return {
+          ok: false,
+          error: `timeoutMs ${timeoutMs} is above the limit of ${maxTimeoutMs} ms. Ask for at most ${maxTimeoutMs}, or split the work.`,
+        };
+      }
+      const cwd = input.cwd ? absolutePath(input.cwd, context.cwd) : context.cwd;
+      const decision = await context.authorize({ kind: "command", command: input.command, cwd });
+      if (!decision.allowed) {
+        return {
+          ok: false,
+          error: `Permission denied: the command was refused (${decision.rule}): ${decision.reason}`,
+        };
+      }
+      let run: CommandRun;
+      try {
+        run = await runInProcessGroup(input.command, {
+          cwd,
+          timeoutMs,
+          killGraceMs,
+          signal: context.signal,
+          env: options.env ?? scrubbedEnv(),
+          onOutput: (chunk) => context.reportActivity(chunk),
+        });
+      } catch (error) {
+        return { ok: false, error: error instanceof Error ? error.message : String(error) };
+      }
+      const report = formatRun(run, timeoutMs);
+      if (run.aborted)
+        return { ok: false, error: `Cancelled: the task was aborted; the command was stopped.\n${report}` };
+      if (run.timedOut) return { ok: false, error: report };
+      return run.exitCode === 0 ? { ok: true, output: report } : { ok: false, error: report };
+    },
+  };
+}
+
+/** First line is always `exit code: N` so callers (e.g. verification records) can read it back. */
+export function formatRun(run: CommandRun, timeoutMs: number): string {
+  const lines = [
+    `exit code: ${run.exitCode === null ? "none" : run.exitCode}`,
+    `signal: ${run.signal ?? "none"}`,
+    `duration: ${run.durationMs} ms`,
+  ];
+  if (run.timedOut)
+    lines.push(`timed out after ${timeoutMs} ms: the command and all its child processes were killed`);
+  if (run.stoppedLeftovers) {
+    lines.push("background processes still holding the output after the command exited were stopped");
+  }
+  for (const failure of run.killErrors) lines.push(`could not stop every process: ${failure}`);
+  const output = run.output.trimEnd();
+  lines.push(output === "" ? "output: (none)" : `output (${run.outputBytes} bytes):\n${output}`);
+  return lines.join("\n");
+}
+
+export function parseExitCode(report: string): number | null {
+  const match = /^exit code: (-?\d+)/.exec(report);
+  return match?.[1] === undefined ? null : Number(match[1]);
+}

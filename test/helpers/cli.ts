@@ -1,0 +1,72 @@
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const cliPath = resolve(import.meta.dirname, "../../dist/cli.js");
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A fresh MERCURY_HOME (and a fake user HOME) for one test; optional config.yaml. */
+export function makeHome(configYaml?: string): { home: string; userHome: string; workspace: string } {
+  const root = mkdtempSync(join(tmpdir(), "mercury-e2e-"));
+  const home = join(root, "mercury");
+  const userHome = join(root, "user");
+  const workspace = join(root, "workspace");
+  for (const directory of [home, userHome, workspace]) mkdirSync(directory, { recursive: true });
+  if (configYaml !== undefined) writeFileSync(join(home, "config.yaml"), configYaml);
+  return { home, userHome, workspace };
+}
+
+/**
+ * Runs the BUILT binary (`npm test` builds first) as a child process with a clean environment:
+ * no provider keys leak in from the developer's shell.
+ */
+export function runCli(
+  args: string[],
+  options: { home: string; userHome?: string; env?: Record<string, string>; input?: string; cwd?: string; timeoutMs?: number },
+): Promise<CliResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [cliPath, ...args], {
+      cwd: options.cwd ?? options.home,
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: options.userHome ?? options.home,
+        MERCURY_HOME: options.home,
+        NO_COLOR: "1",
+        ...options.env,
+      },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`mercury ${args.join(" ")} timed out\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, options.timeoutMs ?? 20_000);
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code, signal, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? "");
+  });
+}
+
+export function providerEnv(url: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { MERCURY_PROVIDER: "openai-compatible", MERCURY_BASE_URL: url, MERCURY_MODEL: "fake-model", ...extra };
+}
+
+/** Fast retries so tests do not sleep for real backoff. */
+export const fastRetryConfig = "retry:\n  attempts: 3\n  baseDelayMs: 10\n  maxDelayMs: 50\n";

@@ -1,0 +1,213 @@
+import { describe, expect, it } from "vitest";
+import type { RememberInput } from "../../src/memory/service.js";
+import { estimateTokens } from "../../src/memory/store/recall.js";
+import { dumpAllTables, makeHarness } from "./store/harness.js";
+
+function claim(text: string, extra: Partial<RememberInput> = {}): RememberInput {
+  return { userKey: "owner", text, kind: "fact", importance: "normal", evidence: "user-stated", ...extra };
+}
+
+describe("recall into the system prompt", () => {
+  it("returns a dedicated section within the token budget and marks injected memories used", async () => {
+    const { service, clock } = makeHarness();
+    const ids: number[] = [];
+    for (const text of [
+      "I work as a nurse at the city hospital",
+      "I prefer night shifts at the hospital",
+      "My hospital badge number is kept in my wallet",
+      "I love sourdough bread",
+    ]) {
+      ids.push((await service.remember(claim(text))).memory.id);
+    }
+    clock.advanceDays(1);
+    const full = await service.recall({
+      userKey: "owner",
+      query: "What about the hospital?",
+      tokenBudget: 1000,
+    });
+    expect(full.section).toMatch(/^## What you remember about this person/);
+    expect(full.memoryIds).toHaveLength(3);
+    expect(full.memoryIds).not.toContain(ids[3]);
+    for (const id of full.memoryIds) expect(full.section).toContain(`#${id}`);
+    expect(full.section).toMatch(/confidence 0\.\d\d/);
+    expect(service.show(full.memoryIds[0] ?? 0, "owner").lastUsedAt).toBe(clock.now().toISOString());
+    expect(service.show(ids[3] ?? 0, "owner").lastUsedAt).toBeNull();
+
+    const small = await service.recall({ userKey: "owner", query: "hospital", tokenBudget: 70 });
+    expect(estimateTokens(small.section)).toBeLessThanOrEqual(70);
+    expect(small.memoryIds.length).toBeGreaterThan(0);
+    expect(small.memoryIds.length).toBeLessThan(3);
+    expect(await service.recall({ userKey: "owner", query: "hospital", tokenBudget: 10 })).toEqual({
+      section: "",
+      memoryIds: [],
+    });
+  });
+
+  it("never shows a Telegram member's memories to the owner, or the owner's to the member", async () => {
+    const { service } = makeHarness();
+    await service.remember(claim("My daughter's name is Alice", { userKey: "owner" }));
+    await service.remember(claim("My daughter's name is Zoe", { userKey: "telegram:123" }));
+    const owner = await service.recall({ userKey: "owner", query: "daughter name", tokenBudget: 500 });
+    const member = await service.recall({
+      userKey: "telegram:123",
+      query: "daughter name",
+      tokenBudget: 500,
+    });
+    expect(owner.section).toContain("Alice");
+    expect(owner.section).not.toContain("Zoe");
+    expect(member.section).toContain("Zoe");
+    expect(member.section).not.toContain("Alice");
+    const [ownerMemory] = service.list({ userKey: "owner" });
+    expect(() => service.show(ownerMemory?.id ?? 0, "telegram:123")).toThrow(
+      /No memory #\d+ for user "telegram:123"/,
+    );
+    expect(() => service.forget(ownerMemory?.id ?? 0, "telegram:123")).toThrow(/No memory/);
+    expect(service.list({ userKey: "owner" })).toHaveLength(1);
+  });
+
+  it("finds CJK memories with a CJK query, and ignores case and punctuation", async () => {
+    const { service } = makeHarness();
+    await service.remember(claim("我喜欢吃北京烤鸭"));
+    await service.remember(claim("東京に住んでいます"));
+    await service.remember(claim("My cat is called O'Malley"));
+    expect((await service.search({ userKey: "owner", query: "烤鸭" }))[0]?.memory.text).toBe(
+      "我喜欢吃北京烤鸭",
+    );
+    expect((await service.search({ userKey: "owner", query: "東京" }))[0]?.memory.text).toBe(
+      "東京に住んでいます",
+    );
+    expect((await service.search({ userKey: "owner", query: '"OMALLEY"?!' }))[0]?.memory.text).toBe(
+      "My cat is called O'Malley",
+    );
+  });
+
+  it("rejects bad recall input with a clear message", async () => {
+    const { service } = makeHarness();
+    await expect(service.recall({ userKey: "owner", query: "x", tokenBudget: -1 })).rejects.toThrow(
+      /tokenBudget/,
+    );
+    await expect(service.remember(claim("   "))).rejects.toThrow(/empty/);
+  });
+});
+
+describe("episodes", () => {
+  it("archives every turn and searches them per person", async () => {
+    const { service } = makeHarness();
+    service.recordEpisode({
+      userKey: "owner",
+      sessionId: "s1",
+      role: "user",
+      text: "We talked about the Lisbon trip",
+      createdAt: "2026-01-01T00:00:00Z",
+    });
+    service.recordEpisode({
+      userKey: "owner",
+      sessionId: "s1",
+      role: "assistant",
+      text: "Booked the flight to Lisbon",
+      createdAt: "2026-01-01T00:01:00Z",
+    });
+    service.recordEpisode({
+      userKey: "telegram:9",
+      sessionId: "s2",
+      role: "user",
+      text: "Lisbon is lovely",
+      createdAt: "2026-01-01T00:02:00Z",
+    });
+    const hits = await service.searchEpisodes({ userKey: "owner", query: "lisbon flight" });
+    expect(hits.map((hit) => hit.episode.text)).toEqual([
+      "Booked the flight to Lisbon",
+      "We talked about the Lisbon trip",
+    ]);
+    expect(hits[0]?.episode).toMatchObject({ sessionId: "s1", role: "assistant" });
+  });
+});
+
+describe("forget", () => {
+  it("leaves no trace of the memory in any table or index, only a content-free tombstone", async () => {
+    const { service, database, receipts } = makeHarness();
+    await service.remember(claim("I keep my notes in Obsidian"));
+    const secret = await service.remember(claim("My locker code is zebraquartz"));
+    await service.remember(
+      claim("My locker code is zebraquartz", { evidence: "inferred", quote: "zebraquartz" }),
+    );
+    service.edit(secret.memory.id, "owner", "My locker code is zebraquartz-xylophone");
+    expect(dumpAllTables(database)).toContain("zebraquartz");
+    service.forget(secret.memory.id, "owner");
+    const dump = dumpAllTables(database);
+    expect(dump).not.toMatch(/zebraquartz|xylophone|locker/i);
+    expect(
+      await service.search({ userKey: "owner", query: "zebraquartz locker", includeSuperseded: true }),
+    ).toEqual([]);
+    const tombstone = database.prepare("SELECT * FROM memory_tombstones").all();
+    expect(tombstone).toEqual([
+      { memory_id: secret.memory.id, user_key: "owner", deleted_at: expect.any(String) },
+    ]);
+    expect(receipts.at(-1)).toEqual({
+      kind: "forgotten",
+      userKey: "owner",
+      text: `Forgotten: memory #${secret.memory.id}`,
+    });
+    // The id is never reused, so the tombstone can never point at a new memory.
+    const next = await service.remember(claim("Something new entirely"));
+    expect(next.memory.id).toBeGreaterThan(secret.memory.id);
+    expect(service.list({ userKey: "owner" }).map((memory) => memory.text)).toEqual([
+      "I keep my notes in Obsidian",
+      "Something new entirely",
+    ]);
+  });
+});
+
+describe("forget with vectors", () => {
+  it("removes the memory's vector too", async () => {
+    const embedder = {
+      id: "fake-384",
+      dimensions: 384,
+      async embed(texts: string[]) {
+        return texts.map((text) => {
+          const vector = new Float32Array(384);
+          for (const [index, char] of [...text].entries()) {
+            const slot = (char.codePointAt(0) ?? 0) % 384;
+            vector[slot] = (vector[slot] ?? 0) + index + 1;
+          }
+          return vector;
+        });
+      },
+    };
+    const { service, database, index } = makeHarness({}, { embedder });
+    const kept = await service.remember(claim("I collect vinyl records"));
+    const gone = await service.remember(claim("My alarm code is 4471"));
+    expect(await index.embedPending()).toBe(2);
+    const vectors = () =>
+      (database.prepare("SELECT COUNT(*) AS n FROM search_vectors").get() as { n: number }).n;
+    expect(vectors()).toBe(2);
+    service.forget(gone.memory.id, "owner");
+    expect(vectors()).toBe(1);
+    const results = await service.search({
+      userKey: "owner",
+      query: "alarm code 4471",
+      includeSuperseded: true,
+    });
+    expect(results.map((result) => result.memory.id)).toEqual([kept.memory.id]);
+    expect(dumpAllTables(database)).not.toMatch(/alarm|4471/);
+  });
+});
+
+describe("edit", () => {
+  it("creates a manual version and shows an Updated receipt", async () => {
+    const { service, receipts } = makeHarness();
+    const created = await service.remember(claim("I run 5 km every morning", { evidence: "inferred" }));
+    const edited = service.edit(created.memory.id, "owner", "I run 10 km every morning");
+    expect(edited).toMatchObject({ text: "I run 10 km every morning", evidence: "manual" });
+    expect(
+      service.history(created.memory.id, "owner").map((version) => [version.reason, version.evidence]),
+    ).toEqual([
+      ["created", "inferred"],
+      ["edited", "manual"],
+    ]);
+    expect(receipts.at(-1)?.text).toBe("Updated: I run 10 km every morning (was: I run 5 km every morning)");
+    expect((await service.search({ userKey: "owner", query: "10 km" }))[0]?.memory.id).toBe(
+      created.memory.id,
+    );
+  });
+});

@@ -1,0 +1,37 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decide } from "../../src/permissions/decide.js";
+import { commandAttacks, networkAttacks, pathAttacks } from "./attack-cases.js";
+import { createSandbox, type Sandbox } from "./sandbox.js";
+
+let sandbox: Sandbox;
+beforeAll(() => {
+  sandbox = createSandbox();
+});
+afterAll(() => sandbox.cleanup());
+
+describe("security suite", () => {
+  it("has at least 150 attack cases", () => {
+    expect(commandAttacks.length + pathAttacks.length + networkAttacks.length).toBeGreaterThanOrEqual(150);
+  });
+
+  it.each(commandAttacks)("$group: $command -> $decision $rule", async ({ command, decision, rule }) => {
+    const result = await decide(
+      { kind: "command", command: sandbox.fill(command), cwd: sandbox.project },
+      sandbox.context,
+    );
+    expect({ decision: result.decision, rule: result.rule }).toEqual({ decision, rule });
+  });
+
+  it.each(pathAttacks)(
+    "$group: $access $path -> $decision $rule",
+    async ({ path, access, decision, rule }) => {
+      const result = await decide({ kind: "path", path: sandbox.fill(path), access }, sandbox.context);
+      expect({ decision: result.decision, rule: result.rule }).toEqual({ decision, rule });
+    },
+  );
+
+  it.each(networkAttacks)("$group: $url -> deny $rule", async ({ url, rule }) => {
+    const result = await decide({ kind: "network", url }, sandbox.context);
+    expect({ decision: result.decision, rule: result.rule }).toEqual({ decision: "deny", rule });
+  });
+});
