@@ -28,8 +28,11 @@ function timeProcess(command, commandArgs) {
   const samples = [];
   for (let index = 0; index < runs; index++) {
     const started = performance.now();
-    const result = spawnSync(command, commandArgs, { env: { ...process.env, MERCURY_HOME: mkdtempSync(join(tmpdir(), "mb-")) } });
-    if (result.status !== 0) throw new Error(`${command} ${commandArgs.join(" ")} exited ${result.status}: ${result.stderr}`);
+    const result = spawnSync(command, commandArgs, {
+      env: { ...process.env, MERCURY_HOME: mkdtempSync(join(tmpdir(), "mb-")) },
+    });
+    if (result.status !== 0)
+      throw new Error(`${command} ${commandArgs.join(" ")} exited ${result.status}: ${result.stderr}`);
     samples.push(performance.now() - started);
   }
   return { p50: percentile(samples, 50), p95: percentile(samples, 95) };
@@ -41,7 +44,10 @@ const startup = timeProcess(process.execPath, [join(root, "dist/cli.js"), "--ver
 // An instant in-process model: every call answers at once with one tool call (or the final text).
 function instantModel(totalSteps) {
   let calls = 0;
-  const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
+  const usage = {
+    inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+    outputTokens: { total: 5, text: 5, reasoning: 0 },
+  };
   return {
     specificationVersion: "v3",
     provider: "instant",
@@ -55,12 +61,32 @@ function instantModel(totalSteps) {
       const last = calls >= totalSteps;
       const parts = [{ type: "stream-start", warnings: [] }];
       if (last) {
-        parts.push({ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "done" }, { type: "text-end", id: "t" });
+        parts.push(
+          { type: "text-start", id: "t" },
+          { type: "text-delta", id: "t", delta: "done" },
+          { type: "text-end", id: "t" },
+        );
       } else {
-        parts.push({ type: "tool-call", toolCallId: `c${calls}`, toolName: "echo", input: JSON.stringify({ text: `step ${calls}` }) });
+        parts.push({
+          type: "tool-call",
+          toolCallId: `c${calls}`,
+          toolName: "echo",
+          input: JSON.stringify({ text: `step ${calls}` }),
+        });
       }
-      parts.push({ type: "finish", finishReason: { unified: last ? "stop" : "tool-calls", raw: undefined }, usage });
-      return { stream: new ReadableStream({ start(controller) { for (const part of parts) controller.enqueue(part); controller.close(); } }) };
+      parts.push({
+        type: "finish",
+        finishReason: { unified: last ? "stop" : "tool-calls", raw: undefined },
+        usage,
+      });
+      return {
+        stream: new ReadableStream({
+          start(controller) {
+            for (const part of parts) controller.enqueue(part);
+            controller.close();
+          },
+        }),
+      };
     },
   };
 }
@@ -83,7 +109,9 @@ const echo = {
 // Baseline: the same steps driven straight through the SDK (same growing history, same tool), with
 // none of our work around it: no transcript, no events, no budget checks, no tool executor.
 const { streamText, jsonSchema, tool } = await import("ai");
-const baselineTools = { echo: tool({ description: "echo", inputSchema: jsonSchema(z.toJSONSchema(echo.inputSchema)) }) };
+const baselineTools = {
+  echo: tool({ description: "echo", inputSchema: jsonSchema(z.toJSONSchema(echo.inputSchema)) }),
+};
 async function modelOnlyRun(count) {
   const model = instantModel(count);
   const messages = [{ role: "user", content: "go" }];
@@ -95,7 +123,17 @@ async function modelOnlyRun(count) {
     const response = await result.response;
     messages.push(...response.messages);
     for (const call of await result.toolCalls) {
-      messages.push({ role: "tool", content: [{ type: "tool-result", toolCallId: call.toolCallId, toolName: call.toolName, output: { type: "text", value: call.input.text } }] });
+      messages.push({
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            toolCallId: call.toolCallId,
+            toolName: call.toolName,
+            output: { type: "text", value: call.input.text },
+          },
+        ],
+      });
     }
   }
   return (performance.now() - started) / count;
@@ -104,7 +142,14 @@ async function modelOnlyRun(count) {
 const database = openDatabase(join(mkdtempSync(join(tmpdir(), "mb-")), "mercury.db"));
 async function agentRun(count) {
   const chain = new ProviderChain(
-    [{ label: "instant", entry: { name: "openai-compatible", model: "instant", baseUrl: "http://127.0.0.1:9/v1" }, model: instantModel(count), problem: null }],
+    [
+      {
+        label: "instant",
+        entry: { name: "openai-compatible", model: "instant", baseUrl: "http://127.0.0.1:9/v1" },
+        model: instantModel(count),
+        problem: null,
+      },
+    ],
     { retry: { attempts: 1, baseDelayMs: 0, maxDelayMs: 0, requestTimeoutMs: 60_000 }, prices: {} },
   );
   const agent = new Agent(
@@ -112,7 +157,14 @@ async function agentRun(count) {
     chain,
     [echo],
     new EventBus(),
-    { home: tmpdir(), maxSteps: count + 1, maxOutputTokens: 1000, contextWindow: 1_000_000, historyReserveTokens: 1000, budget: { dailyTokens: null, dailyUsd: null } },
+    {
+      home: tmpdir(),
+      maxSteps: count + 1,
+      maxOutputTokens: 1000,
+      contextWindow: 1_000_000,
+      historyReserveTokens: 1000,
+      budget: { dailyTokens: null, dailyUsd: null },
+    },
     { systemPrompt: async () => "bench" },
   );
   const started = performance.now();
@@ -141,7 +193,12 @@ const modelPerStep = percentile(baselineRounds, 50);
 const loopPerStep = percentile(agentRounds, 50);
 
 const result = {
-  startup: { mercuryVersionMs: startup, nodeBaselineMs: baseline, ratioP50: startup.p50 / baseline.p50, runs },
+  startup: {
+    mercuryVersionMs: startup,
+    nodeBaselineMs: baseline,
+    ratioP50: startup.p50 / baseline.p50,
+    runs,
+  },
   loop: {
     steps,
     perStepMs: loopPerStep,
@@ -153,6 +210,10 @@ const result = {
 if (json) {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 } else {
-  console.log(`mercury --version: p50 ${startup.p50.toFixed(0)} ms, p95 ${startup.p95.toFixed(0)} ms (node -e 0: p50 ${baseline.p50.toFixed(0)} ms; ratio ${result.startup.ratioP50.toFixed(2)}x) over ${runs} runs`);
-  console.log(`agent loop: ${loopPerStep.toFixed(2)} ms/step in total, model alone ${modelPerStep.toFixed(2)} ms/step -> own overhead ${result.loop.overheadPerStepMs.toFixed(2)} ms/step over ${steps} steps (transcript persisted to SQLite each step)`);
+  console.log(
+    `mercury --version: p50 ${startup.p50.toFixed(0)} ms, p95 ${startup.p95.toFixed(0)} ms (node -e 0: p50 ${baseline.p50.toFixed(0)} ms; ratio ${result.startup.ratioP50.toFixed(2)}x) over ${runs} runs`,
+  );
+  console.log(
+    `agent loop: ${loopPerStep.toFixed(2)} ms/step in total, model alone ${modelPerStep.toFixed(2)} ms/step -> own overhead ${result.loop.overheadPerStepMs.toFixed(2)} ms/step over ${steps} steps (transcript persisted to SQLite each step)`,
+  );
 }

@@ -32,11 +32,19 @@ export function createTaskAuthorizer(
     writeRoots: [options.cwd, ...app.config.permissions.writeRoots],
     readRoots: app.config.permissions.readRoots,
     mode: options.mode === "ask" ? "ask" : "refuse",
-    ...(options.mode === "allow-all" ? { allowAll: { until: new Date(app.clock.now().getTime() + runAllowAllMs) } } : {}),
+    ...(options.mode === "allow-all"
+      ? { allowAll: { until: new Date(app.clock.now().getTime() + runAllowAllMs) } }
+      : {}),
     sessionId: options.sessionId,
     userKey: options.userKey,
     taskId: options.taskId,
     env: app.env,
   });
-  return createAuthorizer({ context, broker: app.approvals, audit: app.audit, clock: app.clock, signal: options.signal });
+  return createAuthorizer({
+    context,
+    broker: app.approvals,
+    audit: app.audit,
+    clock: app.clock,
+    signal: options.signal,
+  });
 }

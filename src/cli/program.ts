@@ -12,7 +12,7 @@ import { exitCodes } from "./exit-codes.js";
 import { registerExtensionCommands } from "./extensions.js";
 import { version } from "./version.js";
 
-export function buildProgram(): Command {
+export async function buildProgram(argv: readonly string[]): Promise<Command> {
   const program = new Command();
   program
     .name("mercury")
@@ -32,14 +32,14 @@ export function buildProgram(): Command {
   registerDoctorCommand(program);
   registerUsageCommand(program);
   registerSoulCommands(program);
-  registerExtensionCommands(program);
+  await registerExtensionCommands(program, argv);
   return program;
 }
 
 /** Runs the CLI and returns the exit code; every error is printed with what to do about it. */
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
   try {
+    const program = await buildProgram(argv);
     await program.parseAsync(argv);
     return typeof process.exitCode === "number" ? process.exitCode : exitCodes.success;
   } catch (error) {

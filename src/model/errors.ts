@@ -114,3 +114,15 @@ export function parseRetryAfter(value: string | undefined, now: number = Date.no
   if (Number.isFinite(date)) return Math.max(0, date - now);
   return null;
 }
+
+/** "fetch failed: bad port" rather than a bare "fetch failed": the inner causes are the real reason. */
+function causeChain(error: unknown): string {
+  const messages: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current; depth++) {
+    const message = current instanceof Error ? current.message : String(current);
+    if (message && !messages.includes(message)) messages.push(message);
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return messages.join(": ");
+}

@@ -32,7 +32,10 @@ describe("mercury run with tools (built binary)", () => {
       env: providerEnv(fake.url),
     });
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ outcome: "responded", text: "The notes say: buy milk." });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      outcome: "responded",
+      text: "The notes say: buy milk.",
+    });
     const second = toolMessages(fake.chatRequests()[1]?.body);
     const toolResult = second.find((message) => message.role === "tool");
     expect(String(toolResult?.content)).toContain("buy milk");
@@ -78,10 +81,17 @@ describe("mercury run with tools (built binary)", () => {
   });
 
   it("pauses with exit 3 when the daily token budget is reached mid-task", async () => {
-    const call = { toolCalls: [{ name: "list_dir", input: { path: "." } }], usage: { inputTokens: 80, outputTokens: 40 } };
+    const call = {
+      toolCalls: [{ name: "list_dir", input: { path: "." } }],
+      usage: { inputTokens: 80, outputTokens: 40 },
+    };
     const fake = await server([call, call, call]);
     const { home, userHome, workspace } = makeHome(`${fastRetryConfig}budget:\n  dailyTokens: 100\n`);
-    const result = await runCli(["run", "list forever", "--json", "--cwd", workspace], { home, userHome, env: providerEnv(fake.url) });
+    const result = await runCli(["run", "list forever", "--json", "--cwd", workspace], {
+      home,
+      userHome,
+      env: providerEnv(fake.url),
+    });
     expect(result.code).toBe(3);
     const report = JSON.parse(result.stdout);
     expect(report).toMatchObject({ outcome: "paused", usage: { inputTokens: 80, outputTokens: 40 } });
@@ -99,13 +109,20 @@ describe("mercury run with tools (built binary)", () => {
     ]);
     const { home, userHome, workspace } = makeHome(fastRetryConfig);
     writeFileSync(join(workspace, "secret-word.txt"), "pineapple\n");
-    const first = await runCli(["run", "read secret-word.txt", "--json", "--cwd", workspace], { home, userHome, env: providerEnv(fake.url) });
-    const { sessionId } = JSON.parse(first.stdout);
-    const second = await runCli(["run", "what did I ask before?", "--json", "--session", sessionId, "--cwd", workspace], {
+    const first = await runCli(["run", "read secret-word.txt", "--json", "--cwd", workspace], {
       home,
       userHome,
       env: providerEnv(fake.url),
     });
+    const { sessionId } = JSON.parse(first.stdout);
+    const second = await runCli(
+      ["run", "what did I ask before?", "--json", "--session", sessionId, "--cwd", workspace],
+      {
+        home,
+        userHome,
+        env: providerEnv(fake.url),
+      },
+    );
     expect(second.code).toBe(0);
     const messages = toolMessages(fake.chatRequests()[2]?.body);
     const roles = messages.map((message) => message.role);

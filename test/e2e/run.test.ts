@@ -16,7 +16,9 @@ afterEach(async () => {
 
 describe("mercury run (built binary, loopback OpenAI-compatible server)", () => {
   it("streams an answer to stdout and reports it in JSON", async () => {
-    const fake = await server({ replies: [{ text: "Hello from the fake model." }, { text: "Second answer." }] });
+    const fake = await server({
+      replies: [{ text: "Hello from the fake model." }, { text: "Second answer." }],
+    });
     const { home } = makeHome(fastRetryConfig);
     const plain = await runCli(["run", "say hello"], { home, env: providerEnv(fake.url) });
     expect(plain.code).toBe(0);
@@ -40,7 +42,9 @@ describe("mercury run (built binary, loopback OpenAI-compatible server)", () => 
   });
 
   it("retries a 500 and then succeeds", async () => {
-    const fake = await server({ replies: [{ error: { status: 500, message: "internal boom" } }, { text: "Recovered." }] });
+    const fake = await server({
+      replies: [{ error: { status: 500, message: "internal boom" } }, { text: "Recovered." }],
+    });
     const { home } = makeHome(fastRetryConfig);
     const result = await runCli(["run", "hi", "--json"], { home, env: providerEnv(fake.url) });
     expect(result.code).toBe(0);
@@ -73,7 +77,11 @@ describe("mercury run (built binary, loopback OpenAI-compatible server)", () => 
     const report = JSON.parse(result.stdout);
     expect(report.outcome).toBe("failed");
     const port = new URL(deadUrl).port;
-    expect(report.reason).toMatch(new RegExp(`primary: 401 Incorrect API key provided.*; ollama: connection refused 127\\.0\\.0\\.1:${port}`));
+    expect(report.reason).toMatch(
+      new RegExp(
+        `primary: 401 Incorrect API key provided.*; ollama: connection refused 127\\.0\\.0\\.1:${port}`,
+      ),
+    );
     expect(result.stdout + result.stderr).not.toContain("wrong-key-123");
   });
 

@@ -29,7 +29,14 @@ export function makeHome(configYaml?: string): { home: string; userHome: string;
  */
 export function runCli(
   args: string[],
-  options: { home: string; userHome?: string; env?: Record<string, string>; input?: string; cwd?: string; timeoutMs?: number },
+  options: {
+    home: string;
+    userHome?: string;
+    env?: Record<string, string>;
+    input?: string;
+    cwd?: string;
+    timeoutMs?: number;
+  },
 ): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [cliPath, ...args], {
@@ -65,7 +72,12 @@ export function runCli(
 }
 
 export function providerEnv(url: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { MERCURY_PROVIDER: "openai-compatible", MERCURY_BASE_URL: url, MERCURY_MODEL: "fake-model", ...extra };
+  return {
+    MERCURY_PROVIDER: "openai-compatible",
+    MERCURY_BASE_URL: url,
+    MERCURY_MODEL: "fake-model",
+    ...extra,
+  };
 }
 
 /** Fast retries so tests do not sleep for real backoff. */

@@ -14,7 +14,7 @@ export interface PolicyCommandDeps {
   openDatabase: () => SqliteDatabase;
   /** MERCURY_HOME. */
   home: string;
-  /** The roots the agent is configured with, so `check` decides exactly as the agent would. */
+  /** The configured extra roots (the working directory is always a write root, as for the agent). */
   writeRoots?: readonly string[];
   readRoots?: readonly string[];
   /** The user's home directory (default: os.homedir()). */
@@ -70,7 +70,8 @@ export function registerPolicyCommands(program: Command, deps: PolicyCommandDeps
         cwd,
         home: deps.userHome ?? homedir(),
         mercuryHome: deps.home,
-        ...(deps.writeRoots ? { writeRoots: deps.writeRoots } : {}),
+        // The agent always writes in its task's working directory plus the configured roots.
+        writeRoots: [cwd, ...(deps.writeRoots ?? [])],
         ...(deps.readRoots ? { readRoots: deps.readRoots } : {}),
         sessionId: "policy-check",
         userKey: "owner",

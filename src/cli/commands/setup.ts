@@ -17,8 +17,8 @@ export function registerSetupCommand(program: Command): void {
     .option("--base-url <url>", "skip the question: base URL (openai-compatible, ollama)")
     .option("--skip-test", "do not run the live connection test")
     .option("--telegram-token <token>", "store a Telegram bot token in .env")
-    .action(async (options: SetupOptions) => {
+    .action(async (options: SetupOptions, command: Command) => {
       const { runSetup } = await import("./setup-action.js");
-      process.exitCode = await runSetup(options);
+      process.exitCode = await runSetup({ ...command.optsWithGlobals<SetupOptions>(), ...options });
     });
 }
