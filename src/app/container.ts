@@ -8,16 +8,20 @@ import type { homePaths } from "../config/paths.js";
 import type { ResolvedConfig } from "../config/schema.js";
 import type { Redactor } from "../config/secrets.js";
 import { loadSettings } from "../config/settings.js";
+import type { MemoryService } from "../memory/service.js";
 import { ProviderChain } from "../model/chain.js";
 import { buildProviders, defaultModelFactory, type ModelFactory } from "../model/providers.js";
 import { ApprovalBroker } from "../permissions/approvals.js";
 import { AuditLog } from "../permissions/audit.js";
 import { assembleSystemPrompt, readSoul } from "../soul/soul.js";
 import { openDatabase, type SqliteDatabase } from "../storage/database.js";
+import { UsageStore } from "../storage/usage.js";
 import { builtinTools } from "../tools/builtin.js";
 import type { AnyTool } from "../tools/types.js";
 import { logEvents } from "./event-log.js";
 import { createLogger, type Logger } from "./logger.js";
+import { createMemoryService } from "./memory.js";
+import { memoryTools, rememberTask } from "./memory-hooks.js";
 
 export interface AppOptions {
   env?: NodeJS.ProcessEnv;
@@ -27,6 +31,8 @@ export interface AppOptions {
   clock?: Clock;
   /** ":memory:" for tests. */
   databasePath?: string;
+  /** Run memory extraction after each task (chat, daemon). `mercury run` leaves the job queued. */
+  extractAfterTasks?: boolean;
 }
 
 /** The composition root: everything a command or the daemon needs, built once from config. */
@@ -45,6 +51,10 @@ export interface MercuryApp {
   approvals: ApprovalBroker;
   audit: AuditLog;
   clock: Clock;
+  /** Null when memory is disabled in config. */
+  memory: MemoryService | null;
+  /** Waits for background work (memory extraction) started after tasks. */
+  drain(): Promise<void>;
   close(): void;
 }
 
@@ -61,8 +71,17 @@ export function createApp(options: AppOptions = {}): MercuryApp {
       prices: config.prices,
     },
   );
-  const tools = options.tools ?? builtinTools();
   const clock = options.clock ?? systemClock;
+  const usage = new UsageStore(database, () => clock.now());
+  const memory = config.memory.enabled
+    ? createMemoryService({ database, chain, bus, config, env, clock, usage, logger }).service
+    : null;
+  const tools = options.tools ?? [...builtinTools(), ...(memory ? memoryTools(memory) : [])];
+  const background = new Set<Promise<void>>();
+  const track = (work: Promise<void>) => {
+    background.add(work);
+    void work.finally(() => background.delete(work));
+  };
   const approvals = new ApprovalBroker({ database, clock, onEvent: (event) => bus.emit(event) });
   const audit = new AuditLog(database, clock);
   const agent = new Agent(
@@ -79,13 +98,33 @@ export function createApp(options: AppOptions = {}): MercuryApp {
       budget: config.budget,
     },
     {
-      systemPrompt: async ({ cwd, toolNames }) =>
-        assembleSystemPrompt(readSoul(paths.soul), {
+      systemPrompt: async ({ cwd, toolNames, userKey, input }) => {
+        const recalled = memory
+          ? await memory.recall({ userKey, query: input, tokenBudget: config.memory.promptTokens })
+          : { section: "" };
+        return assembleSystemPrompt(readSoul(paths.soul), {
           cwd,
           platform: platform(),
           date: clock.now().toISOString().slice(0, 10),
           toolNames,
-        }),
+          memorySection: recalled.section,
+        });
+      },
+      ...(memory
+        ? {
+            afterTask: async (report, _messages, userKey) => {
+              rememberTask(memory, agent, report, userKey, clock);
+              if (options.extractAfterTasks && config.memory.extractAutomatically) {
+                track(
+                  memory.runPendingExtractions().then(
+                    (summary) => logger.info({ component: "memory", summary }, "extraction run"),
+                    (error: unknown) => logger.error({ component: "memory", error }, "extraction run failed"),
+                  ),
+                );
+              }
+            },
+          }
+        : {}),
     },
     clock,
   );
@@ -104,6 +143,10 @@ export function createApp(options: AppOptions = {}): MercuryApp {
     approvals,
     audit,
     clock,
+    memory,
+    async drain() {
+      await Promise.all([...background]);
+    },
     close() {
       database.close();
       logger.flush();

@@ -1,8 +1,18 @@
 import type { Command } from "commander";
+import { ConfigError } from "../config/errors.js";
 import { loadSettings } from "../config/settings.js";
 import { openDatabase } from "../storage/database.js";
 
 type Registrar = (program: Command) => Promise<void>;
+
+/** start/stop/restart/status/logs/daemon are one group: registered once whichever name is used. */
+const daemonRegistered = new WeakSet<Command>();
+const daemonCommands: Registrar = async (program) => {
+  if (daemonRegistered.has(program)) return;
+  daemonRegistered.add(program);
+  const { registerDaemonCommands } = await import("./commands/daemon.js");
+  registerDaemonCommands(program);
+};
 
 /**
  * Command groups that live with their domain. Each is imported only when its command is used (or
@@ -20,10 +30,34 @@ const groups: Record<string, Registrar> = {
       ...(env.HOME ? { userHome: env.HOME } : {}),
     });
   },
+  memory: async (program) => {
+    const { registerMemoryCommands } = await import("./commands/memory.js");
+    const { createApp } = await import("../app/container.js");
+    registerMemoryCommands(program, async () => {
+      const app = createApp();
+      if (!app.memory) {
+        app.close();
+        throw new ConfigError(
+          "memory is disabled (memory.enabled: false in config.yaml); enable it to use `mercury memory`.",
+        );
+      }
+      return app.memory;
+    });
+  },
   telegram: async (program) => {
     const { registerTelegramCommands } = await import("./commands/telegram.js");
     const { paths } = loadSettings();
     registerTelegramCommands(program, { openDatabase: () => openDatabase(paths.database) });
+  },
+  start: daemonCommands,
+  stop: daemonCommands,
+  restart: daemonCommands,
+  status: daemonCommands,
+  logs: daemonCommands,
+  daemon: daemonCommands,
+  service: async (program) => {
+    const { registerServiceCommands } = await import("./commands/service.js");
+    registerServiceCommands(program);
   },
 };
 

@@ -169,6 +169,8 @@ export function resolveConfig(
       enabled: file.memory?.enabled ?? true,
       showReceipts: file.memory?.showReceipts ?? true,
       promptTokens: file.memory?.promptTokens ?? 1200,
+      extractAutomatically: file.memory?.extractAutomatically ?? true,
+      embeddingDimensions: file.memory?.embeddingDimensions ?? 768,
     },
     telegram: { enabled: file.telegram?.enabled ?? false },
     log: { level: file.log?.level ?? "info" },

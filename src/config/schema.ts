@@ -87,6 +87,10 @@ export const configFileSchema = z
         enabled: z.boolean().optional(),
         showReceipts: z.boolean().optional(),
         promptTokens: z.number().int().min(0).optional(),
+        /** Run extraction after each chat/daemon turn; `mercury run` only queues it. */
+        extractAutomatically: z.boolean().optional(),
+        /** Vector size of the embedding model (MERCURY_EMBEDDINGS_MODEL), checked on every response. */
+        embeddingDimensions: z.number().int().min(1).optional(),
       })
       .strict()
       .optional(),
@@ -114,7 +118,13 @@ export interface ResolvedConfig {
   prices: Record<string, { input: number; output: number }>;
   retry: { attempts: number; baseDelayMs: number; maxDelayMs: number; requestTimeoutMs: number };
   permissions: { readRoots: string[]; writeRoots: string[]; allowAllMinutes: number };
-  memory: { enabled: boolean; showReceipts: boolean; promptTokens: number };
+  memory: {
+    enabled: boolean;
+    showReceipts: boolean;
+    promptTokens: number;
+    extractAutomatically: boolean;
+    embeddingDimensions: number;
+  };
   telegram: { enabled: boolean };
   log: { level: "fatal" | "error" | "warn" | "info" | "debug" | "trace" };
   stall: { softMs: number; hardMs: number };

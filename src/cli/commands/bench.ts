@@ -85,8 +85,9 @@ function formatScale(report: MemoryScaleReport): string {
   return [
     `memories       ${report.n} (${report.queries} timed queries)`,
     `ingest         ${report.ingest.docsPerSecond} docs/s (${report.ingest.seconds} s)`,
-    `lexical query  p50 ${report.lexical.queryMs.p50} ms  p95 ${report.lexical.queryMs.p95} ms`,
-    `hybrid query   p50 ${report.hybrid.queryMs.p50} ms  p95 ${report.hybrid.queryMs.p95} ms (${report.hybrid.dimensions} dims, cache load ${report.hybrid.cacheLoadMs} ms, embedding ${report.hybrid.embedDocsPerSecond} docs/s)`,
+    `lexical query  p50 ${report.lexical.queryMs.p50} ms  p95 ${report.lexical.queryMs.p95} ms  (CPU p50 ${report.lexical.queryMs.cpuP50} ms  p95 ${report.lexical.queryMs.cpuP95} ms)`,
+    `hybrid query   p50 ${report.hybrid.queryMs.p50} ms  p95 ${report.hybrid.queryMs.p95} ms  (CPU p50 ${report.hybrid.queryMs.cpuP50} ms  p95 ${report.hybrid.queryMs.cpuP95} ms)`,
+    `vectors        ${report.hybrid.dimensions} dims, cache load ${report.hybrid.cacheLoadMs} ms, embedding ${report.hybrid.embedDocsPerSecond} docs/s`,
     `peak RSS       ${report.peakRssMb} MB`,
     `load average   ${report.loadAverage} (latencies include contention from other processes)`,
   ].join("\n");

@@ -7,7 +7,7 @@ import { stderrColors } from "../terminal.js";
 import type { ChatCommandOptions } from "./chat.js";
 
 export async function runChat(options: ChatCommandOptions, globals: GlobalFlags): Promise<void> {
-  const app = createApp({ flags: configFlagsFrom(globals) });
+  const app = createApp({ flags: configFlagsFrom(globals), extractAfterTasks: true });
   try {
     const cwd = resolve(options.cwd ?? process.cwd());
     const sessionId = options.new ? app.agent.transcriptStore.createSession("owner", "cli") : options.session;
@@ -22,6 +22,7 @@ export async function runChat(options: ChatCommandOptions, globals: GlobalFlags)
       authorizerFor: (task) => createTaskAuthorizer(app, { ...task, cwd, mode: "ask" }),
     });
     await chat.start();
+    await app.drain();
   } finally {
     app.close();
   }

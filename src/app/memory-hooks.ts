@@ -1,0 +1,51 @@
+import type { Clock } from "../agent/clock.js";
+import type { Agent, TaskReport } from "../agent/runtime.js";
+import type { MemoryService } from "../memory/service.js";
+import { createMemoryForgetTool } from "../tools/memory-forget.js";
+import { createMemorySaveTool } from "../tools/memory-save.js";
+import { createMemorySearchTool } from "../tools/memory-search.js";
+import type { AnyTool } from "../tools/types.js";
+import { transcriptExcerpt } from "./memory.js";
+
+export function memoryTools(memory: MemoryService): AnyTool[] {
+  return [createMemorySearchTool(memory), createMemorySaveTool(memory), createMemoryForgetTool(memory)];
+}
+
+/**
+ * After every task: the turn goes into the episodic archive, and an extraction job is queued
+ * (persisted; it runs now in chat and the daemon, later otherwise — `mercury memory stats` shows it).
+ */
+export function rememberTask(
+  memory: MemoryService,
+  agent: Agent,
+  report: TaskReport,
+  userKey: string,
+  clock: Clock,
+): void {
+  const stored = agent.transcriptStore
+    .load(report.sessionId)
+    .filter((entry) => entry.taskId === report.taskId);
+  const at = clock.now().toISOString();
+  for (const entry of stored) {
+    const role = entry.message.role;
+    if (role !== "user" && role !== "assistant") continue;
+    const text = transcriptExcerpt([entry.message]).replace(/^(User|Assistant): /, "");
+    if (text.trim() === "") continue;
+    memory.recordEpisode({
+      userKey,
+      sessionId: report.sessionId,
+      messageId: entry.id,
+      role,
+      text,
+      createdAt: at,
+    });
+  }
+  const excerpt = transcriptExcerpt(stored.map((entry) => entry.message));
+  if (excerpt.trim() === "") return;
+  memory.enqueueExtraction({
+    userKey,
+    sessionId: report.sessionId,
+    messageIds: stored.map((entry) => entry.id),
+    transcriptExcerpt: excerpt,
+  });
+}

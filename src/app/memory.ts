@@ -1,0 +1,110 @@
+import { checkBudget } from "../agent/budget.js";
+import type { Clock } from "../agent/clock.js";
+import type { EventBus } from "../agent/events.js";
+import type { ResolvedConfig } from "../config/schema.js";
+import type { MemoryModel } from "../memory/extraction/model.js";
+import { OpenAICompatibleEmbedder } from "../memory/search/openai-embedder.js";
+import { SearchIndex } from "../memory/search/search-index.js";
+import { MemoryService } from "../memory/service.js";
+import type { ModelMessage, ModelStepper } from "../model/types.js";
+import type { SqliteDatabase } from "../storage/database.js";
+import type { UsageStore } from "../storage/usage.js";
+import type { Logger } from "./logger.js";
+
+export interface MemoryWiring {
+  database: SqliteDatabase;
+  chain: ModelStepper;
+  bus: EventBus;
+  config: ResolvedConfig;
+  env: NodeJS.ProcessEnv;
+  clock: Clock;
+  usage: UsageStore;
+  logger: Logger;
+}
+
+/**
+ * Extraction and the model judge go through the same provider chain as the agent, and their usage
+ * is billed like any other call, so the budget sees them.
+ */
+export function memoryModelOver(chain: ModelStepper, usage: UsageStore): MemoryModel {
+  return {
+    async complete(request) {
+      const result = await chain.step(
+        {
+          system: request.system,
+          messages: [{ role: "user", content: request.prompt }],
+          tools: [],
+          maxOutputTokens: 2000,
+        },
+        request.signal ?? new AbortController().signal,
+      );
+      usage.record(result.attempts, null, null);
+      if (result.ok) return { ok: true, text: result.text };
+      return {
+        ok: false,
+        retryable:
+          result.kind !== "aborted" &&
+          (result.kind === "interrupted" || result.failures.some((failure) => failure.retryable)),
+        cause: result.message,
+      };
+    },
+  };
+}
+
+export function createMemoryService(wiring: MemoryWiring): { service: MemoryService; index: SearchIndex } {
+  const embeddings = wiring.config.embeddings;
+  const index = new SearchIndex(wiring.database, {
+    ...(embeddings
+      ? {
+          embedder: new OpenAICompatibleEmbedder({
+            baseUrl: embeddings.baseUrl ?? "http://127.0.0.1:11434/v1",
+            model: embeddings.model,
+            dimensions: wiring.config.memory.embeddingDimensions,
+            ...(wiring.env.MERCURY_EMBEDDINGS_API_KEY
+              ? { apiKey: wiring.env.MERCURY_EMBEDDINGS_API_KEY }
+              : {}),
+          }),
+        }
+      : {}),
+  });
+  const service = new MemoryService({
+    database: wiring.database,
+    index,
+    clock: wiring.clock,
+    model: memoryModelOver(wiring.chain, wiring.usage),
+    canSpend: () => checkBudget(wiring.config.budget, wiring.usage.today()).ok,
+    onReceipt: (receipt) =>
+      wiring.bus.emit({
+        type: "memory-receipt",
+        kind: receipt.kind,
+        text: receipt.text,
+        userKey: receipt.userKey,
+        taskId: "memory",
+        sessionId: "",
+        at: wiring.clock.now().toISOString(),
+      }),
+    log: (level, message) => wiring.logger[level]({ component: "memory" }, message),
+  });
+  return { service, index };
+}
+
+/** The text of a task's messages for extraction: what the user said and what the agent answered. */
+export function transcriptExcerpt(messages: readonly ModelMessage[]): string {
+  const lines: string[] = [];
+  for (const message of messages) {
+    if (message.role === "user") {
+      const text =
+        typeof message.content === "string"
+          ? message.content
+          : message.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+      if (text.trim() !== "") lines.push(`User: ${text}`);
+    } else if (message.role === "assistant") {
+      const text =
+        typeof message.content === "string"
+          ? message.content
+          : message.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+      if (text.trim() !== "") lines.push(`Assistant: ${text}`);
+    }
+  }
+  return lines.join("\n");
+}
