@@ -81,4 +81,8 @@ export function providerEnv(url: string, extra: Record<string, string> = {}): Re
 }
 
 /** Fast retries so tests do not sleep for real backoff. */
-export const fastRetryConfig = "retry:\n  attempts: 3\n  baseDelayMs: 10\n  maxDelayMs: 50\n";
+export const fastRetryConfig =
+  "retry:\n  attempts: 3\n  baseDelayMs: 10\n  maxDelayMs: 50\nmemory:\n  extractAutomatically: false\n";
+
+/** Like fastRetryConfig, but chat runs memory extraction after each task (one extra model request). */
+export const fastRetryWithExtraction = "retry:\n  attempts: 3\n  baseDelayMs: 10\n  maxDelayMs: 50\n";

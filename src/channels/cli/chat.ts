@@ -15,6 +15,8 @@ export interface ChatOptions {
   colors: boolean;
   cwd: string;
   sessionId?: string;
+  /** Background work to finish (memory extraction) before the renderer goes away, so receipts show. */
+  drain?(): Promise<void>;
   authorizerFor(task: TaskIdentity): (request: AuthorizationRequest) => Promise<AuthorizationResult>;
 }
 
@@ -94,6 +96,7 @@ export class TerminalChat {
       if (this.running) await this.running.done;
       else this.startNextQueued();
     }
+    await this.options.drain?.();
     if (this.options.interactive) this.options.output.write(disableBracketedPaste);
     unsubscribe();
     unsubscribeApprovals();
@@ -150,7 +153,12 @@ export class TerminalChat {
     }
     const command = parseSlashCommand(message);
     if (command) {
-      void this.runSlashCommand(command.name);
+      void this.runSlashCommand(command.name, command.argument).catch((error: unknown) => {
+        this.info(
+          `${command.name} failed: ${this.app.redactor.redact(error instanceof Error ? error.message : String(error))}`,
+        );
+        this.readline?.prompt();
+      });
       return;
     }
     const text = message.startsWith("//") ? message.slice(1) : message;
@@ -210,7 +218,7 @@ export class TerminalChat {
     });
   }
 
-  private async runSlashCommand(name: string): Promise<void> {
+  private async runSlashCommand(name: string, argument: string): Promise<void> {
     switch (name) {
       case "/help":
         for (const [command, text] of Object.entries(slashCommandHelp))
@@ -238,6 +246,7 @@ export class TerminalChat {
             }`,
             `session: ${this.sessionId ?? "(new on first message)"}`,
             `task: ${this.running ? "running" : "idle"}`,
+            this.allowAllLine(),
             this.budgetLine(),
           ].join("\n"),
         );
@@ -245,6 +254,12 @@ export class TerminalChat {
       }
       case "/budget":
         this.info(this.budgetLine());
+        break;
+      case "/memory":
+        await this.showMemory(argument);
+        break;
+      case "/permissions":
+        this.permissions(argument);
         break;
       case "/exit":
       case "/quit":
@@ -255,6 +270,61 @@ export class TerminalChat {
         this.info(`unknown command ${name}; /help lists them`);
     }
     if (!this.running) this.readline?.prompt();
+  }
+
+  private allowAllLine(): string {
+    if (!this.sessionId) return "permissions: ask (allow-all off)";
+    const status = this.app.approvals.allowAllStatus(this.sessionId);
+    return status.active && status.until
+      ? `permissions: ALLOW-ALL until ${status.until.toISOString()} (hardline and secret paths still refused; /permissions ask to revoke)`
+      : "permissions: ask (allow-all off)";
+  }
+
+  /** `/permissions`, `/permissions allow-all [minutes]`, `/permissions ask` (revoke). */
+  private permissions(argument: string): void {
+    const [action = "", minutesText] = argument.split(/\s+/);
+    if (action === "") {
+      this.info(this.allowAllLine());
+      return;
+    }
+    if (!this.sessionId) this.sessionId = this.app.agent.transcriptStore.createSession("owner", "cli");
+    if (action === "allow-all") {
+      const minutes = minutesText ? Number(minutesText) : this.app.config.permissions.allowAllMinutes;
+      const { until } = this.app.approvals.setAllowAll(this.sessionId, minutes, "owner");
+      this.info(
+        `allow-all for this session until ${until.toISOString()}; hardline commands and secret paths are still refused`,
+      );
+    } else if (action === "ask") {
+      this.info(
+        this.app.approvals.revokeAllowAll(this.sessionId, "owner")
+          ? "allow-all revoked: actions ask again"
+          : "allow-all was not on",
+      );
+    } else {
+      this.info("usage: /permissions [allow-all [minutes] | ask]");
+    }
+  }
+
+  /** `/memory` lists recent memories; `/memory <query>` searches them. */
+  private async showMemory(query: string): Promise<void> {
+    const memory = this.app.memory;
+    if (!memory) {
+      this.info("memory is disabled (memory.enabled: false in config.yaml)");
+      return;
+    }
+    const views =
+      query.trim() === ""
+        ? memory.list({ userKey: "owner", limit: 10 })
+        : (await memory.search({ userKey: "owner", query, limit: 10 })).map((result) => result.memory);
+    if (views.length === 0) {
+      this.info(query ? `no memory matches "${query}"` : "no memories yet");
+      return;
+    }
+    for (const view of views)
+      this.info(
+        `#${view.id} [${view.kind}] ${view.text} (confidence ${view.confidence.toFixed(2)}, ${view.tier})`,
+      );
+    this.info("details: mercury memory show <id>; history: mercury memory history <id>");
   }
 
   private budgetLine(): string {

@@ -4,6 +4,8 @@ export const slashCommandHelp: Record<string, string> = {
   "/status": "provider, model, session, running task, budget",
   "/budget": "tokens and cost used today against the limits",
   "/stop": "stop the running task (Ctrl+C does the same)",
+  "/memory": "recent memories; /memory <query> searches them",
+  "/permissions": "allow-all status; /permissions allow-all [minutes] | ask",
   "/exit": "leave (Ctrl+C twice, or Ctrl+D)",
 };
 

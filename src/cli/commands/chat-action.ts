@@ -7,6 +7,7 @@ import { stderrColors } from "../terminal.js";
 import type { ChatCommandOptions } from "./chat.js";
 
 export async function runChat(options: ChatCommandOptions, globals: GlobalFlags): Promise<void> {
+  if (await attachIfRunning(options)) return;
   const app = createApp({ flags: configFlagsFrom(globals), extractAfterTasks: true });
   try {
     const cwd = resolve(options.cwd ?? process.cwd());
@@ -19,6 +20,7 @@ export async function runChat(options: ChatCommandOptions, globals: GlobalFlags)
       colors: stderrColors(),
       cwd,
       ...(sessionId ? { sessionId } : {}),
+      drain: () => app.drain(),
       authorizerFor: (task) => createTaskAuthorizer(app, { ...task, cwd, mode: "ask" }),
     });
     await chat.start();
@@ -26,4 +28,35 @@ export async function runChat(options: ChatCommandOptions, globals: GlobalFlags)
   } finally {
     app.close();
   }
+}
+
+/** With a daemon up, chat attaches to it (one agent, memory and ledger for terminal and Telegram). */
+async function attachIfRunning(options: ChatCommandOptions): Promise<boolean> {
+  const { loadSettings } = await import("../../config/settings.js");
+  const { DaemonClient } = await import("../../daemon/client.js");
+  const { paths, config } = loadSettings();
+  const client = await DaemonClient.tryConnect(paths.socket);
+  if (!client) return false;
+  const { attachChat } = await import("../../channels/cli/attach.js");
+  let sessionId = options.session;
+  if (options.new) {
+    const created = await client.request({ type: "new-session" });
+    if (
+      typeof created === "object" &&
+      created !== null &&
+      "sessionId" in created &&
+      typeof created.sessionId === "string"
+    )
+      sessionId = created.sessionId;
+  }
+  await attachChat(client, {
+    input: process.stdin,
+    output: process.stdout,
+    errorOutput: process.stderr,
+    colors: stderrColors(),
+    showReceipts: config.memory.showReceipts,
+    cwd: resolve(options.cwd ?? process.cwd()),
+    ...(sessionId ? { sessionId } : {}),
+  });
+  return true;
 }

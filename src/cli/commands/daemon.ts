@@ -49,7 +49,7 @@ export function registerDaemonCommands(program: Command): void {
     .command("start")
     .description("run Mercury in the background (the daemon)")
     .action(async (_options: object, command: Command) => {
-      const { startDetached } = await import("../../daemon/control.js");
+      const { DaemonStartError, startDetached } = await import("../../daemon/control.js");
       const { AlreadyRunningError } = await import("../../daemon/lock.js");
       try {
         const { pid } = await startDetached({
@@ -59,7 +59,7 @@ export function registerDaemonCommands(program: Command): void {
         });
         process.stdout.write(`mercury started (pid ${pid})\n`);
       } catch (error) {
-        if (error instanceof AlreadyRunningError) {
+        if (error instanceof AlreadyRunningError || error instanceof DaemonStartError) {
           process.stderr.write(`mercury: ${error.message}\n`);
           process.exitCode = exitCodes.failure;
           return;
