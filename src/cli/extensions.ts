@@ -30,6 +30,10 @@ const groups: Record<string, Registrar> = {
       ...(env.HOME ? { userHome: env.HOME } : {}),
     });
   },
+  bench: async (program) => {
+    const { registerBenchCommands } = await import("./commands/bench.js");
+    registerBenchCommands(program);
+  },
   memory: async (program) => {
     const { registerMemoryCommands } = await import("./commands/memory.js");
     const { createApp } = await import("../app/container.js");

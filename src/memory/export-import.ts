@@ -202,9 +202,12 @@ export function parseJsonl(content: string): (MemoryRecord | ConflictRecord)[] {
   return records;
 }
 
-const BULLET = /^\s*[-*]\s+(?:\[([a-z]+)\]\s+)?(.+?)(?:\s+—\s+[^—]*)?$/;
+const BULLET = /^\s*[-*]\s+(?:\[([a-z]+)\]\s+)?(.+?)\s*$/;
+/** The " — evidence, confirmed n×, importance, tier" suffix the export writes after the text. */
+const EXPORT_SUFFIX = /\s+—\s+[^—]*$/;
 const COMMENT = /^\s*<!--\s*mercury:(.*)-->\s*$/;
 const HEADING = /^##\s+(\S.*)$/;
+const USER_KEY = /^(owner|[a-z]+:[\w.@-]+)$/;
 
 /** Markdown: records from comments; a bullet without a record is a hand-written memory. */
 export function parseMarkdown(
@@ -220,7 +223,10 @@ export function parseMarkdown(
     const line = lines[index] ?? "";
     const heading = HEADING.exec(line);
     if (heading?.[1]) {
-      userKey = heading[1].trim();
+      // Only a heading that names a person ("owner", "telegram:42") switches whose memories follow;
+      // any other heading ("## Food") is just structure in a hand-written file.
+      const name = heading[1].trim();
+      if (USER_KEY.test(name)) userKey = name;
       continue;
     }
     const comment = COMMENT.exec(line);
@@ -235,12 +241,13 @@ export function parseMarkdown(
     if (following?.[1] !== undefined) {
       const record = classify(parseJsonLine(following[1], `line ${index + 2}`), `line ${index + 2}`);
       index += 1;
-      if (record?.type === "memory" && oneLine(record.text) !== bullet[2].trim()) {
+      const shown = bullet[2].replace(EXPORT_SUFFIX, "").trim();
+      if (record?.type === "memory" && oneLine(record.text) !== shown) {
         // The person edited the text in the file: that is a manual edit, kept in the history.
         const at = now.toISOString();
-        record.versions.push(editVersion(record, bullet[2].trim(), at));
+        record.versions.push(editVersion(record, shown, at));
         Object.assign(record, {
-          text: bullet[2].trim(),
+          text: shown,
           wordingEvidence: "manual",
           evidence: "manual",
           updatedAt: at,

@@ -9,6 +9,7 @@ import { type ExtractionJob, JobRepository } from "./store/jobs.js";
 import { type ListFilter, MemoryRepository } from "./store/memory-repo.js";
 import { rankRecalled } from "./store/ranking.js";
 import { formatRecall } from "./store/recall.js";
+import { collectStats, type MemoryStats } from "./store/stats.js";
 import type {
   Candidate,
   EvidenceKind,
@@ -20,7 +21,6 @@ import type {
   Receipt,
   ReceiptListener,
 } from "./store/types.js";
-import { collectStats, type MemoryStats } from "./store/stats.js";
 import { userSaidRecently } from "./store/user-words.js";
 import { type DecayResult, runDecay } from "./tiers.js";
 
@@ -63,7 +63,6 @@ export interface SearchResult {
   relevance: number;
 }
 
-
 /** A memory as shown to people and tools: with its confidence computed now. */
 function viewOf(memory: Memory, now: Date): MemoryView {
   return {
@@ -97,6 +96,9 @@ export class MemoryService {
   private readonly index: MemoryIndex;
   private readonly clock: Clock;
   private readonly options: MemoryServiceOptions;
+  private recoveredInterruptedJobs = false;
+  /** Consolidation reads (search) then writes; one at a time, or two copies of a fact both get created. */
+  private consolidating: Promise<unknown> = Promise.resolve();
 
   constructor(options: MemoryServiceOptions) {
     this.options = options;
@@ -144,7 +146,17 @@ export class MemoryService {
       },
       validFrom: input.validFrom ?? null,
     };
-    return consolidate(this.consolidationDeps(), candidate, signal);
+    return this.consolidateOne(candidate, signal);
+  }
+
+  private consolidateOne(candidate: Candidate, signal?: AbortSignal): Promise<ConsolidationOutcome> {
+    const run = this.consolidating.then(() => consolidate(this.consolidationDeps(), candidate, signal));
+    // The chain only orders work; each caller still receives its own result or error through `run`.
+    this.consolidating = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
   }
 
   /** Archives one conversation turn and makes it searchable. */
@@ -160,6 +172,15 @@ export class MemoryService {
         });
       }
       return episode;
+    })();
+  }
+
+  /** Deletes a session's archived turns (and their index entries): the user's choice, never decay. */
+  forgetEpisodes(input: { userKey: string; sessionId: string }): number {
+    return this.database.transaction(() => {
+      const ids = this.episodes.deleteSession(input.sessionId, input.userKey);
+      for (const id of ids) this.index.remove("episode", id);
+      return ids.length;
     })();
   }
 
@@ -182,14 +203,17 @@ export class MemoryService {
   }
 
   runPendingExtractions(signal?: AbortSignal): Promise<RunSummary> {
+    const recoverInterrupted = !this.recoveredInterruptedJobs;
+    this.recoveredInterruptedJobs = true;
     return runPendingExtractions(
       {
         jobs: this.jobs,
         clock: this.clock,
         model: this.options.model,
         canSpend: this.options.canSpend ?? (() => true),
+        recoverInterrupted,
         emit: (receipt) => this.emit(receipt),
-        store: (candidate, runSignal) => consolidate(this.consolidationDeps(), candidate, runSignal),
+        store: (candidate, runSignal) => this.consolidateOne(candidate, runSignal),
         ...(this.options.log ? { log: this.options.log } : {}),
       },
       signal,
@@ -363,5 +387,4 @@ export class MemoryService {
   stats(userKey: string | null): MemoryStats {
     return collectStats(this.memories, this.jobs, userKey);
   }
-
 }

@@ -4,6 +4,7 @@ import { type Clock, systemClock } from "../agent/clock.js";
 import type { AgentEvent } from "../agent/events.js";
 import type { ApprovalDecision } from "../channels/types.js";
 import type { SqliteDatabase } from "../storage/database.js";
+import { AllowAllStore, defaultAllowAllMinutes } from "./allow-all.js";
 import { type Grant, GrantStore } from "./grants.js";
 import { redactSecrets } from "./redact.js";
 
@@ -78,7 +79,7 @@ interface Waiter {
 }
 
 export const defaultApprovalTimeoutMs = 15 * 60_000;
-export const defaultAllowAllMinutes = 30;
+export { defaultAllowAllMinutes } from "./allow-all.js";
 
 /**
  * Approvals persisted in SQLite: a request survives a restart (it is re-announced by
@@ -89,10 +90,12 @@ export class ApprovalBroker {
   private readonly clock: Clock;
   private readonly waiters = new Map<string, Waiter[]>();
   readonly grants: GrantStore;
+  private readonly allowAll: AllowAllStore;
 
   constructor(private readonly deps: ApprovalBrokerDeps) {
     this.clock = deps.clock ?? systemClock;
     this.grants = new GrantStore(deps.database, this.clock);
+    this.allowAll = new AllowAllStore(deps.database, this.clock);
   }
 
   request(args: ApprovalRequestArgs): Promise<ApprovalOutcome> {
@@ -250,48 +253,18 @@ export class ApprovalBroker {
     );
   }
 
+  /** Allow-all for one session (default 30 minutes), audited; never covers hardline or secret paths. */
   setAllowAll(sessionId: string, minutes = defaultAllowAllMinutes, grantedBy = "owner"): { until: Date } {
-    if (!Number.isFinite(minutes) || minutes <= 0 || minutes > 24 * 60) {
-      throw new ApprovalError(
-        `allow-all needs a duration between 1 minute and 24 hours, got ${minutes} minutes`,
-      );
-    }
-    const now = this.clock.now();
-    const until = new Date(now.getTime() + minutes * 60_000);
-    const revoke = this.deps.database.prepare(
-      "UPDATE allow_all SET revoked_at = ?, revoked_by = ? WHERE session_id = ? AND revoked_at IS NULL",
-    );
-    const insert = this.deps.database.prepare(
-      "INSERT INTO allow_all (session_id, granted_by, created_at, until) VALUES (?, ?, ?, ?)",
-    );
-    this.deps.database.transaction(() => {
-      revoke.run(now.toISOString(), `${grantedBy} (replaced)`, sessionId);
-      insert.run(sessionId, grantedBy, now.toISOString(), until.toISOString());
-    })();
-    return { until };
+    return this.allowAll.set(sessionId, minutes, grantedBy);
   }
 
   /** Returns true when an active allow-all was revoked. */
   revokeAllowAll(sessionId: string, revokedBy = "owner"): boolean {
-    const now = this.clock.now().toISOString();
-    const result = this.deps.database
-      .prepare(
-        "UPDATE allow_all SET revoked_at = ?, revoked_by = ? WHERE session_id = ? AND revoked_at IS NULL AND until > ?",
-      )
-      .run(now, revokedBy, sessionId, now);
-    return result.changes > 0;
+    return this.allowAll.revoke(sessionId, revokedBy);
   }
 
   allowAllStatus(sessionId: string): { active: boolean; until: Date | null } {
-    const now = this.clock.now().toISOString();
-    const row: unknown = this.deps.database
-      .prepare(
-        "SELECT until FROM allow_all WHERE session_id = ? AND revoked_at IS NULL AND until > ? ORDER BY id DESC LIMIT 1",
-      )
-      .get(sessionId, now);
-    if (row === undefined) return { active: false, until: null };
-    const { until } = z.object({ until: z.string() }).parse(row);
-    return { active: true, until: new Date(until) };
+    return this.allowAll.status(sessionId);
   }
 
   /** Stops expiry timers (process shutdown); pending rows stay pending for the next process. */

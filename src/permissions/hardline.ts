@@ -86,7 +86,9 @@ export function protectedWriteTarget(text: string, context: PermissionContext): 
       reason: `writing to the device ${target} can destroy a disk`,
     };
   }
-  const tree = systemTrees.find((root) => target === root || target.startsWith(`${root}/`));
+  const tree = [...systemTrees, "/proc", "/sys"].find(
+    (root) => target === root || target.startsWith(`${root}/`),
+  );
   if (tree) {
     return {
       decision: "deny",
@@ -237,6 +239,18 @@ export function hardlineCheck(invocation: Invocation, context: PermissionContext
           decision: "deny",
           rule: "hardline.chmod-root",
           reason: `${program} on ${word.text} changes the whole system or home folder`,
+        };
+      }
+    }
+  }
+  if (program === "mv") {
+    // Moving a home or system folder away is deleting it from where everything expects it.
+    for (const word of words.slice(0, -1)) {
+      if (!word.text.startsWith("-") && wipesCritical(word.text, word.glob, context)) {
+        return {
+          decision: "deny",
+          rule: "hardline.rm-root",
+          reason: `mv of ${word.text} moves the system or a home folder away`,
         };
       }
     }

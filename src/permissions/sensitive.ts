@@ -49,7 +49,7 @@ const absoluteEntries: readonly [string, string][] = [
   ["/Library/Keychains", "macOS keychains"],
 ];
 
-const privateKeyNames = /^(id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.*\.(pem|key|p12|pfx|jks|keystore|ppk|asc|gpg))$/;
+const privateKeyNames = /^(id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.*\.(pem|key|p12|pfx|jks|keystore|ppk))$/;
 
 export function sensitiveMatch(path: string, home: string, mercuryHome: string): SensitiveMatch | null {
   const folded = foldForComparison(path);

@@ -66,6 +66,19 @@ const wrappers: Record<string, WrapperSpec> = {
   flock: { valueOptions: ["-w", "-E", "--timeout", "--conflict-exit-code"], operands: 1 },
   unbuffer: {},
   time: {},
+  busybox: {},
+  strace: { valueOptions: ["-o", "-e", "-p", "-s", "-E", "-u", "-P", "-I", "-b", "-a", "-O", "-S", "-X"] },
+  ltrace: { valueOptions: ["-o", "-e", "-p", "-s", "-u", "-n", "-l"] },
+  valgrind: {},
+  caffeinate: { valueOptions: ["-t", "-w"] },
+  chronic: {},
+  "systemd-run": {
+    valueOptions: ["-p", "--property", "-u", "--unit", "-E", "--setenv", "--uid", "--gid", "-M", "--machine"],
+  },
+  unshare: {},
+  nsenter: { valueOptions: ["-t", "--target"], finding: privilege },
+  firejail: {},
+  runuser: { valueOptions: ["-u", "-g", "-G", "--user", "--group"], finding: privilege },
   xargs: {
     valueOptions: [
       "-I",
@@ -91,7 +104,7 @@ const wrappers: Record<string, WrapperSpec> = {
   },
 };
 
-const shells = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "ash", "busybox"]);
+const shells = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "ash"]);
 
 export function isShell(program: string): boolean {
   return shells.has(program);
@@ -148,6 +161,40 @@ export function unwrap(words: EvaluatedWord[], via: string[] = [], depth = 0): U
   const spec = wrappers[program];
   if (!spec) return out;
   if (program === "command" && texts.slice(1).some((text) => text === "-v" || text === "-V")) return out;
+  if (program === "env") {
+    // `env -S "rm -rf /"` splits its argument into a command line of its own.
+    const split = texts.findIndex(
+      (text) => text === "-S" || text.startsWith("-S") || text.startsWith("--split-string"),
+    );
+    if (split >= 0) {
+      const text = texts[split] as string;
+      const inline = text.startsWith("--split-string=")
+        ? text.slice(15)
+        : text.length > 2 && !text.startsWith("--")
+          ? text.slice(2)
+          : undefined;
+      const rest = inline !== undefined ? texts.slice(split + 1) : texts.slice(split + 2);
+      out.findings.push({
+        decision: "ask",
+        rule: "command.inline-code",
+        reason: "env -S runs a command line given as a string",
+      });
+      out.innerScripts.push([inline ?? texts[split + 1] ?? "", ...rest].join(" "));
+      return out;
+    }
+  }
+  if (program === "sg" || program === "script") {
+    // `sg group -c CMD`, `script -c CMD`: the command line is handed to a shell.
+    out.findings.push(
+      program === "sg"
+        ? privilege
+        : { decision: "ask", rule: "command.inline-code", reason: "script -c runs a command line" },
+    );
+    const index = texts.findIndex((text) => text === "-c" || text === "--command");
+    const script = index >= 0 ? texts[index + 1] : program === "sg" ? texts.slice(2).join(" ") : undefined;
+    if (script) out.innerScripts.push(script);
+    return out;
+  }
   if (spec.finding) out.findings.push(spec.finding);
 
   let index = 1;

@@ -38,6 +38,9 @@ export const editFileTool: ToolDefinition<EditFileInput> = {
     const path = access.path;
     try {
       const info = await stat(path);
+      if (info.isDirectory()) return { ok: false, error: `${path} is a directory, not a file.` };
+      if (!info.isFile())
+        return { ok: false, error: `${path} is not a regular file (device, FIFO or socket).` };
       if (info.size > EDIT_MAX_BYTES) {
         return {
           ok: false,

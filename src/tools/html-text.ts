@@ -43,7 +43,10 @@ export async function htmlToText(html: string, signal: AbortSignal): Promise<str
   if (html.length <= INLINE_HTML_CHARS) return htmlToTextSync(html);
   signal.throwIfAborted();
   const modulePath = createRequire(import.meta.url).resolve("html-to-text");
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { modulePath, html, options: OPTIONS } });
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { modulePath, html, options: OPTIONS },
+  });
   try {
     return await new Promise<string>((resolve, reject) => {
       const onAbort = () => reject(signal.reason);

@@ -21,7 +21,8 @@ export const listDirTool: ToolDefinition<ListDirInput> = {
   description:
     "List a directory: directories end with '/', files show their size, symlinks their target. " +
     `depth 1-5 descends into subdirectories (never into ${[...SKIPPED_DIRS].join(", ")}). ` +
-    `At most ${LIST_MAX_ENTRIES} entries; when cut, list a subdirectory or use search_files.`,
+    `At most ${LIST_MAX_ENTRIES} entries; when cut, list a subdirectory or use search_files. ` +
+    "Folders holding secrets (SSH keys, credentials) are shown but not opened.",
   inputSchema,
   mutating: false,
   async execute(input, context) {

@@ -39,6 +39,10 @@ export const readFileTool: ToolDefinition<ReadFileInput> = {
       const info = await stat(access.path);
       if (info.isDirectory())
         return { ok: false, error: `${access.path} is a directory. Use list_dir instead.` };
+      // A FIFO would block forever and a device can be endless: only regular files are read.
+      if (!info.isFile()) {
+        return { ok: false, error: `${access.path} is not a regular file (device, FIFO or socket).` };
+      }
       if (await looksBinary(access.path)) {
         return {
           ok: false,

@@ -65,7 +65,14 @@ export function createWebFetchTool(options: WebFetchOptions = {}): ToolDefinitio
     inputSchema,
     mutating: false,
     async execute(input, context) {
-      const signal = AbortSignal.any([context.signal, AbortSignal.timeout(timeoutMs)]);
+      // Built by hand, not with AbortSignal.any/timeout: Node holds those weakly, and a fetch waiting on
+      // a DNS answer that never comes could have its timeout collected and hang for good.
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(new Error("web_fetch time limit")), timeoutMs);
+      const onTaskAbort = () => controller.abort(context.signal.reason);
+      if (context.signal.aborted) onTaskAbort();
+      else context.signal.addEventListener("abort", onTaskAbort, { once: true });
+      const signal = controller.signal;
       const hops: string[] = [];
       try {
         const page = await fetchFollowing(input.url, context, signal, hops);
@@ -78,6 +85,9 @@ export function createWebFetchTool(options: WebFetchOptions = {}): ToolDefinitio
         if (error instanceof NetworkRefusal)
           return { ok: false, error: `${error.message} [rule: ${error.rule}]` };
         return { ok: false, error: error instanceof Error ? error.message : String(error) };
+      } finally {
+        clearTimeout(timer);
+        context.signal.removeEventListener("abort", onTaskAbort);
       }
     },
   };

@@ -1,3 +1,4 @@
+import type { Stats } from "node:fs";
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { z } from "zod";
@@ -34,7 +35,13 @@ export const writeFileTool: ToolDefinition<WriteFileInput> = {
     const access = await authorizePath(context, input.path, "write");
     if (!access.ok) return access;
     try {
-      const existed = await exists(access.path);
+      const existing = await statIfExists(access.path);
+      const existed = existing !== null;
+      if (existing?.isDirectory()) return { ok: false, error: `${access.path} is a directory, not a file.` };
+      // Opening a FIFO for writing blocks until someone reads it; devices are not files to overwrite.
+      if (existing && !existing.isFile()) {
+        return { ok: false, error: `${access.path} is not a regular file (device, FIFO or socket).` };
+      }
       await mkdir(dirname(access.path), { recursive: true });
       await writeFile(access.path, input.content, {
         encoding: "utf8",
@@ -53,13 +60,12 @@ export const writeFileTool: ToolDefinition<WriteFileInput> = {
   },
 };
 
-async function exists(path: string): Promise<boolean> {
+async function statIfExists(path: string): Promise<Stats | null> {
   try {
-    await stat(path);
-    return true;
+    return await stat(path);
   } catch (error) {
     if (typeof error === "object" && error !== null && "code" in error && error.code === "ENOENT")
-      return false;
+      return null;
     throw error;
   }
 }

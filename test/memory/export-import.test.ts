@@ -139,7 +139,7 @@ describe("export and import", () => {
     const result = importRecords(
       service,
       parseMarkdown(
-        "# Notes\n\n- [preference] Likes green tea\n- Has a dog named Rex\n\n## telegram:7\n\n* Plays chess",
+        "# Notes\n\n## Food\n\n- [preference] Likes green tea — sencha mostly\n- Has a dog named Rex\n\n## telegram:7\n\n* Plays chess",
         "owner",
         clock.now(),
       ),
@@ -148,7 +148,7 @@ describe("export and import", () => {
     expect(
       service.list({ userKey: "owner" }).map((memory) => [memory.kind, memory.text, memory.evidence]),
     ).toEqual([
-      ["preference", "Likes green tea", "imported"],
+      ["preference", "Likes green tea — sencha mostly", "imported"],
       ["fact", "Has a dog named Rex", "imported"],
     ]);
     expect(service.list({ userKey: "telegram:7" }).map((memory) => memory.text)).toEqual(["Plays chess"]);

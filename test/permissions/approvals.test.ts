@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/agent/events.js";
 import { ApprovalBroker, ApprovalError } from "../../src/permissions/approvals.js";
+import { AuditLog } from "../../src/permissions/audit.js";
 import { GrantError } from "../../src/permissions/grants.js";
 import { openDatabase, openMemoryDatabase, type SqliteDatabase } from "../../src/storage/database.js";
 
@@ -218,6 +219,43 @@ describe("approval broker", () => {
     database.close();
   });
 
+  it("keeps 'always' grants and allow-all windows across a reopen of the database file", async () => {
+    const path = join(dir, "mercury.db");
+    const first = openDatabase(path);
+    const events: AgentEvent[] = [];
+    const broker1 = new ApprovalBroker({ database: first, onEvent: (event) => events.push(event) });
+    const pending = broker1.request(base);
+    const request = events[0];
+    if (request?.type !== "approval-request") throw new Error("no request");
+    broker1.answer(request.approvalId, "always", "telegram:42");
+    await pending;
+    broker1.setAllowAll("session-9", 10);
+    first.close();
+
+    const second = openDatabase(path);
+    const broker2 = new ApprovalBroker({ database: second });
+    const grant = broker2.grants.find({
+      userKey: "telegram:42",
+      sessionId: null,
+      kind: "command",
+      subject: base.subject,
+      singleCommand: true,
+    });
+    expect(grant).toMatchObject({ scope: "always", match: "exact" });
+    expect(broker2.allowAllStatus("session-9").active).toBe(true);
+    expect(broker2.grants.revoke(grant?.id as number)).toBe(true);
+    expect(
+      broker2.grants.find({
+        userKey: "telegram:42",
+        sessionId: null,
+        kind: "command",
+        subject: base.subject,
+        singleCommand: true,
+      }),
+    ).toBeNull();
+    second.close();
+  });
+
   it("allow-all is per session, expires and can be revoked", () => {
     const database = openMemoryDatabase();
     const clock = new ManualClock(new Date("2026-01-01T10:00:00Z"));
@@ -234,6 +272,12 @@ describe("approval broker", () => {
     expect(broker.allowAllStatus("s1").active).toBe(false);
     expect(broker.revokeAllowAll("s1")).toBe(false);
     expect(() => broker.setAllowAll("s1", 0)).toThrow(/between 1 minute and 24 hours/);
+    const audit = new AuditLog(database, clock);
+    expect(audit.list(10).map((entry) => entry.rule)).toEqual([
+      "allow-all.revoke",
+      "allow-all.set",
+      "allow-all.set",
+    ]);
     database.close();
   });
 

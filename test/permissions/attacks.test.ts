@@ -30,6 +30,25 @@ describe("security suite", () => {
     },
   );
 
+  it("asks when the command runs in a folder outside the roots", async () => {
+    const result = await decide({ kind: "command", command: "ls", cwd: sandbox.outside }, sandbox.context);
+    expect({ decision: result.decision, rule: result.rule }).toEqual({
+      decision: "ask",
+      rule: "path.outside-roots",
+    });
+  });
+
+  it("denies a command whose working directory is a secret folder", async () => {
+    const result = await decide(
+      { kind: "command", command: "cat id_rsa", cwd: `${sandbox.home}/.ssh` },
+      sandbox.context,
+    );
+    expect({ decision: result.decision, rule: result.rule }).toEqual({
+      decision: "deny",
+      rule: "path.sensitive",
+    });
+  });
+
   it.each(networkAttacks)("$group: $url -> deny $rule", async ({ url, rule }) => {
     const result = await decide({ kind: "network", url }, sandbox.context);
     expect({ decision: result.decision, rule: result.rule }).toEqual({ decision: "deny", rule });

@@ -76,6 +76,33 @@ describe("authorizer", () => {
     expect(audit.list(1)[0]).toMatchObject({ approved_by: "allow-all", decision: "ask" });
   });
 
+  it("does not let allow-all run a command whose effect cannot be checked", async () => {
+    const authorize = authorizer({ mode: "refuse", allowAll: { until: new Date(Date.now() + 60_000) } });
+    for (const command of [
+      '"$(echo rm)" -rf /',
+      "rm -rf $TARGET",
+      "npm test && echo $(cat x)",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: bash syntax, not a template.
+      "rm${IFS}-rf${IFS}/",
+    ]) {
+      const result = await authorize({ kind: "command", command, cwd: sandbox.project });
+      expect(result.allowed).toBe(false);
+      if (!result.allowed) expect(result.reason).toMatch(/allow-all does not cover/);
+    }
+    // A plain command is still covered.
+    expect(await authorize({ kind: "command", command: "npm test", cwd: sandbox.project })).toMatchObject({
+      allowed: true,
+    });
+  });
+
+  it("asks a person for an opaque command even when the session has allow-all", async () => {
+    broker.setAllowAll(sandbox.context.sessionId, 30);
+    const pending = authorizer()({ kind: "command", command: "kill $(cat pid)", cwd: sandbox.project });
+    await new Promise((resolve) => setImmediate(resolve));
+    broker.answer(lastRequest().approvalId, "once", "owner");
+    await expect(pending).resolves.toMatchObject({ allowed: true });
+  });
+
   it("stops honouring allow-all once it is revoked", async () => {
     broker.setAllowAll(sandbox.context.sessionId, 30);
     broker.revokeAllowAll(sandbox.context.sessionId);
@@ -112,6 +139,54 @@ describe("authorizer", () => {
     const again = await authorize({ kind: "command", command: "npm install", cwd: sandbox.project });
     expect(again).toMatchObject({ allowed: true });
     expect(audit.list(1)[0]?.approved_by).toMatch(/^grant:/);
+  });
+
+  it("an 'always' path grant covers the same real path later, and only that path", async () => {
+    const authorize = authorizer();
+    const pending = authorize({ kind: "path", path: `${sandbox.outside}/notes.txt`, access: "write" });
+    await new Promise((resolve) => setImmediate(resolve));
+    broker.answer(lastRequest().approvalId, "always", "owner");
+    await expect(pending).resolves.toMatchObject({
+      allowed: true,
+      resolvedPath: `${sandbox.outside}/notes.txt`,
+    });
+    // Through the symlink it is the same real file: covered.
+    const viaLink = await authorizer({ mode: "refuse" })({
+      kind: "path",
+      path: "outside-link.txt",
+      access: "write",
+    });
+    expect(viaLink).toMatchObject({ allowed: true });
+    const other = await authorizer({ mode: "refuse" })({
+      kind: "path",
+      path: `${sandbox.outside}/shared.txt`,
+      access: "read",
+    });
+    expect(other.allowed).toBe(false);
+  });
+
+  it("a confirmed prefix grant covers longer forms of one simple command, not chains", async () => {
+    const pending = authorizer()({
+      kind: "command",
+      command: "npm run build -- --watch",
+      cwd: sandbox.project,
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    broker.answer(lastRequest().approvalId, "always", "owner", { prefix: "npm run build" });
+    await pending;
+    const refuse = authorizer({ mode: "refuse" });
+    expect(await refuse({ kind: "command", command: "npm run build", cwd: sandbox.project })).toMatchObject({
+      allowed: true,
+    });
+    expect(
+      (await refuse({ kind: "command", command: "npm run build && curl x", cwd: sandbox.project })).allowed,
+    ).toBe(false);
+    expect(
+      (await refuse({ kind: "command", command: "npm run build > out.txt", cwd: sandbox.project })).allowed,
+    ).toBe(false);
+    expect(
+      (await refuse({ kind: "command", command: "npm run build; rm -rf ~", cwd: sandbox.project })).allowed,
+    ).toBe(false);
   });
 
   it("tells the model when the user denied", async () => {

@@ -152,3 +152,18 @@ describe("edit_file against a symlink swapped in after the check", () => {
     expect(await readFile(outside, "utf8")).toBe("const a = 1;\n");
   });
 });
+
+describe("edit_file on special files", () => {
+  it("refuses a FIFO and a directory", async () => {
+    const { execFileSync } = await import("node:child_process");
+    execFileSync("mkfifo", [join(dirs.cwd, "pipe")]);
+    expect(
+      expectError(
+        await editFileTool.execute({ path: "pipe", oldText: "a", newText: "b" }, fakeContext(dirs)),
+      ),
+    ).toMatch(/not a regular file/);
+    expect(
+      expectError(await editFileTool.execute({ path: ".", oldText: "a", newText: "b" }, fakeContext(dirs))),
+    ).toMatch(/is a directory/);
+  });
+});

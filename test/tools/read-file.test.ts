@@ -136,3 +136,17 @@ describe("read_file on a file too large to scan", () => {
     expect(output).toMatch(/Use read_file with startLine=8 to continue/);
   });
 });
+
+describe("read_file on special files", () => {
+  it("refuses a FIFO (which would block) and a device (which can be endless)", async () => {
+    const { execFileSync } = await import("node:child_process");
+    const fifo = join(dirs.cwd, "pipe");
+    execFileSync("mkfifo", [fifo]);
+    expect(expectError(await readFileTool.execute({ path: "pipe" }, fakeContext(dirs)))).toMatch(
+      /not a regular file/,
+    );
+    expect(expectError(await readFileTool.execute({ path: "/dev/zero" }, fakeContext(dirs)))).toMatch(
+      /not a regular file/,
+    );
+  });
+});

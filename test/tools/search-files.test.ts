@@ -1,7 +1,12 @@
 import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { globToRegExp, SEARCH_MAX_FILE_BYTES, searchFilesTool } from "../../src/tools/search-files.js";
+import {
+  catastrophicRisk,
+  globToRegExp,
+  SEARCH_MAX_FILE_BYTES,
+  searchFilesTool,
+} from "../../src/tools/search-files.js";
 import { expectError, expectOk, fakeContext, type TempDirs, tempDirs } from "./helpers.js";
 
 let dirs: TempDirs;
@@ -124,5 +129,58 @@ describe("search_files and list_dir when the task is aborted", () => {
     expect(expectError(await searchFilesTool.execute({ pattern: "todo" }, context))).toMatch(/^Cancelled/);
     const { listDirTool } = await import("../../src/tools/list-dir.js");
     expect(expectError(await listDirTool.execute({ depth: 3 }, context))).toMatch(/^Cancelled/);
+  });
+});
+
+describe("catastrophicRisk", () => {
+  it.each([
+    "(a+)+$",
+    "(a*)*b",
+    "(x+x+)+y",
+    "((ab)*)+",
+    "(\\w+\\s?)*$",
+    "(a|b+){2,}",
+    "(a)\\1",
+    "(?<x>a)\\k<x>",
+  ])("refuses %s", (pattern) => {
+    expect(catastrophicRisk(pattern)).not.toBeNull();
+  });
+
+  it.each(["TODO", "fo+bar", "(foo|bar)+", "[(a+)+]", "\\(a+\\)+", "function \\w+\\(", "a{2,3}b", "(ab)c*"])(
+    "allows %s",
+    (pattern) => {
+      expect(catastrophicRisk(pattern)).toBeNull();
+    },
+  );
+
+  it("search_files refuses a catastrophic pattern with advice", async () => {
+    const error = expectError(await searchFilesTool.execute({ pattern: "(a+)+$" }, fakeContext(dirs)));
+    expect(error).toMatch(/repeats a group that itself repeats, which can take exponential time.*literal/);
+  });
+});
+
+describe("search_files with a pattern that backtracks badly", () => {
+  it("stops at the per-file time limit with advice, and the event loop keeps turning", async () => {
+    const { createSearchFilesTool } = await import("../../src/tools/search-files.js");
+    await writeFile(join(dirs.cwd, "long.txt"), `${"a".repeat(5000)}\n`);
+    const tool = createSearchFilesTool({ perFileTimeoutMs: 300 });
+    let longestGap = 0;
+    let last = performance.now();
+    const timer = setInterval(() => {
+      const now = performance.now();
+      longestGap = Math.max(longestGap, now - last);
+      last = now;
+    }, 5);
+    const started = performance.now();
+    let error: string;
+    try {
+      // Polynomial, not nested: the shape check lets it through; the worker's time limit stops it.
+      error = expectError(await tool.execute({ pattern: ".*.*.*.*x", glob: "long.txt" }, fakeContext(dirs)));
+    } finally {
+      clearInterval(timer);
+    }
+    expect(error).toMatch(/took more than 300 ms on long\.txt; it backtracks too much/);
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(longestGap).toBeLessThan(200);
   });
 });

@@ -94,3 +94,12 @@ describe("write_file with an engine that resolves paths", () => {
     expect(await readFile(join(dirs.cwd, "real.txt"), "utf8")).toBe("via alias");
   });
 });
+
+describe("write_file on special files", () => {
+  it("refuses to write into a FIFO, which would block until someone reads it", async () => {
+    const { execFileSync } = await import("node:child_process");
+    execFileSync("mkfifo", [join(dirs.cwd, "pipe")]);
+    const error = expectError(await writeFileTool.execute({ path: "pipe", content: "x" }, fakeContext(dirs)));
+    expect(error).toMatch(/not a regular file/);
+  });
+});

@@ -31,6 +31,11 @@ export interface RunnerDeps {
   clock: Clock;
   model: MemoryModel | undefined;
   canSpend: () => boolean;
+  /**
+   * Put jobs left 'running' back in the queue first. Only true for the first run of a process:
+   * then a running job can only be the remains of a crash, never another run's work in progress.
+   */
+  recoverInterrupted: boolean;
   emit(receipt: Receipt): void;
   store(candidate: Candidate, signal?: AbortSignal): Promise<ConsolidationOutcome>;
   log?(level: "info" | "warn" | "error", message: string): void;
@@ -118,7 +123,7 @@ export async function runPendingExtractions(deps: RunnerDeps, signal?: AbortSign
     stoppedBecause: null,
   };
   const startedAt = deps.clock.now().toISOString();
-  deps.jobs.requeueInterrupted(startedAt);
+  if (deps.recoverInterrupted) deps.jobs.requeueInterrupted(startedAt);
   const due = deps.jobs.due(startedAt, 1000);
   for (const job of due) {
     if (signal?.aborted) {
@@ -126,6 +131,8 @@ export async function runPendingExtractions(deps: RunnerDeps, signal?: AbortSign
       break;
     }
     const now = deps.clock.now();
+    // Claimed before any await: a concurrent run skips it instead of extracting it twice.
+    if (!deps.jobs.claim(job.id, now.toISOString())) continue;
     if (!deps.model) {
       summary.stoppedBecause = "no model is configured for memory extraction";
       deps.jobs.defer(
@@ -149,7 +156,7 @@ export async function runPendingExtractions(deps: RunnerDeps, signal?: AbortSign
       continue;
     }
     summary.examined++;
-    deps.jobs.markRunning(job.id, now.toISOString());
+    deps.jobs.countAttempt(job.id);
     const attempts = job.attempts + 1;
     let attempt: Attempt;
     try {

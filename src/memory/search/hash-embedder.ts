@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { analyze } from "../text/analyze.js";
 import type { Embedder } from "./types.js";
 
@@ -8,6 +7,20 @@ import type { Embedder } from "./types.js";
  * hash (feature hashing), and the sum is L2-normalized. Texts sharing terms get similar vectors.
  * It knows no synonyms; its only purpose is realistic vector shape, storage and latency.
  */
+/** 32-bit FNV-1a with a seed: fast, deterministic, well spread; not cryptographic (no need). */
+function fnv1a(text: string, seed: number): number {
+  let hash = (0x811c9dc5 ^ Math.imul(seed + 1, 0x9e3779b1)) >>> 0;
+  for (let index = 0; index < text.length; index++) {
+    hash ^= text.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  // Final avalanche so nearby inputs differ in the low bits used for the sign and dimension.
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b) >>> 0;
+  hash ^= hash >>> 13;
+  return hash >>> 0;
+}
+
 export class HashEmbedder implements Embedder {
   readonly id: string;
 
@@ -28,12 +41,12 @@ export class HashEmbedder implements Embedder {
     const terms = analyze(text);
     const features = [...terms, ...terms.slice(1).map((term, index) => `${terms[index]} ${term}`)];
     for (const feature of features) {
-      const digest = createHash("sha256").update(feature).digest();
       const weight = feature.includes(" ") ? 0.5 : 1;
-      // Four (dimension, sign) pairs per feature, from disjoint bytes of the digest.
+      // Four (dimension, sign) pairs per feature from four seeded hashes.
       for (let slot = 0; slot < 4; slot++) {
-        const dimension = digest.readUInt32LE(slot * 4) % this.dimensions;
-        const sign = (digest[16 + slot] ?? 0) & 1 ? 1 : -1;
+        const hash = fnv1a(feature, slot);
+        const dimension = (hash >>> 1) % this.dimensions;
+        const sign = hash & 1 ? 1 : -1;
         vector[dimension] = (vector[dimension] ?? 0) + sign * weight;
       }
     }

@@ -59,6 +59,12 @@ export function bm25Idf(documents: number, df: number): number {
 
 export class LexicalIndex {
   private readonly statements;
+  private readonly postingCache = new Map<number, PostingList>();
+  private cachedGeneration = -1;
+  private scoreBuffer = new Float64Array(0);
+  private marks = new Uint8Array(0);
+  private readonly keyCache = new Map<number, { namespace: SearchNamespace; id: number; scope: string }>();
+  private readonly termsCache = new Map<number, Map<string, number>>();
 
   constructor(
     database: SqliteDatabase,
@@ -83,9 +89,10 @@ export class LexicalIndex {
       ),
       deleteDocument: prepare("DELETE FROM search_documents WHERE id = ?"),
       termId: prepare("SELECT id FROM search_terms WHERE term = ?").pluck(),
-      insertTerm: prepare("INSERT INTO search_terms (term, df) VALUES (?, 1)"),
-      termDfAdd: prepare("UPDATE search_terms SET df = df + ? WHERE id = ?"),
-      deleteUnusedTerm: prepare("DELETE FROM search_terms WHERE id = ? AND df <= 0"),
+      insertTerm: prepare("INSERT INTO search_terms (term) VALUES (?)"),
+      deleteUnusedTerm: prepare(
+        "DELETE FROM search_terms WHERE id = ? AND NOT EXISTS (SELECT 1 FROM search_term_scopes WHERE term_id = ?)",
+      ),
       insertPosting: prepare(
         "INSERT INTO search_postings (term_id, scope_id, document_id, tf, length) VALUES (?, ?, ?, ?, ?)",
       ),
@@ -93,10 +100,15 @@ export class LexicalIndex {
         "DELETE FROM search_postings WHERE term_id = ? AND scope_id = ? AND document_id = ?",
       ),
       postings: prepare(
-        "SELECT document_id, tf, length FROM search_postings WHERE term_id = ? AND scope_id = ?",
+        // Ascending document ids: search() binary-searches these lists.
+        "SELECT document_id, tf, length FROM search_postings WHERE term_id = ? AND scope_id = ? ORDER BY document_id",
       ).raw(),
       documentsOfScope: prepare("SELECT namespace, doc_id FROM search_documents WHERE scope_id = ?"),
       termsOf: prepare("SELECT terms FROM search_documents WHERE id = ?").pluck(),
+      keysOf: prepare(
+        `SELECT d.id, d.namespace, d.doc_id, s.scope FROM search_documents d JOIN search_scopes s ON s.id = d.scope_id
+         WHERE d.id IN (SELECT value FROM json_each(?))`,
+      ),
       keyOf: prepare(
         "SELECT d.namespace, d.doc_id, s.scope FROM search_documents d JOIN search_scopes s ON s.id = d.scope_id WHERE d.id = ?",
       ),
@@ -106,8 +118,11 @@ export class LexicalIndex {
          ON CONFLICT (term_id, scope_id) DO UPDATE SET df = df + 1`,
       ),
       scopeDfRemove: prepare("UPDATE search_term_scopes SET df = df - 1 WHERE term_id = ? AND scope_id = ?"),
-      deleteUnusedScopeDf: prepare("DELETE FROM search_term_scopes WHERE term_id = ? AND scope_id = ? AND df <= 0"),
-      posting: prepare("SELECT tf, length FROM search_postings WHERE term_id = ? AND scope_id = ? AND document_id = ?").raw(),
+      deleteUnusedScopeDf: prepare(
+        "DELETE FROM search_term_scopes WHERE term_id = ? AND scope_id = ? AND df <= 0",
+      ),
+      generation: prepare("SELECT value FROM search_meta WHERE key = 'lexical_generation'").pluck(),
+      bumpGeneration: prepare("UPDATE search_meta SET value = value + 1 WHERE key = 'lexical_generation'"),
     };
   }
 
@@ -130,13 +145,7 @@ export class LexicalIndex {
     );
     for (const [term, tf] of weights) {
       const existing = this.statements.termId.get(term) as number | undefined;
-      let termId: number;
-      if (existing === undefined) {
-        termId = Number(this.statements.insertTerm.run(term).lastInsertRowid);
-      } else {
-        termId = existing;
-        this.statements.termDfAdd.run(1, termId);
-      }
+      const termId = existing ?? Number(this.statements.insertTerm.run(term).lastInsertRowid);
       this.statements.insertPosting.run(termId, scopeId, documentId, tf, length);
       this.statements.scopeDfAdd.run(termId, scopeId);
     }
@@ -159,8 +168,7 @@ export class LexicalIndex {
       this.statements.deletePosting.run(termId, row.scope_id, row.id);
       this.statements.scopeDfRemove.run(termId, row.scope_id);
       this.statements.deleteUnusedScopeDf.run(termId, row.scope_id);
-      this.statements.termDfAdd.run(-1, termId);
-      this.statements.deleteUnusedTerm.run(termId);
+      this.statements.deleteUnusedTerm.run(termId, termId);
     }
     this.statements.deleteDocument.run(row.id);
     this.statements.scopeAdd.run(-1, -row.length, row.scope_id);
@@ -193,76 +201,164 @@ export class LexicalIndex {
   }
 
   /**
-   * BM25 over weighted query terms, best first, at most `limit` results. Exact, with MaxScore
-   * pruning: terms are read in decreasing order of their largest possible contribution, and once
-   * the terms left cannot lift an unseen document into the top `limit`, their (long, low-idf)
-   * posting lists are not scanned; they are looked up only for documents still in contention.
+   * BM25 over weighted query terms, best first, at most `limit` results, exact. Posting lists come
+   * from typed-array copies cached in this process (see postingsOf). MaxScore pruning: terms are
+   * taken rarest first (largest possible contribution); once the terms left could not lift an unseen
+   * document into the top `limit`, their long lists are not scanned but binary-searched for the
+   * documents still in contention. This keeps a query on "user" (in every memory) cheap.
    */
   search(queryWeights: ReadonlyMap<string, number>, stats: ScopeStats, limit: number): LexicalResult[] {
     if (stats.documents === 0 || queryWeights.size === 0) return [];
+    this.checkGeneration();
     const { k1, b } = this.bm25;
     const norm = k1 * (1 - b);
     const perLength = (k1 * b) / stats.averageLength;
-    const terms: QueryTerm[] = [];
+    const terms: { factor: number; lists: PostingList[] }[] = [];
+    let maxDocument = 0;
     for (const [term, weight] of queryWeights) {
       const termId = this.statements.termId.get(term) as number | undefined;
       if (termId === undefined || weight <= 0) continue;
-      const df = this.scopeDf(termId, stats.ids);
+      const lists = stats.ids.map((scopeId) => this.postingsOf(termId, scopeId));
+      const df = lists.reduce((sum, list) => sum + list.documents.length, 0);
       if (df === 0) continue;
-      terms.push({ termId, df, factor: weight * bm25Idf(stats.documents, df) * (k1 + 1) });
+      // factor bounds the term's contribution: tf / (tf + positive) < 1.
+      terms.push({ factor: weight * bm25Idf(stats.documents, df) * (k1 + 1), lists });
+      for (const list of lists) maxDocument = Math.max(maxDocument, list.maxDocument);
     }
-    // factor is also the upper bound of a term's contribution (tf / (tf + ...) < 1).
-    terms.sort((a, b) => b.factor - a.factor || a.termId - b.termId);
+    terms.sort((x, y) => y.factor - x.factor);
+    // Dense accumulators, reused across queries and zeroed after use (only the touched entries):
+    // a Map, or a fresh 800 kB array per query at 1e5 documents, costs more than the arithmetic.
+    if (this.scoreBuffer.length <= maxDocument) this.scoreBuffer = new Float64Array(maxDocument + 1 + 1024);
+    const scores = this.scoreBuffer;
+    const touched: number[] = [];
     let remaining = terms.reduce((sum, term) => sum + term.factor, 0);
-    const scores = new Map<number, number>();
-    const scopeOf = new Map<number, number>();
     let next = 0;
     for (; next < terms.length; next++) {
-      if (next > 0 && scores.size >= limit && kthLargest(scores, limit) > remaining) break;
-      const term = terms[next] as QueryTerm;
-      for (const scopeId of stats.ids) {
-        const rows = this.statements.postings.all(term.termId, scopeId) as [number, number, number][];
-        for (const [documentId, tf, length] of rows) {
-          scores.set(documentId, (scores.get(documentId) ?? 0) + (term.factor * tf) / (tf + norm + perLength * length));
-          scopeOf.set(documentId, scopeId);
+      if (touched.length >= limit && kthScore(scores, touched, limit) > remaining) break;
+      const term = terms[next] as { factor: number; lists: PostingList[] };
+      for (const { documents, tfs, lengths } of term.lists) {
+        for (let index = 0; index < documents.length; index++) {
+          const tf = tfs[index] as number;
+          const documentId = documents[index] as number;
+          if (scores[documentId] === 0) touched.push(documentId);
+          scores[documentId] =
+            (scores[documentId] as number) +
+            (term.factor * tf) / (tf + norm + perLength * (lengths[index] as number));
         }
       }
       remaining -= term.factor;
     }
-    if (next < terms.length) {
-      const threshold = kthLargest(scores, limit);
-      const contenders = [...scores].filter(([, score]) => score + remaining >= threshold).map(([id]) => id);
-      const contending = new Set(contenders);
-      for (; next < terms.length; next++) {
-        const term = terms[next] as QueryTerm;
-        // Reading a row of a scan costs far less than a point lookup: scan short lists.
-        if (term.df <= contenders.length * SCAN_RATIO) {
-          for (const scopeId of stats.ids) {
-            const rows = this.statements.postings.all(term.termId, scopeId) as [number, number, number][];
-            for (const [documentId, tf, length] of rows) {
-              if (!contending.has(documentId)) continue;
-              const contribution = (term.factor * tf) / (tf + norm + perLength * length);
-              scores.set(documentId, (scores.get(documentId) ?? 0) + contribution);
-            }
+    let candidates = touched;
+    for (; next < terms.length; next++) {
+      // Documents that cannot reach the k-th best score even with every remaining term are dropped.
+      // The top k are always among the candidates, so the k-th best of the candidates is the k-th best.
+      const threshold = candidates.length >= limit ? kthScore(scores, candidates, limit) : 0;
+      candidates = candidates.filter((documentId) => (scores[documentId] as number) + remaining >= threshold);
+      const term = terms[next] as { factor: number; lists: PostingList[] };
+      for (const list of term.lists) {
+        // Binary search per candidate, or one pass over the list when that is cheaper.
+        if (candidates.length * BINARY_SEARCH_COST < list.documents.length) {
+          for (const documentId of candidates) {
+            const index = findDocument(list.documents, documentId);
+            if (index >= 0) this.addTerm(scores, documentId, term.factor, list, index, norm, perLength);
           }
-          continue;
-        }
-        for (const documentId of contenders) {
-          const row = this.statements.posting.get(term.termId, scopeOf.get(documentId), documentId) as
-            | [number, number]
-            | undefined;
-          if (!row) continue;
-          const [tf, length] = row;
-          scores.set(documentId, (scores.get(documentId) ?? 0) + (term.factor * tf) / (tf + norm + perLength * length));
+        } else {
+          const marks = this.markBuffer(scores.length);
+          for (const documentId of candidates) marks[documentId] = 1;
+          const { documents } = list;
+          for (let index = 0; index < documents.length; index++) {
+            const documentId = documents[index] as number;
+            if (marks[documentId] === 1)
+              this.addTerm(scores, documentId, term.factor, list, index, norm, perLength);
+          }
+          for (const documentId of candidates) marks[documentId] = 0;
         }
       }
+      remaining -= term.factor;
     }
-    return topScores(scores, limit);
+    const threshold = candidates.length > limit ? kthScore(scores, candidates, limit) : 0;
+    const results: LexicalResult[] = [];
+    for (const documentId of candidates) {
+      const score = scores[documentId] as number;
+      if (score >= threshold) results.push({ documentId, score });
+    }
+    for (const documentId of touched) scores[documentId] = 0;
+    results.sort((x, y) => y.score - x.score || x.documentId - y.documentId);
+    return results.slice(0, limit);
+  }
+
+  private addTerm(
+    scores: Float64Array,
+    documentId: number,
+    factor: number,
+    list: PostingList,
+    index: number,
+    norm: number,
+    perLength: number,
+  ): void {
+    const tf = list.tfs[index] as number;
+    scores[documentId] =
+      (scores[documentId] as number) +
+      (factor * tf) / (tf + norm + perLength * (list.lengths[index] as number));
+  }
+
+  private markBuffer(size: number): Uint8Array {
+    if (this.marks.length < size) this.marks = new Uint8Array(size);
+    return this.marks;
+  }
+
+  /**
+   * The posting list of a term in a scope. Lists are cached as typed arrays because reading
+   * thousands of rows through SQLite for a common term costs milliseconds per query; the cache is
+   * dropped whenever search_meta's lexical generation moves (any write, by any connection).
+   */
+  private postingsOf(termId: number, scopeId: number): PostingList {
+    const key = termId * 65_536 + scopeId;
+    const cached = this.postingCache.get(key);
+    if (cached) return cached;
+    const rows = this.statements.postings.all(termId, scopeId) as [number, number, number][];
+    const list: PostingList = {
+      maxDocument: 0,
+      documents: new Int32Array(rows.length),
+      tfs: new Float32Array(rows.length),
+      lengths: new Float32Array(rows.length),
+    };
+    rows.forEach(([documentId, tf, length], index) => {
+      list.documents[index] = documentId;
+      if (documentId > list.maxDocument) list.maxDocument = documentId;
+      list.tfs[index] = tf;
+      list.lengths[index] = length;
+    });
+    this.postingCache.set(key, list);
+    return list;
+  }
+
+  private checkGeneration(): void {
+    const generation = Number(this.statements.generation.get());
+    if (generation !== this.cachedGeneration) {
+      this.postingCache.clear();
+      this.keyCache.clear();
+      this.termsCache.clear();
+      this.cachedGeneration = generation;
+    }
+  }
+
+  /**
+   * Must be called once in every transaction that upserts or removes documents, so posting caches
+   * (in this and other processes) reload.
+   */
+  markChanged(): void {
+    this.statements.bumpGeneration.run();
   }
 
   termsOf(documentId: number): Map<string, number> {
+    this.checkGeneration();
+    const cached = this.termsCache.get(documentId);
+    if (cached) return cached;
     const json = this.statements.termsOf.get(documentId) as string | undefined;
-    return json === undefined ? new Map() : parseTerms(json);
+    const terms = json === undefined ? new Map<string, number>() : parseTerms(json);
+    this.termsCache.set(documentId, terms);
+    return terms;
   }
 
   keyOf(documentId: number): { namespace: SearchNamespace; id: number; scope: string } | undefined {
@@ -270,6 +366,33 @@ export class LexicalIndex {
       | { namespace: SearchNamespace; doc_id: number; scope: string }
       | undefined;
     return row ? { namespace: row.namespace, id: row.doc_id, scope: row.scope } : undefined;
+  }
+
+  /** Keys of many documents in one statement; ids not indexed (any more) are absent from the map. */
+  keysOf(
+    documentIds: readonly number[],
+  ): Map<number, { namespace: SearchNamespace; id: number; scope: string }> {
+    this.checkGeneration();
+    const keys = new Map<number, { namespace: SearchNamespace; id: number; scope: string }>();
+    const missing: number[] = [];
+    for (const documentId of documentIds) {
+      const key = this.keyCache.get(documentId);
+      if (key) keys.set(documentId, key);
+      else missing.push(documentId);
+    }
+    if (missing.length === 0) return keys;
+    const rows = this.statements.keysOf.all(JSON.stringify(missing)) as {
+      id: number;
+      namespace: SearchNamespace;
+      doc_id: number;
+      scope: string;
+    }[];
+    for (const row of rows) {
+      const key = { namespace: row.namespace, id: row.doc_id, scope: row.scope };
+      this.keyCache.set(row.id, key);
+      keys.set(row.id, key);
+    }
+    return keys;
   }
 
   /** Documents of these scopes that contain the term. */
@@ -311,31 +434,33 @@ function parseTerms(json: string): Map<string, number> {
   return terms;
 }
 
-interface QueryTerm {
-  termId: number;
-  df: number;
-  factor: number;
+/** Roughly how many sequential list entries one binary search costs. */
+const BINARY_SEARCH_COST = 24;
+
+interface PostingList {
+  maxDocument: number;
+  documents: Int32Array;
+  tfs: Float32Array;
+  lengths: Float32Array;
 }
 
-const SCAN_RATIO = 16;
-
-/** The k-th largest score (k >= 1), or 0 when there are fewer than k. Quickselect, O(n). */
-function kthLargest(scores: ReadonlyMap<number, number>, k: number): number {
-  if (scores.size < k) return 0;
-  const values = Float64Array.from(scores.values());
+/** The k-th largest score among the given documents (k <= ids.length). Quickselect, O(n). */
+function kthScore(scores: Float64Array, ids: readonly number[], k: number): number {
+  const values = new Float64Array(ids.length);
+  for (let index = 0; index < ids.length; index++) values[index] = scores[ids[index] as number] as number;
   const target = values.length - k;
   let low = 0;
   let high = values.length - 1;
   while (low < high) {
-    const pivot = values[(low + high) >>> 1] ?? 0;
+    const pivot = values[(low + high) >>> 1] as number;
     let left = low;
     let right = high;
     while (left <= right) {
-      while ((values[left] ?? 0) < pivot) left++;
-      while ((values[right] ?? 0) > pivot) right--;
+      while ((values[left] as number) < pivot) left++;
+      while ((values[right] as number) > pivot) right--;
       if (left <= right) {
-        const swap = values[left] ?? 0;
-        values[left] = values[right] ?? 0;
+        const swap = values[left] as number;
+        values[left] = values[right] as number;
         values[right] = swap;
         left++;
         right--;
@@ -345,7 +470,21 @@ function kthLargest(scores: ReadonlyMap<number, number>, k: number): number {
     else if (target >= left) low = left;
     else break;
   }
-  return values[target] ?? 0;
+  return values[target] as number;
+}
+
+/** Index of documentId in an ascending list, or -1. */
+function findDocument(documents: Int32Array, documentId: number): number {
+  let low = 0;
+  let high = documents.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const value = documents[middle] as number;
+    if (value === documentId) return middle;
+    if (value < documentId) low = middle + 1;
+    else high = middle - 1;
+  }
+  return -1;
 }
 
 export function topScores(scores: ReadonlyMap<number, number>, limit: number): LexicalResult[] {

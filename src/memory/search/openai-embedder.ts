@@ -85,7 +85,8 @@ export class OpenAICompatibleEmbedder implements Embedder {
         `embeddings response from ${this.url} is not OpenAI-shaped ({data: [{index, embedding}]}): ${z.prettifyError(parsed.error)}`,
       );
     }
-    const vectors: (Float32Array | undefined)[] = new Array(texts.length);
+    // Filled by index: a plain `new Array(n)` has holes that .map() would skip silently.
+    const vectors: (Float32Array | undefined)[] = Array.from({ length: texts.length }, () => undefined);
     for (const item of parsed.data.data) {
       if (item.index >= texts.length) {
         throw new EmbeddingError(`embeddings response has index ${item.index} for ${texts.length} inputs`);

@@ -55,6 +55,7 @@ export class SearchIndex {
     validateDocument(doc);
     this.database.transaction(() => {
       this.lexical.upsert(doc);
+      this.lexical.markChanged();
       this.vectors.invalidate();
     })();
   }
@@ -63,6 +64,7 @@ export class SearchIndex {
     for (const doc of docs) validateDocument(doc);
     this.database.transaction(() => {
       for (const doc of docs) this.lexical.upsert(doc);
+      this.lexical.markChanged();
       this.vectors.invalidate();
     })();
   }
@@ -71,7 +73,10 @@ export class SearchIndex {
   remove(namespace: SearchNamespace, id: number): boolean {
     return this.database.transaction(() => {
       const removed = this.lexical.remove(namespace, id);
-      if (removed) this.vectors.invalidate();
+      if (removed) {
+        this.lexical.markChanged();
+        this.vectors.invalidate();
+      }
       return removed;
     })();
   }
@@ -81,7 +86,10 @@ export class SearchIndex {
     return this.database.transaction(() => {
       const docs = this.lexical.documentsOfScope(namespace, scope);
       for (const doc of docs) this.lexical.remove(doc.namespace, doc.id);
-      if (docs.length > 0) this.vectors.invalidate();
+      if (docs.length > 0) {
+        this.lexical.markChanged();
+        this.vectors.invalidate();
+      }
       return docs.length;
     })();
   }
@@ -157,8 +165,10 @@ export class SearchIndex {
       });
     }
     const hits: SearchHit[] = [];
-    for (const candidate of fuse(lists).slice(0, pool)) {
-      const key = this.lexical.keyOf(candidate.documentId);
+    const fused = fuse(lists).slice(0, pool);
+    const keys = this.lexical.keysOf(fused.map((candidate) => candidate.documentId));
+    for (const candidate of fused) {
+      const key = keys.get(candidate.documentId);
       if (!key) continue;
       hits.push({
         ...key,

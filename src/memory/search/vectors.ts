@@ -66,6 +66,51 @@ function quantizeInto(
   }
 }
 
+function allIndexes(cache: Cache, isAllowed: (scopeId: number) => boolean): Int32Array {
+  const indexes: number[] = [];
+  for (let index = 0; index < cache.count; index++)
+    if (isAllowed(cache.scopeIds[index] as number)) indexes.push(index);
+  return Int32Array.from(indexes);
+}
+
+/**
+ * Indexes of the allowed vectors whose sign bits are closest to the query's (fewest differing
+ * bits), at least `keep` of them; the whole boundary distance is included so the result does not
+ * depend on iteration order.
+ */
+function prefilter(
+  cache: Cache,
+  queryBits: Uint32Array,
+  isAllowed: (scopeId: number) => boolean,
+  keep: number,
+): Int32Array {
+  const words = cache.words;
+  const bits = cache.bits;
+  const distances = new Uint16Array(cache.count);
+  const histogram = new Uint32Array(words * 32 + 2);
+  const excluded = histogram.length - 1;
+  for (let index = 0; index < cache.count; index++) {
+    if (!isAllowed(cache.scopeIds[index] as number)) {
+      distances[index] = excluded;
+      continue;
+    }
+    const offset = index * words;
+    let distance = 0;
+    for (let w = 0; w < words; w++)
+      distance += popcount(((bits[offset + w] as number) ^ (queryBits[w] as number)) >>> 0);
+    distances[index] = distance;
+    histogram[distance] = (histogram[distance] as number) + 1;
+  }
+  let cutoff = 0;
+  let seen = 0;
+  while (cutoff < excluded - 1 && seen + (histogram[cutoff] as number) < keep)
+    seen += histogram[cutoff++] as number;
+  const indexes: number[] = [];
+  for (let index = 0; index < cache.count; index++)
+    if ((distances[index] as number) <= cutoff) indexes.push(index);
+  return Int32Array.from(indexes);
+}
+
 export class VectorStore {
   private cache: Cache | undefined;
   private readonly statements;
@@ -81,6 +126,9 @@ export class VectorStore {
         `SELECT d.id, d.text FROM search_documents d LEFT JOIN search_vectors v ON v.document_id = d.id
          WHERE v.document_id IS NULL OR v.model != ? OR v.dimensions != ? ORDER BY d.id LIMIT ?`,
       ),
+      count: database
+        .prepare("SELECT COUNT(*) FROM search_vectors WHERE model = ? AND dimensions = ?")
+        .pluck(),
       all: database
         .prepare(
           `SELECT v.document_id, d.scope_id, v.vector FROM search_vectors v JOIN search_documents d ON d.id = v.document_id
@@ -106,49 +154,30 @@ export class VectorStore {
   search(query: Float32Array, model: string, scopeIds: readonly number[], limit: number): VectorResult[] {
     const cache = this.load(model, query.length);
     if (cache.count === 0) return [];
-    const allowed = new Set(scopeIds);
+    const allowed = Int32Array.from(scopeIds);
+    const isAllowed = (scopeId: number) => {
+      for (let index = 0; index < allowed.length; index++) if (allowed[index] === scopeId) return true;
+      return false;
+    };
     const queryInt = new Int8Array(cache.dimensions);
     const queryBits = new Uint32Array(cache.words);
     quantizeInto(query, queryInt, 0, queryBits, 0);
-    let candidates: number[] = [];
-    for (let index = 0; index < cache.count; index++) {
-      if (allowed.has(cache.scopeIds[index] ?? -1)) candidates.push(index);
-    }
-    if (candidates.length > PREFILTER_ABOVE) candidates = this.prefilter(cache, queryBits, candidates, limit);
+    const candidates =
+      cache.count > PREFILTER_ABOVE
+        ? prefilter(cache, queryBits, isAllowed, Math.max(limit * PREFILTER_FACTOR, 2000))
+        : allIndexes(cache, isAllowed);
     const results: VectorResult[] = [];
     const dims = cache.dimensions;
     const data = cache.quantized;
-    for (const index of candidates) {
+    for (let c = 0; c < candidates.length; c++) {
+      const index = candidates[c] as number;
       let dot = 0;
       const offset = index * dims;
-      for (let d = 0; d < dims; d++) dot += (data[offset + d] ?? 0) * (queryInt[d] ?? 0);
-      results.push({ documentId: cache.documentIds[index] ?? 0, similarity: dot / (127 * 127) });
+      for (let d = 0; d < dims; d++) dot += (data[offset + d] as number) * (queryInt[d] as number);
+      results.push({ documentId: cache.documentIds[index] as number, similarity: dot / (127 * 127) });
     }
     results.sort((a, b) => b.similarity - a.similarity || a.documentId - b.documentId);
     return results.slice(0, limit);
-  }
-
-  /** Keeps the candidates whose sign bits are closest to the query's (fewest differing bits). */
-  private prefilter(cache: Cache, queryBits: Uint32Array, candidates: number[], limit: number): number[] {
-    const keep = Math.max(limit * PREFILTER_FACTOR, 2000);
-    const words = cache.words;
-    const bits = cache.bits;
-    const distances = new Uint16Array(candidates.length);
-    const histogram = new Uint32Array(words * 32 + 1);
-    for (let c = 0; c < candidates.length; c++) {
-      const offset = (candidates[c] ?? 0) * words;
-      let distance = 0;
-      for (let w = 0; w < words; w++)
-        distance += popcount(((bits[offset + w] ?? 0) ^ (queryBits[w] ?? 0)) >>> 0);
-      distances[c] = distance;
-      histogram[distance] = (histogram[distance] ?? 0) + 1;
-    }
-    let cutoff = 0;
-    let seen = 0;
-    while (cutoff < histogram.length && seen + (histogram[cutoff] ?? 0) <= keep)
-      seen += histogram[cutoff++] ?? 0;
-    // Include the whole boundary bucket: a partial bucket would depend on iteration order.
-    return candidates.filter((_, c) => (distances[c] ?? 0) <= cutoff);
   }
 
   private load(model: string, dimensions: number): Cache {
@@ -162,28 +191,34 @@ export class VectorStore {
     ) {
       return cached;
     }
-    const rows = this.statements.all.all(model, dimensions) as [number, number, Buffer][];
+    // Counted first and streamed: holding 1e5 row Buffers at once would double peak memory.
+    const total = Number(this.statements.count.get(model, dimensions));
     const words = Math.ceil(dimensions / 32);
     const cache: Cache = {
       generation,
       model,
       dimensions,
-      count: rows.length,
-      documentIds: new Int32Array(rows.length),
-      scopeIds: new Int32Array(rows.length),
-      quantized: new Int8Array(rows.length * dimensions),
-      bits: new Uint32Array(rows.length * words),
+      count: 0,
+      documentIds: new Int32Array(total),
+      scopeIds: new Int32Array(total),
+      quantized: new Int8Array(total * dimensions),
+      bits: new Uint32Array(total * words),
       words,
     };
-    rows.forEach(([documentId, scopeId, blob], index) => {
+    for (const row of this.statements.all.iterate(model, dimensions)) {
+      const [documentId, scopeId, blob] = row as [number, number, Buffer];
+      const index = cache.count;
+      if (index >= total) break;
+      cache.count++;
       cache.documentIds[index] = documentId;
       cache.scopeIds[index] = scopeId;
+      // SQLite's buffers are not always 4-byte aligned; one copy is far cheaper than readFloatLE.
       const vector =
         blob.byteOffset % 4 === 0
           ? new Float32Array(blob.buffer, blob.byteOffset, blob.length / 4)
-          : decodeVector(blob);
+          : new Float32Array(Uint8Array.from(blob).buffer);
       quantizeInto(vector, cache.quantized, index * dimensions, cache.bits, index * words);
-    });
+    }
     this.cache = cache;
     return cache;
   }

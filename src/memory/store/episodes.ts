@@ -98,4 +98,19 @@ export class EpisodeRepository {
         .all(sessionId, userKey, limit) as { text: string }[]
     ).map((row) => row.text);
   }
+
+  /** Deletes a person's archived turns of one session; returns the deleted ids. */
+  deleteSession(sessionId: string, userKey: string): number[] {
+    const ids = (
+      this.database
+        .prepare("SELECT id FROM episodes WHERE session_id = ? AND user_key = ?")
+        .all(sessionId, userKey) as {
+        id: number;
+      }[]
+    ).map((row) => row.id);
+    this.database
+      .prepare("DELETE FROM episodes WHERE session_id = ? AND user_key = ?")
+      .run(sessionId, userKey);
+    return ids;
+  }
 }

@@ -118,12 +118,22 @@ export class JobRepository {
       .run(at).changes;
   }
 
-  markRunning(id: number, at: string): void {
-    this.database
-      .prepare(
-        "UPDATE extraction_jobs SET status = 'running', attempts = attempts + 1, updated_at = ? WHERE id = ?",
-      )
-      .run(at, id);
+  /**
+   * Takes a queued job for this run; false when another run already has it. Attempts are counted
+   * by `countAttempt`, only when the model is really called.
+   */
+  claim(id: number, at: string): boolean {
+    return (
+      this.database
+        .prepare(
+          "UPDATE extraction_jobs SET status = 'running', updated_at = ? WHERE id = ? AND status = 'queued'",
+        )
+        .run(at, id).changes === 1
+    );
+  }
+
+  countAttempt(id: number): void {
+    this.database.prepare("UPDATE extraction_jobs SET attempts = attempts + 1 WHERE id = ?").run(id);
   }
 
   /** Back to the queue (provider down, budget short): nothing is dropped. */

@@ -275,8 +275,32 @@ export class MemoryRepository {
       .run(at, JSON.stringify(ids));
   }
 
-  /** Deletes the row (versions and conflicts cascade) and leaves a content-free tombstone. */
+  /**
+   * Deletes the row (versions and conflicts cascade) and leaves a content-free tombstone. Other
+   * memories' histories can echo this one (a "contradicted" version carrying its text, a
+   * "superseded" version carrying its quote): those echoes go too, so nothing of it remains.
+   */
   delete(id: number, userKey: string, at: string): void {
+    const echoes = this.database
+      .prepare("SELECT text, source_quote FROM memory_versions WHERE memory_id = ?")
+      .all(id) as { text: string; source_quote: string | null }[];
+    const texts = JSON.stringify(echoes.map((row) => row.text));
+    const quotes = JSON.stringify(
+      echoes.flatMap((row) => (row.source_quote === null ? [] : [row.source_quote])),
+    );
+    const sameUser = "memory_id != ? AND memory_id IN (SELECT id FROM memories WHERE user_key = ?)";
+    this.database
+      .prepare(
+        `DELETE FROM memory_versions WHERE ${sameUser} AND reason = 'contradicted'
+           AND text IN (SELECT value FROM json_each(?))`,
+      )
+      .run(id, userKey, texts);
+    this.database
+      .prepare(
+        `UPDATE memory_versions SET source_quote = NULL, source_session_id = NULL, source_message_ids = '[]'
+         WHERE ${sameUser} AND reason = 'superseded' AND source_quote IN (SELECT value FROM json_each(?))`,
+      )
+      .run(id, userKey, quotes);
     this.database.prepare("DELETE FROM memories WHERE id = ? AND user_key = ?").run(id, userKey);
     this.database
       .prepare("INSERT OR REPLACE INTO memory_tombstones (memory_id, user_key, deleted_at) VALUES (?, ?, ?)")

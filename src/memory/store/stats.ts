@@ -18,7 +18,11 @@ export interface MemoryStats {
 }
 
 /** What `mercury memory stats` shows: counts, the extraction queue and the recorded failures. */
-export function collectStats(memories: MemoryRepository, jobs: JobRepository, userKey: string | null): MemoryStats {
+export function collectStats(
+  memories: MemoryRepository,
+  jobs: JobRepository,
+  userKey: string | null,
+): MemoryStats {
   const byTier = memories.countBy(userKey, "tier");
   const users = userKey === null ? memories.allUsers() : [userKey];
   return {

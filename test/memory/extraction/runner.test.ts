@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { MemoryModelResult } from "../../../src/memory/extraction/model.js";
-import { BACKOFF_BASE_MS, MAX_ATTEMPTS } from "../../../src/memory/extraction/runner.js";
+import {
+  BACKOFF_BASE_MS,
+  MAX_ATTEMPTS,
+  runPendingExtractions,
+} from "../../../src/memory/extraction/runner.js";
 import { makeHarness, ScriptedModel } from "../store/harness.js";
 
 const EXCERPT = "user: I'm allergic to peanuts, please remember that.\nassistant: Noted, no peanuts.";
@@ -230,7 +234,7 @@ describe("extraction", () => {
     const model = new ScriptedModel(() => ({ ok: true, text: VALID }));
     const harness = makeHarness({ model });
     const job = enqueue(harness.service);
-    harness.service.jobs.markRunning(job.id, harness.clock.now().toISOString());
+    harness.service.jobs.claim(job.id, harness.clock.now().toISOString());
     expect((await harness.service.runPendingExtractions()).done).toBe(1);
   });
 
@@ -277,5 +281,69 @@ describe("extraction", () => {
     const memories = harness.service.list({ userKey: "owner" });
     expect(memories).toHaveLength(1);
     expect(memories[0]).toMatchObject({ confirmations: 1, evidence: "user-confirmed" });
+  });
+
+  it("a store failure mid-job fails the job visibly instead of retrying into double confirmations", async () => {
+    const two = JSON.stringify({
+      memories: [
+        JSON.parse(VALID).memories[0],
+        {
+          kind: "fact",
+          text: "The user wants no peanuts",
+          evidence: "inferred",
+          importance: "low",
+          sourceQuote: "no peanuts",
+        },
+      ],
+    });
+    const harness = makeHarness();
+    const job = enqueue(harness.service);
+    let calls = 0;
+    const summary = await runPendingExtractions({
+      jobs: harness.service.jobs,
+      clock: harness.clock,
+      model: new ScriptedModel(() => ({ ok: true, text: two })),
+      canSpend: () => true,
+      recoverInterrupted: false,
+      emit: (receipt) => harness.receipts.push(receipt),
+      store: async (candidate) => {
+        calls++;
+        if (calls === 2) throw new Error("disk I/O error");
+        return harness.service.remember({ ...candidate, quote: candidate.provenance.quote });
+      },
+    });
+    expect(summary).toMatchObject({ failed: 1, stored: 1, done: 0 });
+    expect(harness.service.jobs.get(job.id).status).toBe("failed");
+    expect(harness.service.jobs.recentFailures(1)[0]?.reason).toBe(
+      "storing failed after 1 of 2 memories: disk I/O error",
+    );
+    expect(harness.receipts.at(-1)?.text).toBe(
+      "Couldn't save a memory: storing failed after 1 of 2 memories: disk I/O error",
+    );
+  });
+
+  it("two concurrent runs never extract the same job twice", async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const model = new ScriptedModel(() => ({ ok: true, text: VALID }));
+    const slow = {
+      requests: model.requests,
+      async complete(request: { system: string; prompt: string; signal?: AbortSignal }) {
+        await gate;
+        return model.complete(request);
+      },
+    };
+    const harness = makeHarness({ model: slow });
+    enqueue(harness.service);
+    enqueue(harness.service);
+    const first = harness.service.runPendingExtractions();
+    const second = harness.service.runPendingExtractions();
+    release();
+    const [a, b] = await Promise.all([first, second]);
+    expect(a.done + b.done).toBe(2);
+    expect(model.requests).toHaveLength(2);
+    expect(harness.service.list({ userKey: "owner" })[0]?.confirmations).toBe(1);
   });
 });

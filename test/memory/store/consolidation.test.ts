@@ -219,6 +219,49 @@ describe("consolidation against the store", () => {
     expect(judge.requests.some((request) => request.prompt.includes("I drive a sedan"))).toBe(true);
   });
 
+  it("accepts a fenced judge answer, and does not call the judge when the budget is spent", async () => {
+    const judge = new ScriptedModel(() => ({
+      ok: true,
+      text: '```json\n{"verdict":"contradicts","reason":"one city"}\n```',
+    }));
+    let budget = true;
+    const { service } = makeHarness({ model: judge, judgeWithModel: true, canSpend: () => budget });
+    await service.remember(claim("I live in Paris now"));
+    expect((await service.remember(claim("I live in Berlin now"))).action).toBe("superseded");
+    const calls = judge.requests.length;
+    budget = false;
+    // The rules decide without the model: one differing value in the same frame.
+    await service.remember(claim("My favorite color is blue"));
+    expect((await service.remember(claim("My favorite color is green"))).action).toBe("superseded");
+    expect(judge.requests).toHaveLength(calls);
+    expect(service.stats(null).extraction.failures).toBe(0);
+  });
+
+  it("serializes concurrent saves of the same fact into one memory and a confirmation", async () => {
+    const { service } = makeHarness();
+    const [a, b] = await Promise.all([
+      service.remember(claim("I play the cello")),
+      service.remember(claim("I play the cello")),
+    ]);
+    expect([a.action, b.action]).toEqual(["created", "confirmed"]);
+    expect(service.list({ userKey: "owner" })).toHaveLength(1);
+  });
+
+  it("a failing save does not block the ones queued behind it", async () => {
+    const judge = new ScriptedModel(() => {
+      throw new Error("judge adapter crashed");
+    });
+    const { service } = makeHarness({ model: judge, judgeWithModel: true });
+    await service.remember(claim("I play the oboe"));
+    const results = await Promise.allSettled([
+      service.remember(claim("I play the oboe daily")),
+      service.remember(claim("I like green tea")),
+    ]);
+    expect(results[0]).toMatchObject({ status: "rejected", reason: new Error("judge adapter crashed") });
+    expect(results[0]?.status).toBe("rejected");
+    expect(results[1]?.status).toBe("fulfilled");
+  });
+
   it("keeps each person's memories apart during consolidation", async () => {
     const { service } = makeHarness();
     await service.remember(claim("My favorite color is blue"));

@@ -1,0 +1,377 @@
+import { dirname } from "node:path";
+import {
+  expandGlob,
+  type PathScope,
+  pathFinding,
+  sensitiveArgument,
+  sensitiveTarget,
+} from "./command-paths.js";
+import {
+  type Analysis,
+  expandBraces,
+  hasControlCharacters,
+  interpreterInlineFlags,
+  interpreters,
+  standardBinDirs,
+} from "./command-rules.js";
+import { finalProgram, flattenPipeline, programsIn } from "./command-structure.js";
+import { isWithin, type PermissionContext } from "./context.js";
+import { downloaders, hardlineCheck, protectedWriteTarget } from "./hardline.js";
+import { type PathFs, resolveReal } from "./paths.js";
+import { judgeReadonly } from "./readonly.js";
+import { sensitiveRoots } from "./sensitive.js";
+import { type Command, parseShell, type Redirect, type Stmt, stmtsInWord } from "./shell-ast.js";
+import { type EvaluatedWord, evaluateWord, type Finding } from "./shell-words.js";
+import { hasNonAscii } from "./unicode.js";
+import { isShell, programName, unwrap } from "./wrappers.js";
+
+/** Walks the parsed command and records a finding for everything that stops it from being allowed. */
+export function analyzeSource(
+  source: string,
+  context: PermissionContext,
+  fsApi: PathFs,
+  out: Analysis,
+  depth: number,
+): Stmt[] | null {
+  if (hasControlCharacters(source)) {
+    out.findings.push({
+      decision: "ask",
+      rule: "command.control-chars",
+      reason: "the command contains control characters",
+    });
+  }
+  if (depth > 4) {
+    out.findings.push({
+      decision: "ask",
+      rule: "command.inline-code",
+      reason: "shell code nested too deep to judge",
+    });
+    return null;
+  }
+  const parsed = parseShell(source);
+  if (!parsed.ok) {
+    if (/:\s*\(\s*\)\s*\{/.test(source) || /\b(\w+)\s*\(\s*\)\s*\{[^}]*\b\1\s*\|\s*\1/.test(source)) {
+      out.findings.push({
+        decision: "deny",
+        rule: "hardline.fork-bomb",
+        reason: "the command looks like a fork bomb",
+      });
+    }
+    out.findings.push({
+      decision: "ask",
+      rule: "command.parse-error",
+      reason: `the command could not be parsed: ${parsed.error}`,
+    });
+    return null;
+  }
+  const walker = new Walker(context, fsApi, out, depth);
+  if (parsed.stmts.length > 1) {
+    out.findings.push({ decision: "ask", rule: "command.chain", reason: "several commands are chained" });
+  }
+  for (const stmt of parsed.stmts) walker.stmt(stmt);
+  return parsed.stmts;
+}
+
+class Walker {
+  constructor(
+    /** Not readonly: a `cd` earlier in the command moves where later relative paths point. */
+    private context: PermissionContext,
+    private readonly fsApi: PathFs,
+    private readonly out: Analysis,
+    private readonly depth: number,
+  ) {}
+
+  private scope(): PathScope {
+    return { context: this.context, fsApi: this.fsApi, add: (finding) => this.add(finding) };
+  }
+
+  private add(finding: Finding): void {
+    this.out.findings.push(finding);
+  }
+
+  stmt(stmt: Stmt): void {
+    if (stmt.background)
+      this.add({
+        decision: "ask",
+        rule: "command.background",
+        reason: "the command runs in the background (&)",
+      });
+    if (stmt.coprocess)
+      this.add({ decision: "ask", rule: "command.compound", reason: "coproc starts a background process" });
+    for (const redirect of stmt.redirects) this.redirect(redirect);
+    if (stmt.command) this.command(stmt.command);
+  }
+
+  private command(command: Command): void {
+    switch (command.type) {
+      case "call":
+        this.call(command);
+        return;
+      case "binary":
+        if (command.op === "&&" || command.op === "||") {
+          this.add({
+            decision: "ask",
+            rule: "command.chain",
+            reason: `commands are chained with ${command.op}`,
+          });
+          this.stmt(command.left);
+          this.stmt(command.right);
+          return;
+        }
+        this.pipeline(command);
+        return;
+      case "func":
+        this.add({
+          decision: "ask",
+          rule: "command.function",
+          reason: `the command defines a shell function (${command.name})`,
+        });
+        if (programsIn(command.body, this.context).has(command.name)) {
+          this.add({
+            decision: "deny",
+            rule: "hardline.fork-bomb",
+            reason: `function ${command.name} calls itself: a fork bomb`,
+          });
+        }
+        for (const inner of command.body) this.stmt(inner);
+        return;
+      case "compound":
+        if (command.nodeType !== "TimeClause") {
+          this.add({
+            decision: "ask",
+            rule: "command.compound",
+            reason: `the command uses a shell construct (${command.nodeType})`,
+          });
+        }
+        for (const inner of command.stmts) this.stmt(inner);
+        for (const word of command.words) this.evaluate(word);
+        return;
+    }
+  }
+
+  private pipeline(command: Extract<Command, { type: "binary" }>): void {
+    const elements = flattenPipeline(command);
+    const before = new Set<string>();
+    elements.forEach((element, index) => {
+      this.stmt(element);
+      const programs = programsIn([element], this.context);
+      const last = finalProgram(element, this.context);
+      if (index > 0 && last !== null && (isShell(last) || interpreters.has(last))) {
+        if ([...before].some((program) => downloaders.has(program))) {
+          this.add({
+            decision: "deny",
+            rule: "hardline.download-to-shell",
+            reason: `a download is piped into ${last}`,
+          });
+        } else if (last === "xargs") {
+          this.add({
+            decision: "ask",
+            rule: "command.xargs",
+            reason: "xargs builds and runs commands from its input",
+          });
+        } else {
+          this.add({
+            decision: "ask",
+            rule: "command.pipe-to-interpreter",
+            reason: `output is piped into ${last}, which runs it as code`,
+          });
+        }
+      }
+      for (const program of programs) before.add(program);
+    });
+  }
+
+  private evaluate(word: Parameters<typeof evaluateWord>[0]): EvaluatedWord {
+    const evaluated = evaluateWord(word, this.context);
+    for (const finding of evaluated.findings) this.add(finding);
+    for (const nested of stmtsInWord(word)) this.stmt(nested);
+    return evaluated;
+  }
+
+  private redirect(redirect: Redirect): void {
+    if (redirect.heredoc) this.evaluate(redirect.heredoc);
+    if (!redirect.word) return;
+    const target = this.evaluate(redirect.word);
+    const op = redirect.op;
+    if (op === "<<" || op === "<<-" || op === "<<<") return;
+    if ((op === ">&" || op === "<&") && /^(\d+|-)$/.test(target.text)) return;
+    if (!target.exact) return;
+    if (op === "<" || op === "<&") {
+      pathFinding(this.scope(), target.text, "read", "command.redirect");
+      return;
+    }
+    if (["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"].includes(target.text)) return;
+    const hard = protectedWriteTarget(target.text, this.context);
+    if (hard) {
+      this.add(hard);
+      return;
+    }
+    sensitiveTarget(this.scope(), target.text);
+    this.add({
+      decision: "ask",
+      rule: "command.redirect",
+      reason: `output is redirected to ${target.text} (${op}), which writes a file`,
+    });
+  }
+
+  private call(call: Extract<Command, { type: "call" }>): void {
+    for (const assign of call.assigns) {
+      if (assign.value) this.evaluate(assign.value);
+      this.add({
+        decision: "ask",
+        rule: "command.assignment",
+        reason: `the command sets ${assign.name}, which can change what runs`,
+      });
+    }
+    if (call.args.length === 0) return;
+    const words = call.args.map((word) => this.evaluate(word));
+    const first = words[0] as EvaluatedWord;
+    if (hasNonAscii(first.text)) {
+      this.add({
+        decision: "ask",
+        rule: "command.unicode",
+        reason: `the program name "${first.text}" has non-ASCII characters`,
+      });
+    }
+    const unwrapped = unwrap(words);
+    for (const finding of unwrapped.findings) this.add(finding);
+    // `{rm,-rf,/}` is `rm -rf /` to bash: judge the brace-expanded words against the hardline too.
+    if (words.some((word) => word.findings.some((finding) => finding.rule === "command.brace-expansion"))) {
+      const expanded = words.flatMap((word) =>
+        expandBraces(word.text).map((text) => ({ ...word, text, glob: word.glob || /[*?[]/.test(text) })),
+      );
+      for (const invocation of unwrap(expanded).invocations) {
+        const hard = hardlineCheck(invocation, this.context);
+        if (hard) this.add(hard);
+      }
+    }
+    for (const invocation of unwrapped.invocations) {
+      const hard = hardlineCheck(invocation, this.context);
+      if (hard) this.add(hard);
+    }
+    for (const script of unwrapped.innerScripts)
+      analyzeSource(script, this.context, this.fsApi, this.out, this.depth + 1);
+    const final = unwrapped.invocations[unwrapped.invocations.length - 1];
+    if (!final) return;
+    const program = final.program;
+    if (program === "cd" || program === "pushd" || program === "popd") this.changeDirectory(final.words);
+    if (isShell(program) || interpreters.has(program)) {
+      const nested = call.args.flatMap((word) => stmtsInWord(word));
+      if ([...programsIn(nested, this.context)].some((name) => downloaders.has(name))) {
+        this.add({
+          decision: "deny",
+          rule: "hardline.download-to-shell",
+          reason: `downloaded code is handed to ${program}`,
+        });
+      }
+    }
+    for (const word of words.slice(1)) {
+      if (!word.glob && word.exact) sensitiveArgument(this.scope(), word.text);
+    }
+    if (!final.words[0]?.exact) return;
+    const written = final.words[0].text;
+    if (written.includes("/") && !standardBinDirs.has(dirname(written))) {
+      this.add({
+        decision: "ask",
+        rule: "command.program-path",
+        reason: `${written} is not a standard system program`,
+      });
+    }
+    const inlineFlags = interpreterInlineFlags[program];
+    if (inlineFlags !== undefined || program === "source" || program === ".") {
+      const args = final.words.slice(1).map((word) => word.text);
+      const inline = inlineFlags?.some((flag) =>
+        args.some((arg) => arg === flag || (flag.length === 2 && arg.startsWith(flag))),
+      );
+      if (inline || program === "awk" || program === "gawk" || program === "source" || program === ".") {
+        this.add({
+          decision: "ask",
+          rule: "command.inline-code",
+          reason: `${program} runs code given on the command line`,
+        });
+      } else if (!(args.length === 1 && ["--version", "-v", "-V"].includes(args[0] as string))) {
+        this.add({
+          decision: "ask",
+          rule: "command.not-readonly",
+          reason: `${program} runs a program, which can do anything`,
+        });
+      }
+    }
+    const judgement = judgeReadonly(final);
+    for (const finding of judgement.findings) this.add(finding);
+    if (judgement.findings.length > 0 && !isShell(program)) this.hiddenHardline(final.words);
+    // An argument the engine could not evaluate is already asked; its partial text is no path to check.
+    if (judgement.findings.length > 0 || final.words.some((word) => !word.exact)) return;
+    const globbed = final.words.slice(1).filter((word) => word.glob);
+    for (const word of globbed) expandGlob(this.scope(), word.text);
+    const globTexts = new Set(globbed.map((word) => word.text));
+    for (const path of judgement.paths) {
+      if (!globTexts.has(path)) pathFinding(this.scope(), path, "read", "command.path");
+    }
+    for (const dir of judgement.recursive) {
+      if (globTexts.has(dir)) continue;
+      const resolved = resolveReal(dir, this.context.cwd, this.context.home, this.fsApi);
+      if (!resolved.ok) continue;
+      const inside = sensitiveRoots(this.context.home, this.context.mercuryHome).find((root) =>
+        isWithin(root, resolved.realPath),
+      );
+      if (inside) {
+        this.add({
+          decision: "ask",
+          rule: "command.recursive-sensitive",
+          reason: `${program} reads ${dir} recursively, which contains ${inside}`,
+        });
+      }
+      if (judgement.followsLinks) {
+        this.add({
+          decision: "ask",
+          rule: "command.follows-symlinks",
+          reason: `${program} follows symlinks while reading ${dir} recursively; a link could lead outside the allowed folders`,
+        });
+      }
+    }
+  }
+
+  /** Follows `cd` so `cd / && rm -rf *` is judged as `rm -rf /*`. Subshell scoping is ignored (stricter). */
+  private changeDirectory(words: EvaluatedWord[]): void {
+    const operands = words.slice(1).filter((word) => !word.text.startsWith("-") || word.text === "-");
+    const target = operands[0];
+    if (words[0]?.text === "popd" || target?.text === "-" || (target && !target.exact)) {
+      this.add({
+        decision: "ask",
+        rule: "command.expansion",
+        reason: "the command changes to a directory the engine cannot know (cd -, popd or an expansion)",
+      });
+      return;
+    }
+    const destination = target ? target.text : this.context.home;
+    const resolved = resolveReal(destination, this.context.cwd, this.context.home, this.fsApi);
+    if (resolved.ok) this.context = { ...this.context, cwd: resolved.realPath };
+  }
+
+  /**
+   * A program the engine does not know may run its arguments (`strace -f rm -rf /`, `ssh host 'rm -rf /'`,
+   * `tmux new 'mkfs …'`): every argument suffix and every multi-word argument is held to the hardline.
+   * Read-only programs are not scanned, so `echo rm -rf /` stays harmless text.
+   */
+  private hiddenHardline(words: EvaluatedWord[]): void {
+    for (let index = 1; index < words.length; index++) {
+      const suffix = words.slice(index);
+      const hard = hardlineCheck({ words: suffix, program: programName(suffix[0]), via: [] }, this.context);
+      if (hard) {
+        this.add(hard);
+        return;
+      }
+    }
+    for (const word of words.slice(1)) {
+      if (!word.exact || !/\s/.test(word.text) || this.depth > 2) continue;
+      const inner: Analysis = { findings: [] };
+      analyzeSource(word.text, this.context, this.fsApi, inner, this.depth + 1);
+      const hard = inner.findings.find((finding) => finding.rule.startsWith("hardline."));
+      if (hard) {
+        this.add(hard);
+        return;
+      }
+    }
+  }
+}

@@ -1,0 +1,169 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Command } from "commander";
+import { afterAll, describe, expect, it } from "vitest";
+import { registerBenchCommands } from "../../../src/cli/commands/bench.js";
+import {
+  BenchDataError,
+  loadLocomo,
+  normalizeEvidenceId,
+  parseLocomo,
+} from "../../../src/memory/bench/locomo.js";
+import { runRetrievalBench, turnText } from "../../../src/memory/bench/retrieval.js";
+
+const directory = mkdtempSync(join(tmpdir(), "mercury-bench-test-"));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+/** A tiny LoCoMo-format conversation whose questions have exactly known answers. */
+function tinyData(): unknown {
+  return [
+    {
+      sample_id: "conv-test",
+      conversation: {
+        speaker_a: "Ann",
+        speaker_b: "Bob",
+        session_1_date_time: "1:00 pm on 1 May, 2023",
+        session_1: [
+          { speaker: "Ann", dia_id: "D1:1", text: "I adopted a kitten named Pixel last week." },
+          { speaker: "Bob", dia_id: "D1:2", text: "Congrats! I started learning the cello." },
+          {
+            speaker: "Ann",
+            dia_id: "D1:3",
+            text: "Look at this",
+            blip_caption: "a photo of a lighthouse at dusk",
+          },
+        ],
+        session_2_date_time: "9:00 am on 3 June, 2023",
+        // A date key without its session must not break anything.
+        session_3_date_time: "10:00 am on 4 July, 2023",
+        session_2: [
+          { speaker: "Bob", dia_id: "D2:1", text: "My cello teacher moved to Vienna." },
+          { speaker: "Ann", dia_id: "D2:2", text: "Pixel knocked over my coffee again." },
+        ],
+      },
+      qa: [
+        { question: "What is the name of Ann's kitten?", answer: "Pixel", evidence: ["D1:1"], category: 4 },
+        {
+          question: "Where did Bob's cello teacher move?",
+          answer: "Vienna",
+          evidence: ["D:2:01"],
+          category: 1,
+        },
+        {
+          question: "What did Ann photograph?",
+          answer: "a lighthouse",
+          evidence: ["D1:3; D9:9"],
+          category: 2,
+        },
+        { question: "Which instrument?", answer: "cello", evidence: ["D1:2 D2:1"], category: 3 },
+        { question: "Unanswerable", evidence: ["D1:1"], category: 5 },
+        { question: "No valid evidence", answer: "x", evidence: ["D7:7", "nonsense"], category: 4 },
+      ],
+    },
+  ];
+}
+
+describe("LoCoMo loading", () => {
+  it("normalizes evidence ids", () => {
+    expect(normalizeEvidenceId("D1:3")).toBe("D1:3");
+    expect(normalizeEvidenceId("D:1:3")).toBe("D1:3");
+    expect(normalizeEvidenceId("D01:003")).toBe("D1:3");
+    expect(normalizeEvidenceId("d2:4")).toBe("D2:4");
+    expect(normalizeEvidenceId("S1:3")).toBeUndefined();
+    expect(normalizeEvidenceId("D1")).toBeUndefined();
+  });
+
+  it("keeps categories 1-4, splits and filters evidence, skips questions left without any", () => {
+    const [conversation] = parseLocomo(tinyData());
+    expect(conversation?.sessions.map((s) => s.index)).toEqual([1, 2]);
+    expect(conversation?.questions.map((q) => q.evidence)).toEqual([
+      ["D1:1"],
+      ["D2:1"],
+      ["D1:3"],
+      ["D1:2", "D2:1"],
+    ]);
+    expect(conversation?.skipped).toBe(1);
+  });
+
+  it("rejects data that is not LoCoMo-shaped with a clear error", () => {
+    expect(() => parseLocomo({ not: "an array" })).toThrow(BenchDataError);
+    expect(() => parseLocomo([{ sample_id: "x", conversation: { session_1: "oops" }, qa: [] }])).toThrow(
+      /session_1/,
+    );
+    const bad = join(directory, "bad.json");
+    writeFileSync(bad, "{ not json");
+    expect(() => loadLocomo(bad)).toThrow(/not JSON/);
+    expect(() => loadLocomo(join(directory, "missing.json"))).toThrow(/cannot read/);
+  });
+
+  it("builds a turn's document from speaker, text, caption and session date", () => {
+    const [conversation] = parseLocomo(tinyData());
+    const session = conversation?.sessions[0];
+    const turn = session?.turns[2];
+    if (!session || !turn) throw new Error("fixture broken");
+    expect(turnText(turn, session)).toBe(
+      "Ann: Look at this [shared an image: a photo of a lighthouse at dusk] (1:00 pm on 1 May, 2023)",
+    );
+  });
+});
+
+describe("runRetrievalBench", () => {
+  it("measures the known rankings of the tiny data set", async () => {
+    const report = await runRetrievalBench(parseLocomo(tinyData()));
+    expect(report.questions).toBe(4);
+    expect(report.documents).toBe(5);
+    expect(report.skippedQuestions).toBe(1);
+    // Three questions find their single evidence turn first; "Which instrument?" shares no word
+    // with any turn, so it finds nothing: recall 3/4 at every k, nDCG (1 + 1 + 1 + 0) / 4.
+    expect(report.recallAt).toEqual({ "1": 0.75, "5": 0.75, "10": 0.75, "20": 0.75, "50": 0.75 });
+    expect(report.ndcgAt10).toBe(0.75);
+    expect(report.recallAt10ByCategory).toEqual({ "1": 1, "2": 1, "3": 0, "4": 1 });
+    expect(report.latencyMs.p95).toBeGreaterThanOrEqual(report.latencyMs.p50);
+  });
+
+  it("refuses data with nothing to measure", async () => {
+    const data = tinyData() as { qa: unknown[] }[];
+    const first = data[0];
+    if (first) first.qa = [];
+    await expect(runRetrievalBench(parseLocomo(data))).rejects.toThrow(/no question/);
+  });
+});
+
+describe("mercury bench retrieval (command)", () => {
+  async function run(args: string[]) {
+    const out: string[] = [];
+    const err: string[] = [];
+    let code = -1;
+    const program = new Command().exitOverride();
+    registerBenchCommands(program, {
+      stdout: (text) => out.push(text),
+      stderr: (text) => err.push(text),
+      setExitCode: (value) => {
+        code = value;
+      },
+    });
+    await program.parseAsync(["node", "mercury", ...args]);
+    return { out, err, code };
+  }
+
+  it("prints exactly one JSON document with the contract's keys", async () => {
+    const file = join(directory, "tiny.json");
+    writeFileSync(file, JSON.stringify(tinyData()));
+    const { out, code } = await run(["bench", "retrieval", "--data", file, "--json"]);
+    expect(code).toBe(0);
+    expect(out.length).toBe(1);
+    const report = JSON.parse(out[0] ?? "") as Record<string, unknown>;
+    for (const key of ["questions", "recallAt", "ndcgAt10", "recallAt10ByCategory", "latencyMs"])
+      expect(report).toHaveProperty(key);
+    expect(Object.keys(report.recallAt as object)).toEqual(["1", "5", "10", "20", "50"]);
+    expect(Object.keys(report.latencyMs as object)).toEqual(["p50", "p95"]);
+  });
+
+  it("exits 2 with the cause when the data file is missing or malformed", async () => {
+    const missing = await run(["bench", "retrieval", "--data", join(directory, "nope.json")]);
+    expect(missing.code).toBe(2);
+    expect(missing.err.join("\n")).toMatch(/cannot read/);
+    expect(missing.out).toEqual([]);
+  });
+});

@@ -1,0 +1,264 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { BM25_B, BM25_K1, bm25Idf } from "../../../src/memory/search/lexical.js";
+import { SearchIndex } from "../../../src/memory/search/search-index.js";
+import type { IndexedDocument } from "../../../src/memory/search/types.js";
+import { analyze, termCounts } from "../../../src/memory/text/analyze.js";
+import { openMemoryDatabase, type SqliteDatabase } from "../../../src/storage/database.js";
+
+const INDEX_TABLES = [
+  "search_scopes",
+  "search_terms",
+  "search_term_scopes",
+  "search_documents",
+  "search_postings",
+  "search_vectors",
+];
+
+function count(database: SqliteDatabase, table: string): number {
+  return Number(database.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get());
+}
+
+function memory(id: number, text: string, scope = "owner"): IndexedDocument {
+  return { namespace: "memory", id, scope, text };
+}
+
+let database: SqliteDatabase;
+beforeEach(() => {
+  database = openMemoryDatabase();
+});
+afterEach(() => {
+  database.close();
+});
+
+describe("SearchIndex", () => {
+  it("finds a document whatever the punctuation, case or quotes of the query", async () => {
+    const index = new SearchIndex(database);
+    index.upsertMany([
+      memory(1, "Caroline's favourite book is Dune"),
+      memory(2, "Melanie runs every morning"),
+    ]);
+    for (const query of [
+      "caroline's favourite book",
+      "CAROLINE favourite BOOK?",
+      '"Caroline" — favourite book…',
+    ]) {
+      const hits = await index.search(query, { namespace: "memory", scopes: ["owner"] });
+      expect(hits[0]?.id).toBe(1);
+    }
+  });
+
+  it("finds CJK text with a CJK query", async () => {
+    const index = new SearchIndex(database);
+    index.upsertMany([
+      memory(1, "我喜欢在东京吃寿司"),
+      memory(2, "東京タワーの近くに住んでいます"),
+      memory(3, "서울에서 커피를 마셔요"),
+      memory(4, "I like coffee in Paris"),
+    ]);
+    expect((await index.search("寿司", { namespace: "memory", scopes: ["owner"] }))[0]?.id).toBe(1);
+    expect((await index.search("東京タワー", { namespace: "memory", scopes: ["owner"] }))[0]?.id).toBe(2);
+    expect((await index.search("서울", { namespace: "memory", scopes: ["owner"] }))[0]?.id).toBe(3);
+  });
+
+  it("never returns a document of another scope", async () => {
+    const index = new SearchIndex(database);
+    index.upsertMany([
+      memory(1, "my bank pin is in the blue notebook", "telegram:42"),
+      memory(2, "owner likes tea"),
+    ]);
+    const owner = await index.search("bank pin notebook", { namespace: "memory", scopes: ["owner"] });
+    expect(owner.map((hit) => hit.id)).not.toContain(1);
+    const member = await index.search("bank pin notebook", { namespace: "memory", scopes: ["telegram:42"] });
+    expect(member.map((hit) => hit.id)).toEqual([1]);
+    expect(member[0]?.scope).toBe("telegram:42");
+  });
+
+  it("keeps namespaces apart", async () => {
+    const index = new SearchIndex(database);
+    index.upsert({ namespace: "episode", id: 1, scope: "owner", text: "we talked about sailing" });
+    index.upsert(memory(1, "user loves sailing"));
+    const hits = await index.search("sailing", { namespace: "memory", scopes: ["owner"] });
+    expect(hits.map((hit) => [hit.namespace, hit.id])).toEqual([["memory", 1]]);
+  });
+
+  it("remove leaves no trace in any index table, including its words", async () => {
+    const index = new SearchIndex(database);
+    index.upsert(memory(1, "a common phrase about tea"));
+    const before = Object.fromEntries(INDEX_TABLES.map((table) => [table, count(database, table)]));
+    index.upsert(memory(2, "secret diagnosis: hypothyroidism", "telegram:7"));
+    expect(index.remove("memory", 2)).toBe(true);
+    const after = Object.fromEntries(INDEX_TABLES.map((table) => [table, count(database, table)]));
+    expect(after).toEqual(before);
+    const dictionary = database.prepare("SELECT term FROM search_terms").pluck().all();
+    expect(dictionary).not.toContain("hypothyroid");
+    expect(
+      database.prepare("SELECT COUNT(*) FROM search_documents WHERE text LIKE '%diagnosis%'").pluck().get(),
+    ).toBe(0);
+    expect(await index.search("hypothyroidism", { namespace: "memory", scopes: ["telegram:7"] })).toEqual([]);
+    expect(index.remove("memory", 2)).toBe(false);
+  });
+
+  it("removing every document empties every index table", () => {
+    const index = new SearchIndex(database);
+    index.upsertMany([memory(1, "one fact"), memory(2, "two facts", "telegram:1"), memory(3, "three")]);
+    index.remove("memory", 1);
+    expect(index.removeScope("memory", "telegram:1")).toBe(1);
+    index.remove("memory", 3);
+    for (const table of INDEX_TABLES) expect(count(database, table), table).toBe(0);
+  });
+
+  it("upsert replaces the old text completely", async () => {
+    const index = new SearchIndex(database);
+    index.upsert(memory(1, "user lives in Berlin"));
+    index.upsert(memory(1, "user lives in Lisbon"));
+    expect(await index.search("Berlin", { namespace: "memory", scopes: ["owner"] })).toEqual([]);
+    expect((await index.search("Lisbon", { namespace: "memory", scopes: ["owner"] }))[0]?.id).toBe(1);
+    expect(count(database, "search_documents")).toBe(1);
+  });
+
+  it("sees writes made through another SearchIndex on the same database (caches reload)", async () => {
+    const reader = new SearchIndex(database);
+    const writer = new SearchIndex(database);
+    writer.upsert(memory(1, "user plays cello"));
+    expect((await reader.search("cello", { namespace: "memory", scopes: ["owner"] })).length).toBe(1);
+    writer.upsert(memory(2, "user plays the cello daily"));
+    expect((await reader.search("cello", { namespace: "memory", scopes: ["owner"] })).length).toBe(2);
+    writer.remove("memory", 1);
+    expect(
+      (await reader.search("cello", { namespace: "memory", scopes: ["owner"] })).map((hit) => hit.id),
+    ).toEqual([2]);
+  });
+
+  it("returns relevance in [0, 1], best first, with lexical ranks", async () => {
+    const index = new SearchIndex(database, { feedback: false });
+    index.upsertMany([
+      memory(1, "user drinks green tea every morning"),
+      memory(2, "user drinks coffee"),
+      memory(3, "green tea and green tea and more green tea"),
+      memory(4, "nothing relevant here"),
+    ]);
+    const hits = await index.search("green tea", { namespace: "memory", scopes: ["owner"] });
+    expect(hits.length).toBe(2);
+    expect(hits[0]?.relevance).toBeCloseTo(1);
+    for (const hit of hits) {
+      expect(hit.relevance).toBeGreaterThan(0);
+      expect(hit.relevance).toBeLessThanOrEqual(1);
+      expect(hit.vectorRank).toBeNull();
+    }
+    expect(hits.map((hit) => hit.lexicalRank)).toEqual([1, 2]);
+    expect(hits[1]?.relevance ?? 1).toBeLessThan(hits[0]?.relevance ?? 0);
+  });
+
+  it("scores exactly BM25 (checked against a direct computation)", async () => {
+    const texts = [
+      "the user adopted a dog named Rex",
+      "Rex the dog likes long walks in the park",
+      "the user walks to work",
+      "a cat named Tom",
+      "dog food and dog toys for the dog",
+    ];
+    const index = new SearchIndex(database, { feedback: false, expandQuery: false });
+    index.upsertMany(texts.map((text, i) => memory(i + 1, text)));
+    const docs = texts.map((text) => termCounts(analyze(text)));
+    const lengths = docs.map((terms) => [...terms.values()].reduce((a, b) => a + b, 0));
+    const average = lengths.reduce((a, b) => a + b, 0) / docs.length;
+    const query = ["dog", "walk"];
+    const expected = docs.map((terms, i) => {
+      let score = 0;
+      for (const term of query) {
+        const tf = terms.get(term) ?? 0;
+        const df = docs.filter((d) => d.has(term)).length;
+        if (tf === 0) continue;
+        const denominator = tf + BM25_K1 * (1 - BM25_B + (BM25_B * (lengths[i] ?? 0)) / average);
+        score += (bm25Idf(docs.length, df) * tf * (BM25_K1 + 1)) / denominator;
+      }
+      return { id: i + 1, score };
+    });
+    const order = expected
+      .filter((e) => e.score > 0)
+      .sort((a, b) => b.score - a.score || a.id - b.id)
+      .map((e) => e.id);
+    const hits = await index.search("dog walks", { namespace: "memory", scopes: ["owner"] });
+    expect(hits.map((hit) => hit.id)).toEqual(order);
+  });
+
+  it("expands related terms at a lower weight", async () => {
+    const index = new SearchIndex(database, { feedback: false });
+    index.upsertMany([memory(1, "my children love the zoo"), memory(2, "my kids love the zoo")]);
+    const hits = await index.search("kids", { namespace: "memory", scopes: ["owner"] });
+    expect(hits.map((hit) => hit.id)).toEqual([2, 1]);
+  });
+
+  it("rejects bad input with a clear error", async () => {
+    const index = new SearchIndex(database);
+    expect(() => index.upsert(memory(1.5, "x"))).toThrow(/integer/);
+    expect(() => index.upsert(memory(1, "x", " "))).toThrow(/empty scope/);
+    await expect(index.search("x", { namespace: "memory", scopes: ["owner"], pool: 0 })).rejects.toThrow(
+      /pool/,
+    );
+  });
+
+  it("returns nothing for an empty or stopword-only query, or unknown scopes", async () => {
+    const index = new SearchIndex(database);
+    index.upsert(memory(1, "user likes tea"));
+    expect(await index.search("", { namespace: "memory", scopes: ["owner"] })).toEqual([]);
+    expect(await index.search("the of and", { namespace: "memory", scopes: ["owner"] })).toEqual([]);
+    expect(await index.search("tea", { namespace: "memory", scopes: [] })).toEqual([]);
+    expect(await index.search("tea", { namespace: "memory", scopes: ["nobody"] })).toEqual([]);
+  });
+
+  it("honours an aborted signal", async () => {
+    const index = new SearchIndex(database);
+    index.upsert(memory(1, "user likes tea"));
+    const controller = new AbortController();
+    controller.abort();
+    await expect(
+      index.search("tea", { namespace: "memory", scopes: ["owner"], signal: controller.signal }),
+    ).rejects.toThrow();
+  });
+});
+
+describe("SearchIndex pruning", () => {
+  it("returns exactly the exhaustive BM25 top-k when long posting lists are pruned", async () => {
+    const database = openMemoryDatabase();
+    try {
+      const words = ["apple", "banana", "cherry", "damson", "elder", "fig", "grape", "hazel"];
+      const texts = Array.from({ length: 400 }, (_, i) => {
+        const picked = words.filter((_, w) => (i * (w + 3)) % (w + 2) === 0);
+        return `user ${picked.join(" ")} ${i % 3 === 0 ? "user" : ""} note${i % 50}`;
+      });
+      const index = new SearchIndex(database, { feedback: false, expandQuery: false });
+      index.upsertMany(texts.map((text, i) => memory(i + 1, text)));
+      const docs = texts.map((text) => termCounts(analyze(text)));
+      const lengths = docs.map((terms) => [...terms.values()].reduce((a, b) => a + b, 0));
+      const average = lengths.reduce((a, b) => a + b, 0) / docs.length;
+      for (const query of ["user hazel", "user apple grape note7", "user banana", "user"]) {
+        const terms = [...new Set(analyze(query))];
+        const expected = docs
+          .map((d, i) => {
+            let score = 0;
+            for (const term of terms) {
+              const tf = d.get(term) ?? 0;
+              if (tf === 0) continue;
+              const df = docs.filter((other) => other.has(term)).length;
+              score +=
+                (bm25Idf(docs.length, df) * tf * (BM25_K1 + 1)) /
+                (tf + BM25_K1 * (1 - BM25_B + (BM25_B * (lengths[i] ?? 0)) / average));
+            }
+            return { id: i + 1, score };
+          })
+          .filter((e) => e.score > 0)
+          .sort((a, b) => b.score - a.score || a.id - b.id)
+          .slice(0, 5)
+          .map((e) => e.id);
+        const hits = await index.search(query, { namespace: "memory", scopes: ["owner"], pool: 5 });
+        expect(
+          hits.map((hit) => hit.id),
+          query,
+        ).toEqual(expected);
+      }
+    } finally {
+      database.close();
+    }
+  });
+});
