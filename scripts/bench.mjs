@@ -24,4 +24,4 @@ run("start-up and loop overhead", process.execPath, ["scripts/bench-runtime.mjs"
 if (existsSync(data)) run("memory retrieval (LoCoMo)", process.execPath, [cli, "bench", "retrieval", "--data", data]);
 else console.log(`\n(skipping retrieval: ${data} not found; pass --data FILE)`);
 run("memory scale, 100,000 memories", process.execPath, [cli, "bench", "memory-scale", "--n", "100000"]);
-run("permission engine false-ask rate", process.execPath, ["scripts/bench-policy.mjs"]);
+run("permission engine false-ask rate", "npx", ["vitest", "run", "test/permissions/benign.test.ts"]);

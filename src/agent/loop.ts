@@ -1,11 +1,20 @@
-import type { AttemptUsage, ModelMessage, ModelStepper, StepFailure } from "../model/types.js";
+import type { AttemptUsage, ModelMessage, ModelStepper, StepFailure, StepRequest } from "../model/types.js";
 import type { StoredMessage } from "../storage/transcripts.js";
 import type { AnyTool, ToolContext } from "../tools/types.js";
 import type { BudgetCheck } from "./budget.js";
-import type { AgentEventBody, EndCause, Outcome, UsageTotals } from "./events.js";
+import { budgetExhausted } from "./completion/auto-continue.js";
+import type { ChangeTracker } from "./completion/changes.js";
+import type { HeapGovernorSettings } from "./completion/compaction.js";
+import { evidenceGate, type VerificationLookup } from "./completion/gate.js";
+import { governBetweenSteps } from "./completion/governors.js";
+import { prepareMessages, sumUsage, withoutSdkToolResults } from "./completion/messages.js";
+import { guardLevel, guardNote, maxGuardRounds, unfinishedWork } from "./completion/narration.js";
+import { ToolRunner } from "./completion/tool-runner.js";
+import type { VerificationCommand } from "./completion/verification.js";
+import { defaultStallSettings, type StallSettings, StallWatchdog } from "./completion/watchdog.js";
+import type { AgentEventBody, EndCause, FileChange, Outcome, VerificationRecord } from "./events.js";
 import { boundHistory } from "./history.js";
 import type { TaskState } from "./state.js";
-import { executeToolCall, toolResultMessage } from "./tool-executor.js";
 
 export interface LoopDependencies {
   model: ModelStepper;
@@ -24,6 +33,17 @@ export interface LoopDependencies {
   /** User messages that arrived while the task ran (steering); each is taken once. */
   takeSteering(): string[];
   toolContext(callId: string): ToolContext;
+  /** Stall watchdog limits; defaults 3 min / 8 min. */
+  stall?: StallSettings;
+  /** Records the files before the first mutating call; absent = no evidence gate (changes unknown). */
+  changes?: ChangeTracker;
+  /** The project's verification command (configured or detected); may throw on a broken project file. */
+  verification?(): VerificationCommand | null;
+  /** The chain started at another provider for the n-th rotation (narration guard); null when there is no other. */
+  rotatedModel?(rotation: number): ModelStepper | null;
+  /** Asks the task's owner (auto-continue before the last fresh budget). */
+  askUser?(question: string, choices?: string[]): Promise<string>;
+  heap?: HeapGovernorSettings;
 }
 
 export interface LoopResult {
@@ -31,20 +51,65 @@ export interface LoopResult {
   outcome: Outcome;
   text: string;
   reason?: string;
+  filesChanged: FileChange[];
+  verification: VerificationRecord[];
 }
 
+type Ending = Omit<LoopResult, "filesChanged" | "verification"> & { filesChanged?: FileChange[] };
+
 const maxTruncationContinuations = 3;
+const maxTokenReductions = 3;
 const truncationNudge =
   "Your previous reply was cut off by the output token limit. Continue exactly where you stopped, without repeating. " +
   "If you were writing a file, write it in smaller sections (several write or edit calls) instead of one large call.";
 
 /**
  * The agent loop: single model steps, tools executed by us, every message persisted as it happens.
- * It never throws for model or tool failures; it returns how the task ended, from facts only.
+ * It never throws for model or tool failures; it returns how the task ended, from facts only, and
+ * "completed" only with evidence (see completion/gate.ts).
  */
 export async function runAgentLoop(deps: LoopDependencies, state: TaskState): Promise<LoopResult> {
+  const stall = deps.stall ?? defaultStallSettings;
+  const watchdog = new StallWatchdog(stall, (idleMs) =>
+    deps.emit({
+      type: "notice",
+      level: "info",
+      message: `still working (no activity for ${seconds(idleMs)} s)`,
+    }),
+  );
+  const signal = AbortSignal.any([deps.signal, watchdog.signal]);
+  state.maxOutputTokens = deps.maxOutputTokens;
+  const runner = new ToolRunner(deps, state, watchdog, signal);
+  watchdog.start();
+  try {
+    const ending = await loop(deps, state, watchdog, signal, runner);
+    let files = ending.filesChanged;
+    if (files === undefined && deps.changes && state.lastChangeSequence >= 0)
+      files = (await deps.changes.report()).files;
+    const { filesChanged: _ignored, ...rest } = ending;
+    return {
+      ...rest,
+      filesChanged: files ?? [],
+      verification: state.verifications.map(({ command, exitCode }) => ({ command, exitCode })),
+    };
+  } finally {
+    watchdog.stop();
+  }
+}
+
+async function loop(
+  deps: LoopDependencies,
+  state: TaskState,
+  watchdog: StallWatchdog,
+  signal: AbortSignal,
+  runner: ToolRunner,
+): Promise<Ending> {
+  let verification: VerificationLookup | null = null;
+  let stepOverrides: Partial<StepRequest> = {};
+  let stepModel: ModelStepper = deps.model;
+  let tokenReductions = 0;
   for (;;) {
-    if (deps.signal.aborted) return aborted(state);
+    if (signal.aborted) return stopped(state, watchdog);
 
     const steering = deps.takeSteering();
     if (steering.length > 0) {
@@ -56,119 +121,227 @@ export async function runAgentLoop(deps: LoopDependencies, state: TaskState): Pr
       deps.emit({ type: "notice", level: "warn", message: `Paused: ${budget.message}` });
       return { endCause: "aborted", outcome: "paused", text: state.finalText, reason: budget.message };
     }
+    const governed = await governBetweenSteps(deps, state, signal);
+    if (governed) return governed;
+    if (signal.aborted) return stopped(state, watchdog);
 
     state.steps += 1;
     const step = state.steps;
     const messages = prepareMessages(boundHistory(state.history, deps.historyBudgetTokens), state.taskId);
-    const result = await deps.model.step(
-      { system: deps.systemPrompt, messages, tools: [...deps.tools], maxOutputTokens: deps.maxOutputTokens },
-      deps.signal,
-      {
-        onStepStart: ({ provider, model }) => deps.emit({ type: "step-start", step, provider, model }),
-        onTextDelta: (text) => deps.emit({ type: "text-delta", text }),
-        onReasoningDelta: (text) => deps.emit({ type: "reasoning-delta", text }),
-        onRetry: (info) => deps.emit({ type: "provider-retry", ...info }),
-        onFallback: (info) => deps.emit({ type: "provider-fallback", ...info }),
+    const request: StepRequest = {
+      system: deps.systemPrompt,
+      messages,
+      tools: [...deps.tools],
+      maxOutputTokens: state.maxOutputTokens,
+      ...stepOverrides,
+    };
+    const model = stepModel;
+    stepOverrides = {};
+    stepModel = deps.model;
+    const result = await model.step(request, signal, {
+      onStepStart: ({ provider, model: name }) => {
+        watchdog.touch();
+        deps.emit({ type: "step-start", step, provider, model: name });
       },
-    );
+      onTextDelta: (text) => {
+        watchdog.touch();
+        deps.emit({ type: "text-delta", text });
+      },
+      onReasoningDelta: (text) => {
+        watchdog.touch();
+        deps.emit({ type: "reasoning-delta", text });
+      },
+      onRetry: (info) => deps.emit({ type: "provider-retry", ...info }),
+      onFallback: (info) => deps.emit({ type: "provider-fallback", ...info }),
+    });
+    watchdog.touch();
     const stepUsage = sumUsage(result.attempts);
     state.addUsage(stepUsage);
     deps.recordUsage(result.attempts);
 
-    if (!result.ok) return modelFailure(result, state, deps);
+    if (!result.ok) {
+      if (result.kind === "aborted" || signal.aborted) return stopped(state, watchdog);
+      if (tokenReductions < maxTokenReductions && rejectsOutputLimit(result) && state.maxOutputTokens > 256) {
+        tokenReductions += 1;
+        const previous = state.maxOutputTokens;
+        state.maxOutputTokens = Math.max(256, Math.floor(previous / 2));
+        state.steps -= 1;
+        deps.emit({
+          type: "notice",
+          level: "warn",
+          message: `the provider rejected ${previous} output tokens; retrying with ${state.maxOutputTokens}`,
+        });
+        continue;
+      }
+      return modelFailure(result, state, deps);
+    }
 
-    state.append(deps.persist(result.responseMessages));
+    state.append(deps.persist(withoutSdkToolResults(result.responseMessages)));
     deps.emit({ type: "step-finish", step, finishReason: result.finishReason, usage: stepUsage });
     if (result.text.trim() !== "") state.finalText = result.text;
 
     if (result.toolCalls.length > 0) {
-      for (const call of result.toolCalls) {
-        deps.emit({ type: "tool-call", callId: call.callId, toolName: call.toolName, input: call.input });
-        const executed = await executeToolCall(call, deps.tools, deps.toolContext(call.callId));
-        const output = executed.result.ok ? executed.result.output : executed.result.error;
-        deps.emit({
-          type: "tool-result",
-          callId: call.callId,
-          toolName: call.toolName,
-          ok: executed.result.ok,
-          output,
-        });
-        if (executed.result.ok && executed.tool?.mutating) {
-          state.mutatingSuccesses += 1;
-          state.lastMutationStep = step;
-        }
-        if (!executed.result.ok)
-          state.lastToolFailure = { toolName: call.toolName, error: executed.result.error, step };
-        state.append(deps.persist([toolResultMessage(executed)]));
+      for (const call of result.toolCalls) await runner.run(call, step);
+      if (signal.aborted) return stopped(state, watchdog);
+      if (result.finishReason === "length") {
+        // A call cut off by the output limit (typically a large write_file) came back invalid.
+        if (state.truncationContinuations >= maxTruncationContinuations) return truncatedPause(state);
+        state.truncationContinuations += 1;
+        state.append(deps.persist([{ role: "user", content: truncationNudge }]));
       }
-      if (deps.signal.aborted) return aborted(state);
-      if (state.steps >= deps.maxSteps) {
-        const reason = `the step budget (${deps.maxSteps} steps) ran out while the task was still calling tools. Say "continue" to resume.`;
-        return { endCause: "steps-exhausted", outcome: "paused", text: state.finalText, reason };
+      if (state.progressSince(state.guardProgressMark)) {
+        state.guardProgressMark = state.markNow();
+        state.guardRoundsSinceProgress = 0;
+        state.lastGuardProgressStep = step;
+      }
+      if (state.steps - state.budgetStartStep >= deps.maxSteps) {
+        const verdict = await budgetExhausted(deps, state, watchdog);
+        if (verdict) return verdict;
       }
       continue;
     }
 
     if (result.finishReason === "length") {
-      if (state.truncationContinuations < maxTruncationContinuations && state.steps < deps.maxSteps) {
+      if (
+        state.truncationContinuations < maxTruncationContinuations &&
+        state.steps - state.budgetStartStep < deps.maxSteps
+      ) {
         state.truncationContinuations += 1;
         state.append(deps.persist([{ role: "user", content: truncationNudge }]));
         continue;
       }
-      return {
-        endCause: "truncated",
-        outcome: "paused",
-        text: state.finalText,
-        reason:
-          'the answer kept hitting the output token limit; raise agent.maxOutputTokens or say "continue".',
-      };
+      return truncatedPause(state);
     }
 
     // A message that arrived during the last step is answered before the task ends.
     const lateSteering = deps.takeSteering();
     if (lateSteering.length > 0) {
       state.append(deps.persist(lateSteering.map((text) => ({ role: "user", content: text }))));
-      if (state.steps < deps.maxSteps) continue;
+      if (state.steps - state.budgetStartStep < deps.maxSteps) continue;
     }
-    return {
-      endCause: "text-stop",
-      outcome: state.mutatingSuccesses > 0 ? "completed" : "responded",
-      text: state.finalText,
-    };
+
+    const work = unfinishedWork(state, result.text);
+    if (work) {
+      if (state.guardRounds >= maxGuardRounds) return guardPause(state, work.why);
+      state.guardRounds += 1;
+      state.guardRoundsSinceProgress += 1;
+      let level = guardLevel(state.guardRoundsSinceProgress);
+      const mutatingNames = deps.tools.filter((tool) => tool.mutating).map((tool) => tool.name);
+      if (level === "forced" && mutatingNames.length === 0) level = "wake-up";
+      const rotated = level === "rotate" ? (deps.rotatedModel?.(++state.rotations) ?? null) : null;
+      if (level === "rotate" && !rotated) level = "wake-up";
+      deps.emit({
+        type: "notice",
+        level: "warn",
+        message: `the model stopped with work left (${work.why}); guard round ${state.guardRounds}/${maxGuardRounds}: ${level}`,
+      });
+      const listing = level === "grounding" ? await runner.listWorkspace(step) : null;
+      state.append(deps.persist([{ role: "user", content: guardNote(level, work, listing) }]));
+      if (level === "forced") stepOverrides = { toolChoice: "required", activeToolNames: mutatingNames };
+      if (rotated) stepModel = rotated;
+      if (state.steps - state.budgetStartStep >= deps.maxSteps) {
+        const verdict = await budgetExhausted(deps, state, watchdog);
+        if (verdict) return verdict;
+      }
+      continue;
+    }
+
+    verification ??= lookupVerification(deps);
+    const decision = await evidenceGate({
+      state,
+      changes: deps.changes,
+      verification,
+      runVerification: (command) => runner.verify(command, step),
+    });
+    if (signal.aborted) return stopped(state, watchdog);
+    switch (decision.kind) {
+      case "fix":
+        deps.emit({
+          type: "notice",
+          level: "warn",
+          message: "verification failed; asking the model to fix it",
+        });
+        state.append(deps.persist([{ role: "user", content: decision.note }]));
+        continue;
+      case "responded":
+      case "completed":
+        return {
+          endCause: "text-stop",
+          outcome: decision.kind,
+          text: state.finalText,
+          filesChanged: decision.files,
+        };
+      case "failed":
+      case "paused":
+        return {
+          endCause: "text-stop",
+          outcome: decision.kind,
+          text: state.finalText,
+          reason: decision.reason,
+          filesChanged: decision.files,
+        };
+    }
   }
 }
 
-function aborted(state: TaskState): LoopResult {
+function lookupVerification(deps: LoopDependencies): VerificationLookup {
+  if (!deps.verification) return { ok: true, command: null };
+  try {
+    return { ok: true, command: deps.verification() };
+  } catch (error) {
+    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+function guardPause(state: TaskState, why: string): Ending {
+  const failure = state.lastToolFailure;
+  const blocker = failure
+    ? `the last failed tool call was ${failure.toolName}: ${failure.error}`
+    : "no tool failed; the model kept stopping without acting";
+  return {
+    endCause: "text-stop",
+    outcome: "paused",
+    text: state.finalText,
+    reason: `the model stopped ${maxGuardRounds} times with work left (${why}). Blocker: ${blocker}`,
+  };
+}
+
+/** Whole seconds, or one decimal under 10 s (short limits in tests and tight configs). */
+function seconds(ms: number): string {
+  return ms < 10_000 ? (ms / 1000).toFixed(1) : String(Math.round(ms / 1000));
+}
+
+function truncatedPause(state: TaskState): Ending {
+  return {
+    endCause: "truncated",
+    outcome: "paused",
+    text: state.finalText,
+    reason: 'the answer kept hitting the output token limit; raise agent.maxOutputTokens or say "continue".',
+  };
+}
+
+function stopped(state: TaskState, watchdog: StallWatchdog): Ending {
+  if (watchdog.fired) {
+    return {
+      endCause: "aborted",
+      outcome: "paused",
+      text: state.finalText,
+      reason: `stalled: no activity for ${seconds(watchdog.idleMs)} s. Say "continue" to resume.`,
+    };
+  }
   return { endCause: "aborted", outcome: "cancelled", text: state.finalText, reason: "stopped by the user" };
 }
 
-function modelFailure(result: StepFailure, state: TaskState, deps: LoopDependencies): LoopResult {
-  if (result.kind === "aborted") return aborted(state);
-  deps.emit({ type: "notice", level: "error", message: result.message });
-  return { endCause: "interrupted", outcome: "failed", text: state.finalText, reason: result.message };
-}
+const outputLimitRejection =
+  /max_tokens|max_output_tokens|max_completion_tokens|maximum context|context length|too many (output )?tokens/i;
 
-function sumUsage(attempts: readonly UsageTotals[]): UsageTotals {
-  return attempts.reduce(
-    (total, attempt) => ({
-      inputTokens: total.inputTokens + attempt.inputTokens,
-      outputTokens: total.outputTokens + attempt.outputTokens,
-      costUsd: total.costUsd + attempt.costUsd,
-    }),
-    { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+function rejectsOutputLimit(result: StepFailure): boolean {
+  return result.failures.some(
+    (failure) => failure.status === 400 && outputLimitRejection.test(failure.cause),
   );
 }
 
-/**
- * Reasoning is replayed only inside the running task (DeepSeek needs `reasoning_content` back while
- * a tool loop is in progress, and rejects or ignores it from earlier turns).
- */
-function prepareMessages(window: StoredMessage[], taskId: string): ModelMessage[] {
-  return window.map((entry) => {
-    const message = entry.message;
-    if (message.role !== "assistant" || entry.taskId === taskId || typeof message.content === "string")
-      return message;
-    const content = message.content.filter((part) => part.type !== "reasoning");
-    return { ...message, content };
-  });
+function modelFailure(result: StepFailure, state: TaskState, deps: LoopDependencies): Ending {
+  deps.emit({ type: "notice", level: "error", message: result.message });
+  return { endCause: "interrupted", outcome: "failed", text: state.finalText, reason: result.message };
 }

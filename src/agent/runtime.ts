@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { ProviderChain } from "../model/chain.js";
 import type { ModelMessage, ModelStepper } from "../model/types.js";
 import type { SqliteDatabase } from "../storage/database.js";
 import { TranscriptStore } from "../storage/transcripts.js";
@@ -6,6 +7,10 @@ import { UsageStore } from "../storage/usage.js";
 import type { AnyTool, AuthorizationRequest, AuthorizationResult } from "../tools/types.js";
 import { type BudgetLimits, checkBudget } from "./budget.js";
 import { type Clock, systemClock } from "./clock.js";
+import { createChangeTracker } from "./completion/changes.js";
+import type { HeapGovernorSettings } from "./completion/compaction.js";
+import { detectVerification } from "./completion/verification.js";
+import type { StallSettings } from "./completion/watchdog.js";
 import type {
   AgentEvent,
   AgentEventBody,
@@ -27,6 +32,8 @@ export interface TaskRequest {
   input: string;
   cwd: string;
   signal: AbortSignal;
+  /** A task id chosen by the caller (the work ledger), so a resumed task keeps its id; new otherwise. */
+  taskId?: string;
   /** Builds the permission check for this task (permissions are per task, carried explicitly). */
   authorizerFor(task: TaskIdentity): (request: AuthorizationRequest) => Promise<AuthorizationResult>;
   askUser?(question: string, choices?: string[]): Promise<string>;
@@ -59,6 +66,12 @@ export interface AgentSettings {
   contextWindow: number;
   historyReserveTokens: number;
   budget: BudgetLimits;
+  /** Stall watchdog (MERCURY_STALL_SOFT_MS / MERCURY_STALL_HARD_MS); defaults 3 min / 8 min. */
+  stall?: StallSettings;
+  /** The project's verification command; detected from the project files when absent. */
+  verifyCommand?: string | null;
+  /** Memory governor; defaults to 80% of V8's heap limit (tests inject a fake heap). */
+  heap?: HeapGovernorSettings;
 }
 
 export interface AgentHooks {
@@ -122,7 +135,7 @@ export class Agent {
         `session ${sessionId} already has a running task; send the message as steering instead`,
       );
     }
-    const taskId = randomUUID();
+    const taskId = request.taskId ?? randomUUID();
     const emit = (body: AgentEventBody) =>
       this.bus.emit({
         ...body,
@@ -144,7 +157,12 @@ export class Agent {
         toolNames,
       });
       const systemTokens = Math.ceil(systemPrompt.length / 4);
-      const authorize = request.authorizerFor({ taskId, sessionId, userKey: request.userKey, signal: request.signal });
+      const authorize = request.authorizerFor({
+        taskId,
+        sessionId,
+        userKey: request.userKey,
+        signal: request.signal,
+      });
       const result: LoopResult = await runAgentLoop(
         {
           model: this.model,
@@ -173,6 +191,12 @@ export class Agent {
             reportActivity: () => undefined,
             ...(request.askUser ? { askUser: request.askUser } : {}),
           }),
+          ...(this.settings.stall ? { stall: this.settings.stall } : {}),
+          ...(this.settings.heap ? { heap: this.settings.heap } : {}),
+          changes: createChangeTracker(request.cwd),
+          verification: () => detectVerification(request.cwd, this.settings.verifyCommand),
+          rotatedModel: (offset) => rotatedModel(this.model, offset),
+          ...(request.askUser ? { askUser: request.askUser } : {}),
         },
         state,
       );
@@ -184,8 +208,8 @@ export class Agent {
         text: result.text,
         ...(result.reason ? { reason: result.reason } : {}),
         usage: { ...state.usage },
-        filesChanged: [],
-        verification: [],
+        filesChanged: result.filesChanged,
+        verification: result.verification,
       };
       emit({
         type: "task-end",
@@ -209,4 +233,14 @@ export class Agent {
       this.steering.delete(sessionId);
     }
   }
+}
+
+/**
+ * The same chain started at another provider, when the model is a chain of more than one. The n-th
+ * rotation cycles through the other providers, never back to the first.
+ */
+function rotatedModel(model: ModelStepper, rotation: number): ModelStepper | null {
+  const size = model.describe().length;
+  if (size < 2 || !(model instanceof ProviderChain)) return null;
+  return model.rotated(1 + ((Math.max(1, rotation) - 1) % (size - 1)));
 }

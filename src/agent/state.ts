@@ -1,6 +1,6 @@
 import type { ModelMessage } from "../model/types.js";
 import type { StoredMessage } from "../storage/transcripts.js";
-import type { UsageTotals } from "./events.js";
+import type { UsageTotals, VerificationRecord } from "./events.js";
 
 export interface ToolFailureRecord {
   toolName: string;
@@ -8,9 +8,14 @@ export interface ToolFailureRecord {
   step: number;
 }
 
+export interface PlanItemState {
+  text: string;
+  done: boolean;
+}
+
 /** The mutable state of one task; the loop reads and updates it, nothing else does. */
 export class TaskState {
-  readonly history: StoredMessage[];
+  history: StoredMessage[];
   steps = 0;
   truncationContinuations = 0;
   readonly usage: UsageTotals = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
@@ -18,6 +23,29 @@ export class TaskState {
   lastMutationStep = -1;
   lastToolFailure: ToolFailureRecord | null = null;
   finalText = "";
+  /** The task's checklist as last set through update_plan. */
+  plan: PlanItemState[] = [];
+  /** How many plan items turned done over the task (progress for auto-continue and the guard). */
+  planItemsClosed = 0;
+  /** Monotonic counter over tool calls: orders changes against verification runs. */
+  callSequence = 0;
+  /** Sequence number of the last call that may have changed files (verification runs excluded). */
+  lastChangeSequence = -1;
+  readonly verifications: (VerificationRecord & { sequence: number })[] = [];
+  verificationFixRounds = 0;
+  /** Step at which the current step budget began (auto-continue starts a fresh one). */
+  budgetStartStep = 0;
+  continuations = 0;
+  progressMark = { mutating: 0, closed: 0 };
+  guardRounds = 0;
+  /** Provider rotations by the narration guard (each starts the chain one provider further). */
+  rotations = 0;
+  guardRoundsSinceProgress = 0;
+  guardProgressMark = { mutating: 0, closed: 0 };
+  lastGuardProgressStep = 0;
+  maxOutputTokens = 0;
+  heapPressureStreak = 0;
+  summaries = 0;
 
   constructor(
     readonly taskId: string,
@@ -36,6 +64,21 @@ export class TaskState {
 
   append(stored: StoredMessage[]): void {
     this.history.push(...stored);
+  }
+
+  /** Replaces the plan from an update_plan call and counts items that turned done. */
+  setPlan(items: PlanItemState[]): void {
+    const wasDone = new Set(this.plan.filter((item) => item.done).map((item) => item.text));
+    this.planItemsClosed += items.filter((item) => item.done && !wasDone.has(item.text)).length;
+    this.plan = items.map((item) => ({ text: item.text, done: item.done }));
+  }
+
+  progressSince(mark: { mutating: number; closed: number }): boolean {
+    return this.mutatingSuccesses > mark.mutating || this.planItemsClosed > mark.closed;
+  }
+
+  markNow(): { mutating: number; closed: number } {
+    return { mutating: this.mutatingSuccesses, closed: this.planItemsClosed };
   }
 
   /** Messages of this task, in order (for the final answer and the work ledger). */

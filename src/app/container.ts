@@ -21,7 +21,7 @@ import type { AnyTool } from "../tools/types.js";
 import { logEvents } from "./event-log.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createMemoryService } from "./memory.js";
-import { memoryTools, rememberTask } from "./memory-hooks.js";
+import { memoryTools, recallOrNotice, rememberTask } from "./memory-hooks.js";
 
 export interface AppOptions {
   env?: NodeJS.ProcessEnv;
@@ -73,9 +73,10 @@ export function createApp(options: AppOptions = {}): MercuryApp {
   );
   const clock = options.clock ?? systemClock;
   const usage = new UsageStore(database, () => clock.now());
-  const memory = config.memory.enabled
-    ? createMemoryService({ database, chain, bus, config, env, clock, usage, logger }).service
+  const memoryParts = config.memory.enabled
+    ? createMemoryService({ database, chain, bus, config, env, clock, usage, logger })
     : null;
+  const memory = memoryParts?.service ?? null;
   const tools = options.tools ?? [...builtinTools(), ...(memory ? memoryTools(memory) : [])];
   const background = new Set<Promise<void>>();
   const track = (work: Promise<void>) => {
@@ -96,11 +97,13 @@ export function createApp(options: AppOptions = {}): MercuryApp {
       contextWindow: config.agent.contextWindow,
       historyReserveTokens: config.agent.historyReserveTokens,
       budget: config.budget,
+      stall: config.stall,
+      verifyCommand: config.agent.verifyCommand,
     },
     {
       systemPrompt: async ({ cwd, toolNames, userKey, input }) => {
         const recalled = memory
-          ? await memory.recall({ userKey, query: input, tokenBudget: config.memory.promptTokens })
+          ? await recallOrNotice(memory, bus, clock, { userKey, input, tokens: config.memory.promptTokens })
           : { section: "" };
         return assembleSystemPrompt(readSoul(paths.soul), {
           cwd,
@@ -115,6 +118,16 @@ export function createApp(options: AppOptions = {}): MercuryApp {
             afterTask: async (report, _messages, userKey) => {
               rememberTask(memory, agent, report, userKey, clock);
               if (options.extractAfterTasks && config.memory.extractAutomatically) {
+                track(
+                  (memoryParts?.index.embedPending() ?? Promise.resolve(0)).then(
+                    (embedded) => logger.info({ component: "memory", embedded }, "vectors computed"),
+                    (error: unknown) =>
+                      logger.error(
+                        { component: "memory", error },
+                        "embedding failed; memories stay lexical until it works",
+                      ),
+                  ),
+                );
                 track(
                   memory.runPendingExtractions().then(
                     (summary) => logger.info({ component: "memory", summary }, "extraction run"),

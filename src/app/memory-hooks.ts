@@ -1,4 +1,5 @@
 import type { Clock } from "../agent/clock.js";
+import type { EventBus } from "../agent/events.js";
 import type { Agent, TaskReport } from "../agent/runtime.js";
 import type { MemoryService } from "../memory/service.js";
 import { createMemoryForgetTool } from "../tools/memory-forget.js";
@@ -48,4 +49,30 @@ export function rememberTask(
     messageIds: stored.map((entry) => entry.id),
     transcriptExcerpt: excerpt,
   });
+}
+
+/**
+ * Memories for the system prompt. If recall fails (an embedding server down), the task still runs,
+ * and the user sees why it runs without memories: a notice, never a silent empty section.
+ */
+export async function recallOrNotice(
+  memory: MemoryService,
+  bus: EventBus,
+  clock: Clock,
+  query: { userKey: string; input: string; tokens: number },
+): Promise<{ section: string }> {
+  try {
+    return await memory.recall({ userKey: query.userKey, query: query.input, tokenBudget: query.tokens });
+  } catch (error) {
+    bus.emit({
+      type: "notice",
+      level: "warn",
+      message: `memory recall failed, answering without memories: ${error instanceof Error ? error.message : String(error)}`,
+      taskId: "memory",
+      sessionId: "",
+      userKey: query.userKey,
+      at: clock.now().toISOString(),
+    });
+    return { section: "" };
+  }
 }

@@ -1,10 +1,12 @@
 import { checkBudget } from "../agent/budget.js";
 import type { Clock } from "../agent/clock.js";
 import type { EventBus } from "../agent/events.js";
+import { ConfigError } from "../config/errors.js";
 import type { ResolvedConfig } from "../config/schema.js";
 import type { MemoryModel } from "../memory/extraction/model.js";
-import { OpenAICompatibleEmbedder } from "../memory/search/openai-embedder.js";
+import { embedderFromEnv } from "../memory/search/embedder-config.js";
 import { SearchIndex } from "../memory/search/search-index.js";
+import { EmbeddingError } from "../memory/search/types.js";
 import { MemoryService } from "../memory/service.js";
 import type { ModelMessage, ModelStepper } from "../model/types.js";
 import type { SqliteDatabase } from "../storage/database.js";
@@ -52,21 +54,14 @@ export function memoryModelOver(chain: ModelStepper, usage: UsageStore): MemoryM
 }
 
 export function createMemoryService(wiring: MemoryWiring): { service: MemoryService; index: SearchIndex } {
-  const embeddings = wiring.config.embeddings;
-  const index = new SearchIndex(wiring.database, {
-    ...(embeddings
-      ? {
-          embedder: new OpenAICompatibleEmbedder({
-            baseUrl: embeddings.baseUrl ?? "http://127.0.0.1:11434/v1",
-            model: embeddings.model,
-            dimensions: wiring.config.memory.embeddingDimensions,
-            ...(wiring.env.MERCURY_EMBEDDINGS_API_KEY
-              ? { apiKey: wiring.env.MERCURY_EMBEDDINGS_API_KEY }
-              : {}),
-          }),
-        }
-      : {}),
-  });
+  let embedder: ReturnType<typeof embedderFromEnv>;
+  try {
+    embedder = embedderFromEnv(wiring.env);
+  } catch (error) {
+    if (error instanceof EmbeddingError) throw new ConfigError(error.message);
+    throw error;
+  }
+  const index = new SearchIndex(wiring.database, embedder ? { embedder } : {});
   const service = new MemoryService({
     database: wiring.database,
     index,

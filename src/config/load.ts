@@ -139,7 +139,6 @@ export function resolveConfig(
     ...(entry.baseUrl || !defaultBaseUrls[entry.name] ? {} : { baseUrl: defaultBaseUrls[entry.name] }),
   }));
 
-  const embeddingsProvider = nonEmpty(env.MERCURY_EMBEDDINGS_PROVIDER);
   return {
     home,
     chain,
@@ -148,6 +147,7 @@ export function resolveConfig(
       contextWindow: file.agent?.contextWindow ?? primary.contextWindow ?? 128_000,
       maxOutputTokens: file.agent?.maxOutputTokens ?? 4096,
       historyReserveTokens: file.agent?.historyReserveTokens ?? 8192,
+      verifyCommand: file.agent?.verifyCommand ?? null,
     },
     budget: {
       dailyTokens: file.budget?.dailyTokens === undefined ? 2_000_000 : file.budget.dailyTokens,
@@ -170,7 +170,6 @@ export function resolveConfig(
       showReceipts: file.memory?.showReceipts ?? true,
       promptTokens: file.memory?.promptTokens ?? 1200,
       extractAutomatically: file.memory?.extractAutomatically ?? true,
-      embeddingDimensions: file.memory?.embeddingDimensions ?? 768,
     },
     telegram: { enabled: file.telegram?.enabled ?? false },
     log: { level: file.log?.level ?? "info" },
@@ -178,13 +177,6 @@ export function resolveConfig(
       softMs: parseIntegerEnv(env, "MERCURY_STALL_SOFT_MS", 180_000),
       hardMs: parseIntegerEnv(env, "MERCURY_STALL_HARD_MS", 480_000),
     },
-    embeddings: embeddingsProvider
-      ? {
-          provider: embeddingsProvider,
-          model: nonEmpty(env.MERCURY_EMBEDDINGS_MODEL) ?? "nomic-embed-text",
-          baseUrl: nonEmpty(env.MERCURY_EMBEDDINGS_BASE_URL) ?? null,
-        }
-      : null,
   };
 }
 

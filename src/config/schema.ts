@@ -48,6 +48,8 @@ export const configFileSchema = z
         maxOutputTokens: z.number().int().min(16).optional(),
         /** Tokens reserved for the reply and the system prompt when bounding history. */
         historyReserveTokens: z.number().int().min(0).optional(),
+        /** The command that proves a change works (e.g. "npm test"); detected from the project when absent. */
+        verifyCommand: z.string().min(1).optional(),
       })
       .strict()
       .optional(),
@@ -89,8 +91,6 @@ export const configFileSchema = z
         promptTokens: z.number().int().min(0).optional(),
         /** Run extraction after each chat/daemon turn; `mercury run` only queues it. */
         extractAutomatically: z.boolean().optional(),
-        /** Vector size of the embedding model (MERCURY_EMBEDDINGS_MODEL), checked on every response. */
-        embeddingDimensions: z.number().int().min(1).optional(),
       })
       .strict()
       .optional(),
@@ -113,7 +113,13 @@ export type ConfigFile = z.infer<typeof configFileSchema>;
 export interface ResolvedConfig {
   home: string;
   chain: ProviderEntry[];
-  agent: { maxSteps: number; contextWindow: number; maxOutputTokens: number; historyReserveTokens: number };
+  agent: {
+    maxSteps: number;
+    contextWindow: number;
+    maxOutputTokens: number;
+    historyReserveTokens: number;
+    verifyCommand: string | null;
+  };
   budget: { dailyTokens: number | null; dailyUsd: number | null };
   prices: Record<string, { input: number; output: number }>;
   retry: { attempts: number; baseDelayMs: number; maxDelayMs: number; requestTimeoutMs: number };
@@ -123,12 +129,10 @@ export interface ResolvedConfig {
     showReceipts: boolean;
     promptTokens: number;
     extractAutomatically: boolean;
-    embeddingDimensions: number;
   };
   telegram: { enabled: boolean };
   log: { level: "fatal" | "error" | "warn" | "info" | "debug" | "trace" };
   stall: { softMs: number; hardMs: number };
-  embeddings: { provider: string; model: string; baseUrl: string | null } | null;
 }
 
 export const defaultModels: Record<ProviderName, string> = {

@@ -1,3 +1,6 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { TranscriptStore } from "../../src/storage/transcripts.js";
 import { createHarness } from "../helpers/agent-harness.js";
@@ -75,13 +78,16 @@ describe("agent loop", () => {
     expect(report.reason).toContain("step budget");
   });
 
-  it("ends completed only after a mutating tool succeeded", async () => {
+  // Issue 5 (evidence gate): a mutating call alone is no longer "completed"; the change must be real
+  // (git/snapshot) and verified. A tool that only pretends to change something ends "responded".
+  it("a mutating call that changed nothing ends responded, not completed", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "mercury-loop-"));
     const harness = createHarness({
       replies: [[{ toolCalls: [{ name: "touch", input: { name: "a.txt" } }] }, { text: "Done." }]],
       tools: [touchTool],
     });
-    const report = await harness.run("change a file");
-    expect(report.outcome).toBe("completed");
+    const report = await harness.run("change a file", { cwd });
+    expect(report).toMatchObject({ outcome: "responded", filesChanged: [] });
   });
 
   it("continues a truncated answer and asks for sections", async () => {

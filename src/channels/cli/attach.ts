@@ -49,6 +49,7 @@ export async function attachChat(client: DaemonClient, options: AttachOptions): 
   );
   const running = new Set<string>();
   const streamed = new Set<string>();
+  const ended = new Set<string>();
   let pendingApproval: string | null = null;
   let pendingQuestion: string | null = null;
   let sessionId = options.sessionId;
@@ -77,6 +78,7 @@ export async function attachChat(client: DaemonClient, options: AttachOptions): 
       streamed.add(event.taskId);
     } else if (event.type === "task-end") {
       running.delete(event.taskId);
+      ended.add(event.taskId);
       settleIdle();
     } else if (event.type === "approval-request") {
       pendingApproval = event.approvalId;
@@ -92,6 +94,7 @@ export async function attachChat(client: DaemonClient, options: AttachOptions): 
   info("attached to the running Mercury daemon (terminal and Telegram share this agent); /exit to leave");
 
   const readline = createInterface({ input: options.input, terminal: false });
+  let chain = Promise.resolve();
   let closed = false;
   const done = new Promise<void>((resolve) => {
     client.onClose((error) => {
@@ -101,9 +104,12 @@ export async function attachChat(client: DaemonClient, options: AttachOptions): 
     });
     readline.on("close", () => {
       closed = true;
-      // Input ended (Ctrl+D or a pipe): wait for the tasks this terminal started, then leave.
-      if (running.size === 0) resolve();
-      else idleWaiter = resolve;
+      // Input ended (Ctrl+D or a pipe): wait for the lines already typed to be submitted and for
+      // the tasks this terminal started, then leave.
+      void chain.then(() => {
+        if (running.size === 0) resolve();
+        else idleWaiter = resolve;
+      });
     });
   });
 
@@ -161,7 +167,7 @@ export async function attachChat(client: DaemonClient, options: AttachOptions): 
         cwd: options.cwd,
         ...(sessionId ? { sessionId } : {}),
       })) as { taskId?: unknown; sessionId?: unknown };
-      if (typeof submitted.taskId === "string") {
+      if (typeof submitted.taskId === "string" && !ended.has(submitted.taskId)) {
         running.add(submitted.taskId);
         streamed.add(submitted.taskId);
       }
@@ -171,7 +177,6 @@ export async function attachChat(client: DaemonClient, options: AttachOptions): 
     }
   };
 
-  let chain = Promise.resolve();
   readline.on("line", (line) => {
     chain = chain.then(() => handleLine(line));
   });

@@ -9,14 +9,17 @@ export function registerSoulCommands(program: Command): void {
     .command("show")
     .description("print the assembled system prompt exactly as the model receives it")
     .option("--json", "print one JSON document")
-    .action((options: { json?: boolean }) => {
-      const { paths } = loadSettings();
+    .action(async (options: { json?: boolean }) => {
+      const { paths, config } = loadSettings();
+      const { builtinTools } = await import("../../tools/builtin.js");
+      const memoryToolNames = config.memory.enabled ? ["memory_search", "memory_save", "memory_forget"] : [];
+      const toolNames = [...builtinTools().map((tool) => tool.name), ...memoryToolNames];
       const created = ensureSoulFiles(paths.soul);
       const prompt = assembleSystemPrompt(readSoul(paths.soul), {
         cwd: process.cwd(),
         platform: platform(),
         date: new Date().toISOString().slice(0, 10),
-        toolNames: [],
+        toolNames,
       });
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ soulDirectory: paths.soul, created, prompt })}\n`);

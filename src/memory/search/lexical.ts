@@ -1,22 +1,17 @@
 import type { SqliteDatabase } from "../../storage/database.js";
-import { analyze, termCounts } from "../text/analyze.js";
+import { analyze } from "../text/analyze.js";
+import {
+  BM25_B,
+  BM25_K1,
+  type Bm25Parameters,
+  bm25Idf,
+  CONTEXT_WEIGHT,
+  documentTerms,
+  findDocument,
+  kthScore,
+  parseTerms,
+} from "./bm25.js";
 import type { IndexedDocument, SearchNamespace } from "./types.js";
-
-/**
- * BM25 parameters. k1 = 1.2 is the textbook default (Robertson & Zaragoza). b = 0.5 instead of 0.75:
- * memories and conversation turns are short, and among short texts length mostly reflects wording
- * (greetings, filler) rather than topic, so length is normalized more gently. Chosen once for all
- * data (on the LoCoMo dev split b 0.75 -> 0.5 moved nDCG@10 by +0.01), never per query or corpus.
- */
-export const BM25_K1 = 1.2;
-export const BM25_B = 0.5;
-/** A context term counts this much of a term in the document's own text. */
-export const CONTEXT_WEIGHT = 0.35;
-
-export interface Bm25Parameters {
-  k1: number;
-  b: number;
-}
 
 export interface ScopeStats {
   ids: number[];
@@ -42,21 +37,6 @@ interface DocumentRow {
   length: number;
 }
 
-/** Weighted term frequencies of a document: its own text counts 1, its context CONTEXT_WEIGHT. */
-export function documentTerms(doc: IndexedDocument, contextWeight = CONTEXT_WEIGHT): Map<string, number> {
-  const weights = termCounts(analyze(doc.text));
-  if (doc.context !== undefined && doc.context !== "") {
-    for (const [term, count] of termCounts(analyze(doc.context))) {
-      weights.set(term, (weights.get(term) ?? 0) + contextWeight * count);
-    }
-  }
-  return weights;
-}
-
-export function bm25Idf(documents: number, df: number): number {
-  return Math.log(1 + (documents - df + 0.5) / (df + 0.5));
-}
-
 export class LexicalIndex {
   private readonly statements;
   private readonly postingCache = new Map<number, PostingList>();
@@ -65,6 +45,8 @@ export class LexicalIndex {
   private marks = new Uint8Array(0);
   private readonly keyCache = new Map<number, { namespace: SearchNamespace; id: number; scope: string }>();
   private readonly termsCache = new Map<number, Map<string, number>>();
+  private readonly dfCache = new Map<string, number>();
+  private readonly ownTermsCache = new Map<number, string[]>();
 
   constructor(
     database: SqliteDatabase,
@@ -105,12 +87,10 @@ export class LexicalIndex {
       ).raw(),
       documentsOfScope: prepare("SELECT namespace, doc_id FROM search_documents WHERE scope_id = ?"),
       termsOf: prepare("SELECT terms FROM search_documents WHERE id = ?").pluck(),
+      textOf: prepare("SELECT text FROM search_documents WHERE id = ?").pluck(),
       keysOf: prepare(
         `SELECT d.id, d.namespace, d.doc_id, s.scope FROM search_documents d JOIN search_scopes s ON s.id = d.scope_id
          WHERE d.id IN (SELECT value FROM json_each(?))`,
-      ),
-      keyOf: prepare(
-        "SELECT d.namespace, d.doc_id, s.scope FROM search_documents d JOIN search_scopes s ON s.id = d.scope_id WHERE d.id = ?",
       ),
       scopeDf: prepare("SELECT df FROM search_term_scopes WHERE term_id = ? AND scope_id = ?").pluck(),
       scopeDfAdd: prepare(
@@ -249,10 +229,11 @@ export class LexicalIndex {
       remaining -= term.factor;
     }
     let candidates = touched;
+    // Documents that cannot reach the current k-th best score even with every remaining term are
+    // dropped. The threshold is computed once: it only rises as terms are added, so a stale one
+    // prunes less but never wrongly.
+    const threshold = next < terms.length && touched.length >= limit ? kthScore(scores, touched, limit) : 0;
     for (; next < terms.length; next++) {
-      // Documents that cannot reach the k-th best score even with every remaining term are dropped.
-      // The top k are always among the candidates, so the k-th best of the candidates is the k-th best.
-      const threshold = candidates.length >= limit ? kthScore(scores, candidates, limit) : 0;
       candidates = candidates.filter((documentId) => (scores[documentId] as number) + remaining >= threshold);
       const term = terms[next] as { factor: number; lists: PostingList[] };
       for (const list of term.lists) {
@@ -276,11 +257,11 @@ export class LexicalIndex {
       }
       remaining -= term.factor;
     }
-    const threshold = candidates.length > limit ? kthScore(scores, candidates, limit) : 0;
+    const cutoff = candidates.length > limit ? kthScore(scores, candidates, limit) : 0;
     const results: LexicalResult[] = [];
     for (const documentId of candidates) {
       const score = scores[documentId] as number;
-      if (score >= threshold) results.push({ documentId, score });
+      if (score >= cutoff) results.push({ documentId, score });
     }
     for (const documentId of touched) scores[documentId] = 0;
     results.sort((x, y) => y.score - x.score || x.documentId - y.documentId);
@@ -339,6 +320,8 @@ export class LexicalIndex {
       this.postingCache.clear();
       this.keyCache.clear();
       this.termsCache.clear();
+      this.dfCache.clear();
+      this.ownTermsCache.clear();
       this.cachedGeneration = generation;
     }
   }
@@ -361,11 +344,15 @@ export class LexicalIndex {
     return terms;
   }
 
-  keyOf(documentId: number): { namespace: SearchNamespace; id: number; scope: string } | undefined {
-    const row = this.statements.keyOf.get(documentId) as
-      | { namespace: SearchNamespace; doc_id: number; scope: string }
-      | undefined;
-    return row ? { namespace: row.namespace, id: row.doc_id, scope: row.scope } : undefined;
+  /** Analyzed terms of the document's own text (not its context), in order; empty if not indexed. */
+  ownTermsOf(documentId: number): string[] {
+    this.checkGeneration();
+    const cached = this.ownTermsCache.get(documentId);
+    if (cached) return cached;
+    const text = this.statements.textOf.get(documentId) as string | undefined;
+    const terms = text === undefined ? [] : analyze(text);
+    this.ownTermsCache.set(documentId, terms);
+    return terms;
   }
 
   /** Keys of many documents in one statement; ids not indexed (any more) are absent from the map. */
@@ -397,9 +384,14 @@ export class LexicalIndex {
 
   /** Documents of these scopes that contain the term. */
   documentFrequency(term: string, scopeIds: readonly number[]): number {
+    this.checkGeneration();
+    const key = `${scopeIds.join(",")}\u0000${term}`;
+    const cached = this.dfCache.get(key);
+    if (cached !== undefined) return cached;
     const termId = this.statements.termId.get(term) as number | undefined;
-    if (termId === undefined) return 0;
-    return this.scopeDf(termId, scopeIds);
+    const df = termId === undefined ? 0 : this.scopeDf(termId, scopeIds);
+    this.dfCache.set(key, df);
+    return df;
   }
 
   private scopeDf(termId: number, scopeIds: readonly number[]): number {
@@ -423,17 +415,6 @@ function serializeText(doc: IndexedDocument): string {
   return doc.text;
 }
 
-function parseTerms(json: string): Map<string, number> {
-  const parsed: unknown = JSON.parse(json);
-  if (typeof parsed !== "object" || parsed === null) throw new Error("search index: malformed terms column");
-  const terms = new Map<string, number>();
-  for (const [term, tf] of Object.entries(parsed)) {
-    if (typeof tf !== "number") throw new Error(`search index: malformed frequency for term "${term}"`);
-    terms.set(term, tf);
-  }
-  return terms;
-}
-
 /** Roughly how many sequential list entries one binary search costs. */
 const BINARY_SEARCH_COST = 24;
 
@@ -442,55 +423,4 @@ interface PostingList {
   documents: Int32Array;
   tfs: Float32Array;
   lengths: Float32Array;
-}
-
-/** The k-th largest score among the given documents (k <= ids.length). Quickselect, O(n). */
-function kthScore(scores: Float64Array, ids: readonly number[], k: number): number {
-  const values = new Float64Array(ids.length);
-  for (let index = 0; index < ids.length; index++) values[index] = scores[ids[index] as number] as number;
-  const target = values.length - k;
-  let low = 0;
-  let high = values.length - 1;
-  while (low < high) {
-    const pivot = values[(low + high) >>> 1] as number;
-    let left = low;
-    let right = high;
-    while (left <= right) {
-      while ((values[left] as number) < pivot) left++;
-      while ((values[right] as number) > pivot) right--;
-      if (left <= right) {
-        const swap = values[left] as number;
-        values[left] = values[right] as number;
-        values[right] = swap;
-        left++;
-        right--;
-      }
-    }
-    if (target <= right) high = right;
-    else if (target >= left) low = left;
-    else break;
-  }
-  return values[target] as number;
-}
-
-/** Index of documentId in an ascending list, or -1. */
-function findDocument(documents: Int32Array, documentId: number): number {
-  let low = 0;
-  let high = documents.length - 1;
-  while (low <= high) {
-    const middle = (low + high) >>> 1;
-    const value = documents[middle] as number;
-    if (value === documentId) return middle;
-    if (value < documentId) low = middle + 1;
-    else high = middle - 1;
-  }
-  return -1;
-}
-
-export function topScores(scores: ReadonlyMap<number, number>, limit: number): LexicalResult[] {
-  const results: LexicalResult[] = [];
-  for (const [documentId, score] of scores) results.push({ documentId, score });
-  // Ties break on the document id so results are deterministic.
-  results.sort((a, b) => b.score - a.score || a.documentId - b.documentId);
-  return results.slice(0, limit);
 }

@@ -50,6 +50,11 @@ export function relatedTerms(term: string): readonly string[] {
  */
 const QUESTION_WORDS: ReadonlySet<string> = new Set(["kind", "type", "sort", "mani", "time"]);
 
+/** The query's content terms in order, with repetitions: what proximity is measured on. */
+export function queryTermSequence(query: string): string[] {
+  return analyze(query).filter((term) => !QUESTION_WORDS.has(term));
+}
+
 /** Query term -> weight: each analyzed term once (weight 1), related terms at RELATED_WEIGHT. */
 export function analyzeQuery(query: string, expand = true): Map<string, number> {
   const weights = new Map<string, number>();

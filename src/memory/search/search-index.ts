@@ -1,8 +1,10 @@
 import type { SqliteDatabase } from "../../storage/database.js";
+import { type Bm25Parameters, bm25Idf } from "./bm25.js";
 import { DEFAULT_FEEDBACK, type FeedbackParameters, feedbackTerms } from "./feedback.js";
 import { fuse, type RankedList } from "./fusion.js";
-import { type Bm25Parameters, bm25Idf, LexicalIndex } from "./lexical.js";
-import { analyzeQuery } from "./query.js";
+import { LexicalIndex } from "./lexical.js";
+import { DEFAULT_PRECISION, type PrecisionParameters, rerankForPrecision } from "./precision.js";
+import { analyzeQuery, queryTermSequence } from "./query.js";
 import {
   type Embedder,
   EmbeddingError,
@@ -25,6 +27,8 @@ export interface SearchIndexOptions {
   contextWeight?: number;
   /** Related-term expansion of the query (default on). */
   expandQuery?: boolean;
+  /** Proximity and own-text coverage reordering of the best lexical candidates (default on). */
+  precision?: boolean | PrecisionParameters;
 }
 
 /**
@@ -38,6 +42,7 @@ export class SearchIndex {
   private readonly embedder: Embedder | undefined;
   private readonly feedback: FeedbackParameters | undefined;
   private readonly expandQuery: boolean;
+  private readonly precision: PrecisionParameters | undefined;
 
   constructor(
     private readonly database: SqliteDatabase,
@@ -49,6 +54,8 @@ export class SearchIndex {
     const feedback = options.feedback ?? true;
     this.feedback = feedback === true ? DEFAULT_FEEDBACK : feedback === false ? undefined : feedback;
     this.expandQuery = options.expandQuery ?? true;
+    const precision = options.precision ?? true;
+    this.precision = precision === true ? DEFAULT_PRECISION : precision === false ? undefined : precision;
   }
 
   upsert(doc: IndexedDocument): void {
@@ -153,6 +160,15 @@ export class SearchIndex {
         this.feedback,
       );
       lexical = this.lexical.search(expanded, stats, pool);
+    }
+    if (this.precision !== undefined && lexical.length > 1) {
+      lexical = rerankForPrecision(
+        lexical,
+        queryTermSequence(query),
+        (id) => this.lexical.ownTermsOf(id),
+        (term) => this.idfOf(term, stats),
+        this.precision,
+      );
     }
     lists.push({ items: lexical });
     if (this.embedder && query.trim() !== "") {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { BM25_B, BM25_K1, bm25Idf } from "../../../src/memory/search/lexical.js";
+import { BM25_B, BM25_K1, bm25Idf } from "../../../src/memory/search/bm25.js";
 import { SearchIndex } from "../../../src/memory/search/search-index.js";
 import type { IndexedDocument } from "../../../src/memory/search/types.js";
 import { analyze, termCounts } from "../../../src/memory/text/analyze.js";

@@ -1,0 +1,102 @@
+import type { FileChange } from "../events.js";
+import type { TaskState } from "../state.js";
+import type { ChangeReport, ChangeTracker } from "./changes.js";
+import type { VerificationCommand } from "./verification.js";
+
+export const maxVerificationFixRounds = 2;
+
+export type VerificationLookup =
+  | { ok: true; command: VerificationCommand | null }
+  | { ok: false; error: string };
+
+export interface VerificationRun {
+  /** Set when the authorizer refused the command: a refusal is not evidence. */
+  refused?: string;
+  exitCode: number | null;
+  output: string;
+}
+
+export interface GateInput {
+  state: TaskState;
+  changes: ChangeTracker | undefined;
+  verification: VerificationLookup;
+  runVerification(command: string): Promise<VerificationRun>;
+}
+
+export type GateDecision =
+  | { kind: "responded"; files: FileChange[] }
+  | { kind: "completed"; files: FileChange[] }
+  | { kind: "fix"; note: string; files: FileChange[] }
+  | { kind: "failed"; reason: string; files: FileChange[] }
+  | { kind: "paused"; reason: string; files: FileChange[] };
+
+/**
+ * The evidence gate, run when the model ends its turn. "completed" needs a verification that exited
+ * 0 after the last change; a failure is fed back for a bounded number of fix rounds; no way to
+ * verify pauses and says why. With no change confirmed by git or the snapshot, the task responded.
+ */
+export async function evidenceGate(input: GateInput): Promise<GateDecision> {
+  const { state } = input;
+  if (!input.changes || state.lastChangeSequence < 0) return { kind: "responded", files: [] };
+  const report: ChangeReport = await input.changes.report();
+  const files = report.files;
+  if (report.confirmed && files.length === 0) return { kind: "responded", files };
+  const unknown = report.confirmed
+    ? ""
+    : ` (whether files changed could not be confirmed: ${report.note ?? "unknown"})`;
+
+  const latest = state.verifications.filter((record) => record.sequence > state.lastChangeSequence).at(-1);
+  if (latest?.exitCode === 0) return { kind: "completed", files };
+  if (latest) return failedVerification(state, latest.command, latest.exitCode, null, files);
+
+  if (!input.verification.ok)
+    return { kind: "paused", reason: `cannot verify the changes: ${input.verification.error}`, files };
+  const command = input.verification.command;
+  if (!command) {
+    return {
+      kind: "paused",
+      reason:
+        `files changed${unknown} but no verification command was found (looked for package.json scripts test/typecheck/build/check, ` +
+        'a Makefile "test" target, Cargo.toml, go.mod, pyproject.toml). Configure one, or check the changes yourself; say "continue" to resume.',
+      files,
+    };
+  }
+  const sequence = ++state.callSequence;
+  const run = await input.runVerification(command.command);
+  if (run.refused !== undefined) {
+    return {
+      kind: "paused",
+      reason: `files changed but the verification \`${command.command}\` was refused: ${run.refused}. Allow it (or run it yourself) and say "continue".`,
+      files,
+    };
+  }
+  state.verifications.push({ command: command.command, exitCode: run.exitCode, sequence });
+  if (run.exitCode === 0) return { kind: "completed", files };
+  return failedVerification(state, command.command, run.exitCode, run.output, files);
+}
+
+function failedVerification(
+  state: TaskState,
+  command: string,
+  exitCode: number | null,
+  output: string | null,
+  files: FileChange[],
+): GateDecision {
+  const how = exitCode === null ? "did not finish (timed out or killed)" : `exited ${exitCode}`;
+  if (state.verificationFixRounds >= maxVerificationFixRounds) {
+    return {
+      kind: "failed",
+      reason: `verification failed: \`${command}\` ${how} after the last change (${state.verificationFixRounds} fix round(s) tried)`,
+      files,
+    };
+  }
+  state.verificationFixRounds += 1;
+  const tail = output === null ? "" : `\nOutput (end):\n${output.slice(-4000)}`;
+  return {
+    kind: "fix",
+    note:
+      `[Mercury] The task is not done: the verification \`${command}\` ${how} after your last change.${tail}\n` +
+      "Fix the cause with tool calls, then run the verification again. If you cannot fix it, say exactly what blocks you.",
+    files,
+  };
+}

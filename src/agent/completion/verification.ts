@@ -1,0 +1,63 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+
+export interface VerificationCommand {
+  command: string;
+  /** Where it came from, for messages: "configured", "package.json script test", "Makefile", … */
+  source: string;
+}
+
+const packageJsonSchema = z.object({ scripts: z.record(z.string(), z.string()).optional() }).loose();
+
+/** npm's placeholder test script fails on purpose; it is not a test suite. */
+const npmPlaceholder = /no test specified/;
+
+/**
+ * The command that proves the project still works: the configured one, else detected from the
+ * project files in `cwd`. Null when nothing is found (the evidence gate then pauses and says so).
+ * A package.json that is not valid JSON is an error the user must see, not "no verification".
+ */
+export function detectVerification(cwd: string, configured?: string | null): VerificationCommand | null {
+  if (configured && configured.trim() !== "") return { command: configured.trim(), source: "configured" };
+  const packagePath = join(cwd, "package.json");
+  if (existsSync(packagePath)) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(packagePath, "utf8"));
+    } catch (error) {
+      throw new Error(
+        `package.json in ${cwd} is not valid JSON (${error instanceof Error ? error.message : String(error)}); fix it so the project's checks can run`,
+      );
+    }
+    const scripts = packageJsonSchema.safeParse(raw).data?.scripts ?? {};
+    for (const name of ["test", "typecheck", "build", "check"]) {
+      const script = scripts[name];
+      if (script === undefined || (name === "test" && npmPlaceholder.test(script))) continue;
+      return {
+        command: name === "test" ? "npm test" : `npm run ${name}`,
+        source: `package.json script "${name}"`,
+      };
+    }
+  }
+  const makefile = ["Makefile", "makefile", "GNUmakefile"].find((name) => existsSync(join(cwd, name)));
+  if (makefile && /^test\s*:/m.test(readFileSync(join(cwd, makefile), "utf8")))
+    return { command: "make test", source: `${makefile} target "test"` };
+  if (existsSync(join(cwd, "Cargo.toml"))) return { command: "cargo test", source: "Cargo.toml" };
+  if (existsSync(join(cwd, "go.mod"))) return { command: "go test ./...", source: "go.mod" };
+  if (existsSync(join(cwd, "pyproject.toml"))) return { command: "pytest", source: "pyproject.toml" };
+  return null;
+}
+
+function normalize(command: string): string {
+  return command
+    .trim()
+    .replace(/\s+/g, " ")
+    .replace(/^npm run test\b/, "npm test")
+    .replace(/^npm t\b/, "npm test");
+}
+
+/** A run_command counts as the verification only when it is that command (spacing and npm aliases aside). */
+export function isVerificationCommand(command: string, verification: VerificationCommand): boolean {
+  return normalize(command) === normalize(verification.command);
+}

@@ -1,0 +1,246 @@
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import type { SqliteDatabase } from "../storage/database.js";
+import { type Clock, systemClock } from "./clock.js";
+import type { Outcome } from "./events.js";
+
+export const ledgerStatuses = ["queued", "running", "paused", "completed", "failed", "cancelled"] as const;
+export type LedgerStatus = (typeof ledgerStatuses)[number];
+
+export interface LedgerTask {
+  id: string;
+  sessionId: string;
+  userKey: string;
+  channel: string;
+  input: string;
+  cwd: string;
+  status: LedgerStatus;
+  outcome: Outcome | null;
+  /** The blocker of a pause, the cause of a failure, or who cancelled. */
+  reason: string | null;
+  /** How often the user said "continue" to a pause of this task. */
+  continuations: number;
+  /** How often a restart resumed this task after a crash. */
+  resumes: number;
+  finalAnswer: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const taskRow = z.object({
+  id: z.string(),
+  session_id: z.string(),
+  user_key: z.string(),
+  channel: z.string(),
+  input: z.string(),
+  cwd: z.string(),
+  status: z.enum(ledgerStatuses),
+  outcome: z.enum(["completed", "responded", "paused", "failed", "cancelled"]).nullable(),
+  reason: z.string().nullable(),
+  continuations: z.number().int(),
+  resumes: z.number().int(),
+  final_answer: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+function toTask(value: unknown): LedgerTask {
+  const row = taskRow.parse(value);
+  return {
+    id: row.id,
+    sessionId: row.session_id,
+    userKey: row.user_key,
+    channel: row.channel,
+    input: row.input,
+    cwd: row.cwd,
+    status: row.status,
+    outcome: row.outcome,
+    reason: row.reason,
+    continuations: row.continuations,
+    resumes: row.resumes,
+    finalAnswer: row.final_answer,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** Maps an agent outcome onto the ledger: a plain answer ("responded") is finished work too. */
+export function statusForOutcome(outcome: Outcome): LedgerStatus {
+  return outcome === "responded" ? "completed" : outcome;
+}
+
+export class LedgerError extends Error {
+  override name = "LedgerError";
+}
+
+/**
+ * The persistent work ledger. Every write is a single statement, so the row a crash leaves behind
+ * always says where the task was: 'running' means interrupted (resume it), 'cancelled' means a
+ * person stopped it (never resume it), 'paused' waits for "continue".
+ */
+export class WorkLedger {
+  constructor(
+    private readonly database: SqliteDatabase,
+    private readonly clock: Clock = systemClock,
+  ) {}
+
+  create(entry: {
+    id?: string;
+    sessionId: string;
+    userKey: string;
+    channel: string;
+    input: string;
+    cwd: string;
+  }): LedgerTask {
+    const id = entry.id ?? randomUUID();
+    const now = this.now();
+    this.database
+      .prepare(
+        `INSERT INTO tasks (id, session_id, user_key, channel, input, cwd, status, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?)`,
+      )
+      .run(id, entry.sessionId, entry.userKey, entry.channel, entry.input, entry.cwd, now, now);
+    return this.require(id);
+  }
+
+  get(id: string): LedgerTask | null {
+    const row: unknown = this.database.prepare("SELECT * FROM tasks WHERE id = ?").get(id);
+    return row === undefined ? null : toTask(row);
+  }
+
+  require(id: string): LedgerTask {
+    const task = this.get(id);
+    if (!task) throw new LedgerError(`no task ${id} in the work ledger`);
+    return task;
+  }
+
+  /**
+   * queued|paused|running -> running. `resume` marks a restart after a crash, `continuation` a
+   * "continue" from the user; a finished or cancelled task cannot run again.
+   */
+  markRunning(id: string, kind: "first" | "resume" | "continuation" = "first"): LedgerTask {
+    const result = this.database
+      .prepare(
+        `UPDATE tasks SET status = 'running', reason = NULL, updated_at = ?,
+           resumes = resumes + ?, continuations = continuations + ?
+         WHERE id = ? AND status IN ('queued','running','paused')`,
+      )
+      .run(this.now(), kind === "resume" ? 1 : 0, kind === "continuation" ? 1 : 0, id);
+    if (result.changes === 0) {
+      const task = this.get(id);
+      throw new LedgerError(
+        task
+          ? `task ${id} is ${task.status} and cannot run again; start a new task instead`
+          : `no task ${id} in the work ledger`,
+      );
+    }
+    return this.require(id);
+  }
+
+  /**
+   * Records how the task ended. A task already cancelled by a person stays cancelled (the answer
+   * text, if any, is kept): a stop is never turned back into "completed" by a late report.
+   */
+  finish(id: string, report: { outcome: Outcome; text: string; reason?: string }): LedgerTask {
+    const status = statusForOutcome(report.outcome);
+    const now = this.now();
+    this.database
+      .prepare(
+        `UPDATE tasks SET
+           status = CASE WHEN status = 'cancelled' THEN 'cancelled' ELSE ? END,
+           outcome = CASE WHEN status = 'cancelled' THEN 'cancelled' ELSE ? END,
+           reason = CASE WHEN status = 'cancelled' THEN reason ELSE ? END,
+           final_answer = ?, updated_at = ?
+         WHERE id = ?`,
+      )
+      .run(status, report.outcome, report.reason ?? null, report.text, now, id);
+    return this.require(id);
+  }
+
+  /** Parks an active task for "continue" (e.g. one that keeps crashing the process). */
+  pause(id: string, reason: string): boolean {
+    const result = this.database
+      .prepare(
+        `UPDATE tasks SET status = 'paused', outcome = 'paused', reason = ?, updated_at = ?
+         WHERE id = ? AND status IN ('queued','running')`,
+      )
+      .run(reason, this.now(), id);
+    return result.changes > 0;
+  }
+
+  /** A deliberate stop (/stop, SIGTERM, `mercury stop`): the task is never resumed. */
+  cancel(id: string, reason: string): boolean {
+    const result = this.database
+      .prepare(
+        `UPDATE tasks SET status = 'cancelled', outcome = 'cancelled', reason = ?, updated_at = ?
+         WHERE id = ? AND status IN ('queued','running','paused')`,
+      )
+      .run(reason, this.now(), id);
+    return result.changes > 0;
+  }
+
+  /** Cancels every queued or running task (graceful shutdown); returns their ids. */
+  cancelActive(reason: string): string[] {
+    const ids = this.list({ statuses: ["queued", "running"] }).map((task) => task.id);
+    for (const id of ids) this.cancel(id, reason);
+    return ids;
+  }
+
+  /** What a crash left behind: tasks that were queued or running when the process died. */
+  interrupted(): LedgerTask[] {
+    return this.list({ statuses: ["queued", "running"], order: "asc" });
+  }
+
+  /** The user's most recent paused task, which "continue" resumes. */
+  latestPaused(userKey: string): LedgerTask | null {
+    const row: unknown = this.database
+      .prepare(
+        "SELECT * FROM tasks WHERE user_key = ? AND status = 'paused' ORDER BY updated_at DESC, rowid DESC LIMIT 1",
+      )
+      .get(userKey);
+    return row === undefined ? null : toTask(row);
+  }
+
+  list(
+    filter: {
+      statuses?: readonly LedgerStatus[];
+      userKey?: string;
+      limit?: number;
+      order?: "asc" | "desc";
+    } = {},
+  ): LedgerTask[] {
+    const clauses: string[] = [];
+    const params: (string | number)[] = [];
+    if (filter.statuses && filter.statuses.length > 0) {
+      clauses.push(`status IN (${filter.statuses.map(() => "?").join(",")})`);
+      params.push(...filter.statuses);
+    }
+    if (filter.userKey !== undefined) {
+      clauses.push("user_key = ?");
+      params.push(filter.userKey);
+    }
+    const where = clauses.length > 0 ? `WHERE ${clauses.join(" AND ")}` : "";
+    const direction = filter.order === "asc" ? "ASC" : "DESC";
+    const limit = filter.limit !== undefined ? ` LIMIT ${Math.max(1, Math.floor(filter.limit))}` : "";
+    const rows: unknown[] = this.database
+      .prepare(`SELECT * FROM tasks ${where} ORDER BY created_at ${direction}, rowid ${direction}${limit}`)
+      .all(...params);
+    return rows.map(toTask);
+  }
+
+  counts(): Record<LedgerStatus, number> {
+    const counts = Object.fromEntries(ledgerStatuses.map((status) => [status, 0])) as Record<
+      LedgerStatus,
+      number
+    >;
+    const rows = z
+      .array(z.object({ status: z.enum(ledgerStatuses), n: z.number().int() }))
+      .parse(this.database.prepare("SELECT status, COUNT(*) AS n FROM tasks GROUP BY status").all());
+    for (const row of rows) counts[row.status] = row.n;
+    return counts;
+  }
+
+  private now(): string {
+    return this.clock.now().toISOString();
+  }
+}
