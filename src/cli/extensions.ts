@@ -1,7 +1,14 @@
 import type { Command } from "commander";
 import { ConfigError } from "../config/errors.js";
-import { loadSettings } from "../config/settings.js";
-import { openDatabase } from "../storage/database.js";
+
+/** Config and the database opener, loaded only by the groups that need them. */
+async function settingsAndDatabase() {
+  const [{ loadSettings }, { openDatabase }] = await Promise.all([
+    import("../config/settings.js"),
+    import("../storage/database.js"),
+  ]);
+  return { settings: loadSettings(), openDatabase };
+}
 
 type Registrar = (program: Command) => Promise<void>;
 
@@ -21,7 +28,10 @@ const daemonCommands: Registrar = async (program) => {
 const groups: Record<string, Registrar> = {
   policy: async (program) => {
     const { registerPolicyCommands } = await import("./commands/policy.js");
-    const { paths, config, env } = loadSettings();
+    const {
+      settings: { paths, config, env },
+      openDatabase,
+    } = await settingsAndDatabase();
     registerPolicyCommands(program, {
       openDatabase: () => openDatabase(paths.database),
       home: paths.home,
@@ -50,7 +60,10 @@ const groups: Record<string, Registrar> = {
   },
   telegram: async (program) => {
     const { registerTelegramCommands } = await import("./commands/telegram.js");
-    const { paths } = loadSettings();
+    const {
+      settings: { paths },
+      openDatabase,
+    } = await settingsAndDatabase();
     registerTelegramCommands(program, { openDatabase: () => openDatabase(paths.database) });
   },
   start: daemonCommands,
@@ -66,8 +79,11 @@ const groups: Record<string, Registrar> = {
 };
 
 export async function registerExtensionCommands(program: Command, argv: readonly string[]): Promise<void> {
-  const first = argv.slice(2).find((argument) => !argument.startsWith("-"));
-  const wanted =
-    first && first in groups ? [first] : first === undefined || first === "help" ? Object.keys(groups) : [];
+  const args = argv.slice(2);
+  const first = args.find((argument) => !argument.startsWith("-"));
+  // Every group only when the full command list will be printed (help, or no arguments at all).
+  const listing =
+    first === "help" || (first === undefined && !args.includes("-V") && !args.includes("--version"));
+  const wanted = first && first in groups ? [first] : listing ? Object.keys(groups) : [];
   for (const name of wanted) await groups[name]?.(program);
 }

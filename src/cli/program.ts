@@ -1,7 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { ConfigError } from "../config/errors.js";
 import { Redactor } from "../config/secrets.js";
-import { DatabaseVersionError } from "../storage/database.js";
+import { DatabaseVersionError } from "../storage/errors.js";
 import { registerChatCommand } from "./commands/chat.js";
 import { registerDoctorCommand } from "./commands/doctor.js";
 import { registerRunCommand } from "./commands/run.js";

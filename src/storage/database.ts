@@ -1,13 +1,12 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
+import { DatabaseVersionError } from "./errors.js";
 import { migrations } from "./migrations/index.js";
 
 export type SqliteDatabase = Database.Database;
 
-export class DatabaseVersionError extends Error {
-  override name = "DatabaseVersionError";
-}
+export { DatabaseVersionError } from "./errors.js";
 
 /**
  * Opens (creating if needed) the one Mercury database and brings its schema up to date.

@@ -1,7 +1,5 @@
 import { platform } from "node:os";
 import type { Command } from "commander";
-import { loadSettings } from "../../config/settings.js";
-import { assembleSystemPrompt, ensureSoulFiles, readSoul } from "../../soul/soul.js";
 
 export function registerSoulCommands(program: Command): void {
   const soul = program.command("soul").description("the soul files that define Mercury's identity");
@@ -10,6 +8,10 @@ export function registerSoulCommands(program: Command): void {
     .description("print the assembled system prompt exactly as the model receives it")
     .option("--json", "print one JSON document")
     .action(async (options: { json?: boolean }) => {
+      const [{ loadSettings }, { assembleSystemPrompt, ensureSoulFiles, readSoul }] = await Promise.all([
+        import("../../config/settings.js"),
+        import("../../soul/soul.js"),
+      ]);
       const { paths, config } = loadSettings();
       const { builtinTools } = await import("../../tools/builtin.js");
       const memoryToolNames = config.memory.enabled ? ["memory_search", "memory_save", "memory_forget"] : [];

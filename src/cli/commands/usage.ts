@@ -1,9 +1,5 @@
 import type { Command } from "commander";
-import { z } from "zod";
 import { ConfigError } from "../../config/errors.js";
-import { loadSettings } from "../../config/settings.js";
-import { openDatabase } from "../../storage/database.js";
-import { UsageStore } from "../../storage/usage.js";
 
 export function registerUsageCommand(program: Command): void {
   program
@@ -11,15 +7,21 @@ export function registerUsageCommand(program: Command): void {
     .description("tokens and cost per day, provider and session (failed attempts included)")
     .option("--json", "print one JSON document")
     .option("--days <n>", "how many days back, today included", "7")
-    .action((options: { json?: boolean; days: string }) => {
-      const days = z.coerce.number().int().min(1).max(3650).safeParse(options.days);
-      if (!days.success)
+    .action(async (options: { json?: boolean; days: string }) => {
+      const days = Number(options.days);
+      if (!/^\d+$/.test(options.days) || days < 1 || days > 3650) {
         throw new ConfigError(`--days "${options.days}": expected a whole number from 1 to 3650.`);
+      }
+      const [{ loadSettings }, { openDatabase }, { UsageStore }] = await Promise.all([
+        import("../../config/settings.js"),
+        import("../../storage/database.js"),
+        import("../../storage/usage.js"),
+      ]);
       const { paths, config } = loadSettings();
       const database = openDatabase(paths.database);
       try {
         const store = new UsageStore(database);
-        const rows = store.summary(days.data);
+        const rows = store.summary(days);
         const today = store.today();
         if (options.json) {
           process.stdout.write(

@@ -22,11 +22,11 @@ export const searchIndexMigration: Migration = {
         UNIQUE (namespace, scope)
       );
 
-      -- df counts documents over all scopes; a term whose df reaches 0 is deleted with its row.
+      -- The dictionary. A term no document uses any more is deleted (a forgotten memory's words
+      -- must not stay behind).
       CREATE TABLE search_terms (
         id INTEGER PRIMARY KEY,
-        term TEXT NOT NULL UNIQUE,
-        df INTEGER NOT NULL
+        term TEXT NOT NULL UNIQUE
       );
 
       -- Documents per (term, scope): BM25 idf over exactly the scopes searched, without counting.
@@ -67,12 +67,12 @@ export const searchIndexMigration: Migration = {
         vector BLOB NOT NULL
       );
 
-      -- generation changes on every vector write so in-process vector caches know to reload.
+      -- Generations change on every write so in-process caches (posting lists, vectors) reload.
       CREATE TABLE search_meta (
         key TEXT PRIMARY KEY,
         value INTEGER NOT NULL
       );
-      INSERT INTO search_meta (key, value) VALUES ('vector_generation', 0);
+      INSERT INTO search_meta (key, value) VALUES ('vector_generation', 0), ('lexical_generation', 0);
     `);
   },
 };

@@ -3,6 +3,7 @@ import { searchIndexMigration } from "./002-search-index.js";
 import { memoryMigration } from "./003-memory.js";
 import { permissionsMigration } from "./004-permissions.js";
 import { telegramMigration } from "./005-telegram.js";
+import { ledgerMigration } from "./006-ledger.js";
 import type { Migration } from "./types.js";
 
 /**
@@ -16,4 +17,5 @@ export const migrations: readonly Migration[] = [
   memoryMigration,
   permissionsMigration,
   telegramMigration,
+  ledgerMigration,
 ];
