@@ -1,11 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { type FakeOpenAIServer, startFakeOpenAIServer } from "../fakes/openai-server.js";
+import { describe, expect, it } from "vitest";
 import { fastRetryWithExtraction, makeHome, providerEnv, runCli } from "../helpers/cli.js";
+import { useFakeServers } from "../helpers/fake-servers.js";
 
-const servers: FakeOpenAIServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((entry) => entry.close()));
-});
+const server = useFakeServers();
 
 describe("memory through the built binary", () => {
   it("extracts a fact stated in chat, shows a receipt, and recalls it in a new session's system prompt", async () => {
@@ -20,7 +17,7 @@ describe("memory through the built binary", () => {
         },
       ],
     });
-    const fake = await startFakeOpenAIServer({
+    const fake = await server({
       replies: [
         { text: "What a lovely name!" },
         { text: extraction },
@@ -28,7 +25,6 @@ describe("memory through the built binary", () => {
         { text: '{"memories":[]}' },
       ],
     });
-    servers.push(fake);
     const { home, userHome, workspace } = makeHome(fastRetryWithExtraction);
     const env = providerEnv(fake.url);
     const first = await runCli(["chat", "--new"], {

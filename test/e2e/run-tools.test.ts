@@ -1,18 +1,12 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { type FakeOpenAIServer, startFakeOpenAIServer } from "../fakes/openai-server.js";
+import { describe, expect, it } from "vitest";
+import type { FakeOpenAIServer } from "../fakes/openai-server.js";
 import { fastRetryConfig, makeHome, providerEnv, runCli } from "../helpers/cli.js";
+import { useFakeServers } from "../helpers/fake-servers.js";
 
-const servers: FakeOpenAIServer[] = [];
-async function server(replies: Parameters<FakeOpenAIServer["push"]>) {
-  const started = await startFakeOpenAIServer({ replies });
-  servers.push(started);
-  return started;
-}
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((entry) => entry.close()));
-});
+const startServer = useFakeServers();
+const server = (replies: Parameters<FakeOpenAIServer["push"]>) => startServer({ replies });
 
 function toolMessages(body: unknown): { role: string; content?: unknown; tool_calls?: unknown }[] {
   return (body as { messages: { role: string; content?: unknown; tool_calls?: unknown }[] }).messages;

@@ -1,18 +1,10 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { type FakeOpenAIServer, startFakeOpenAIServer } from "../fakes/openai-server.js";
+import { describe, expect, it } from "vitest";
 import { fastRetryConfig, makeHome, providerEnv, runCli } from "../helpers/cli.js";
+import { useFakeServers } from "../helpers/fake-servers.js";
 
-const servers: FakeOpenAIServer[] = [];
-async function server(options: Parameters<typeof startFakeOpenAIServer>[0] = {}) {
-  const started = await startFakeOpenAIServer(options);
-  servers.push(started);
-  return started;
-}
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((entry) => entry.close()));
-});
+const server = useFakeServers();
 
 describe("mercury run (built binary, loopback OpenAI-compatible server)", () => {
   it("streams an answer to stdout and reports it in JSON", async () => {
