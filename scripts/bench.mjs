@@ -12,7 +12,9 @@ const data = dataIndex >= 0 ? args[dataIndex + 1] : resolve(root, "../shared/ben
 const cli = join(root, "dist/cli.js");
 
 function run(label, command, commandArgs) {
-  console.log(`\n## ${label}\n$ ${[command === process.execPath ? "node" : command, ...commandArgs].join(" ")}`);
+  console.log(
+    `\n## ${label}\n$ ${[command === process.execPath ? "node" : command, ...commandArgs].join(" ")}`,
+  );
   const result = spawnSync(command, commandArgs, { stdio: "inherit", cwd: root });
   if (result.status !== 0) {
     console.error(`${label} failed with exit ${result.status}`);
@@ -21,7 +23,8 @@ function run(label, command, commandArgs) {
 }
 
 run("start-up and loop overhead", process.execPath, ["scripts/bench-runtime.mjs"]);
-if (existsSync(data)) run("memory retrieval (LoCoMo)", process.execPath, [cli, "bench", "retrieval", "--data", data]);
+if (existsSync(data))
+  run("memory retrieval (LoCoMo)", process.execPath, [cli, "bench", "retrieval", "--data", data]);
 else console.log(`\n(skipping retrieval: ${data} not found; pass --data FILE)`);
 run("memory scale, 100,000 memories", process.execPath, [cli, "bench", "memory-scale", "--n", "100000"]);
 run("permission engine false-ask rate", "npx", ["vitest", "run", "test/permissions/benign.test.ts"]);

@@ -40,7 +40,11 @@ function redactValue(value: unknown, redactor: Redactor): unknown {
       stack: redactor.redact(value.stack ?? ""),
     };
   if (value && typeof value === "object") {
-    return JSON.parse(redactor.redact(JSON.stringify(value))) as unknown;
+    // Errors nested in a log object would stringify to {}; keep their message and stack.
+    const text = JSON.stringify(value, (_key, inner: unknown) =>
+      inner instanceof Error ? { name: inner.name, message: inner.message, stack: inner.stack } : inner,
+    );
+    return JSON.parse(redactor.redact(text)) as unknown;
   }
   return value;
 }

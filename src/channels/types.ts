@@ -31,6 +31,11 @@ export interface GatewayStatus {
   model: string;
   sessionId: string | null;
   runningTaskId: string | null;
-  budget: { tokensToday: number; dailyTokenLimit: number | null; costToday: number; dailyUsdLimit: number | null };
+  budget: {
+    tokensToday: number;
+    dailyTokenLimit: number | null;
+    costToday: number;
+    dailyUsdLimit: number | null;
+  };
   allowAllUntil: string | null;
 }

@@ -8,8 +8,7 @@ export type AuthorizationRequest =
 
 export type AuthorizationResult =
   /** `resolvedPath`: for path requests, the real path that was checked; act on it, not the raw one. */
-  | { allowed: true; rule: string; resolvedPath?: string }
-  | { allowed: false; rule: string; reason: string };
+  { allowed: true; rule: string; resolvedPath?: string } | { allowed: false; rule: string; reason: string };
 
 /**
  * Everything a tool may use. Permissions come in through `authorize`, carried explicitly per task

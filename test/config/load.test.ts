@@ -102,7 +102,9 @@ describe("invalid configuration stops with the file, the key and what is expecte
   });
 
   it("refuses a token but not a token count", () => {
-    expect(() => resolveConfig(homeWith("telegram:\n  botToken: 123:abc\n"), {})).toThrow(/"telegram.botToken" looks like a secret/);
+    expect(() => resolveConfig(homeWith("telegram:\n  botToken: 123:abc\n"), {})).toThrow(
+      /"telegram.botToken" looks like a secret/,
+    );
     expect(resolveConfig(homeWith("budget:\n  dailyTokens: 100\n"), {}).budget.dailyTokens).toBe(100);
   });
 

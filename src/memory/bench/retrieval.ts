@@ -54,7 +54,13 @@ export function conversationDocuments(
         const other = session.turns[index + offset];
         if (offset !== 0 && other) neighbours.push(contextText(other));
       }
-      const doc: IndexedDocument = { namespace: "episode", id, scope: SCOPE, text: turnText(turn, session) };
+      const doc: IndexedDocument = {
+        namespace: "episode",
+        id,
+        scope: SCOPE,
+        text: turnText(turn, session),
+        speaker: turn.speaker,
+      };
       if (neighbours.length > 0) doc.context = neighbours.join(" ");
       docs.push(doc);
       idOf.set(id, evidenceId);

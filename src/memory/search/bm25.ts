@@ -17,7 +17,20 @@ export interface Bm25Parameters {
   b: number;
 }
 
-/** Weighted term frequencies of a document: its own text counts 1, its context CONTEXT_WEIGHT. */
+/**
+ * Field terms (the speaker's name) are stored with this prefix, which no analyzed term can start
+ * with (analysis keeps letters, digits and marks only), so a query never matches them by accident.
+ */
+export const SPEAKER_FIELD = "\u0001speaker:";
+
+export function isFieldTerm(term: string): boolean {
+  return term.startsWith("\u0001");
+}
+
+/**
+ * Weighted term frequencies of a document: its own text counts 1, its context CONTEXT_WEIGHT; the
+ * speaker's name terms are added as field terms (SPEAKER_FIELD + term, tf 1).
+ */
 export function documentTerms(doc: IndexedDocument, contextWeight = CONTEXT_WEIGHT): Map<string, number> {
   const weights = termCounts(analyze(doc.text));
   if (doc.context !== undefined && doc.context !== "") {
@@ -25,7 +38,25 @@ export function documentTerms(doc: IndexedDocument, contextWeight = CONTEXT_WEIG
       weights.set(term, (weights.get(term) ?? 0) + contextWeight * count);
     }
   }
+  if (doc.speaker !== undefined) {
+    for (const term of analyze(doc.speaker)) weights.set(`${SPEAKER_FIELD}${term}`, 1);
+  }
   return weights;
+}
+
+/** BM25 document length: the weighted count of text and context terms (field terms excluded). */
+export function documentLength(weights: ReadonlyMap<string, number>): number {
+  let length = 0;
+  for (const [term, tf] of weights) if (!isFieldTerm(term)) length += tf;
+  return length;
+}
+
+/** The speaker's analyzed name terms, read back from a document's stored term weights. */
+export function speakerTermsOf(weights: ReadonlyMap<string, number>): string[] {
+  const terms: string[] = [];
+  for (const term of weights.keys())
+    if (term.startsWith(SPEAKER_FIELD)) terms.push(term.slice(SPEAKER_FIELD.length));
+  return terms;
 }
 
 export function bm25Idf(documents: number, df: number): number {

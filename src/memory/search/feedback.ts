@@ -1,3 +1,4 @@
+import { isFieldTerm } from "./bm25.js";
 import type { LexicalResult } from "./lexical.js";
 
 /**
@@ -36,11 +37,12 @@ export function feedbackTerms(
   for (const result of top) {
     const terms = termsOf(result.documentId);
     let length = 0;
-    for (const tf of terms.values()) length += tf;
+    for (const [term, tf] of terms) if (!isFieldTerm(term)) length += tf;
     if (length === 0) continue;
     const documentWeight = result.score / total;
     for (const [term, tf] of terms) {
-      if (query.has(term)) continue;
+      // Field terms (the speaker) are not words of the text: they never join the query.
+      if (query.has(term) || isFieldTerm(term)) continue;
       candidate.set(term, (candidate.get(term) ?? 0) + documentWeight * (tf / length));
     }
   }

@@ -6,6 +6,7 @@ import {
   type Bm25Parameters,
   bm25Idf,
   CONTEXT_WEIGHT,
+  documentLength,
   documentTerms,
   findDocument,
   kthScore,
@@ -47,6 +48,7 @@ export class LexicalIndex {
   private readonly termsCache = new Map<number, Map<string, number>>();
   private readonly dfCache = new Map<string, number>();
   private readonly ownTermsCache = new Map<number, string[]>();
+  private inSnapshot = false;
 
   constructor(
     database: SqliteDatabase,
@@ -110,8 +112,7 @@ export class LexicalIndex {
   upsert(doc: IndexedDocument): number {
     this.remove(doc.namespace, doc.id);
     const weights = documentTerms(doc, this.contextWeight);
-    let length = 0;
-    for (const tf of weights.values()) length += tf;
+    const length = documentLength(weights);
     const scopeId = this.scopeId(doc.namespace, doc.scope, true);
     const documentId = Number(
       this.statements.insertDocument.run(
@@ -236,25 +237,8 @@ export class LexicalIndex {
     for (; next < terms.length; next++) {
       candidates = candidates.filter((documentId) => (scores[documentId] as number) + remaining >= threshold);
       const term = terms[next] as { factor: number; lists: PostingList[] };
-      for (const list of term.lists) {
-        // Binary search per candidate, or one pass over the list when that is cheaper.
-        if (candidates.length * BINARY_SEARCH_COST < list.documents.length) {
-          for (const documentId of candidates) {
-            const index = findDocument(list.documents, documentId);
-            if (index >= 0) this.addTerm(scores, documentId, term.factor, list, index, norm, perLength);
-          }
-        } else {
-          const marks = this.markBuffer(scores.length);
-          for (const documentId of candidates) marks[documentId] = 1;
-          const { documents } = list;
-          for (let index = 0; index < documents.length; index++) {
-            const documentId = documents[index] as number;
-            if (marks[documentId] === 1)
-              this.addTerm(scores, documentId, term.factor, list, index, norm, perLength);
-          }
-          for (const documentId of candidates) marks[documentId] = 0;
-        }
-      }
+      for (const list of term.lists)
+        this.addToCandidates(scores, candidates, term.factor, list, norm, perLength);
       remaining -= term.factor;
     }
     const cutoff = candidates.length > limit ? kthScore(scores, candidates, limit) : 0;
@@ -266,6 +250,87 @@ export class LexicalIndex {
     for (const documentId of touched) scores[documentId] = 0;
     results.sort((x, y) => y.score - x.score || x.documentId - y.documentId);
     return results.slice(0, limit);
+  }
+
+  /**
+   * Adds the BM25 contributions of extra query terms (absent from the query that produced
+   * `results`) to those results, and sorts them again. The first pass's candidate pool is rescored,
+   * not the collection: pseudo-relevance feedback reorders what the question found rather than
+   * searching again for every term, which would repeat the first pass's work.
+   */
+  rescore(
+    results: readonly LexicalResult[],
+    extraWeights: ReadonlyMap<string, number>,
+    stats: ScopeStats,
+  ): LexicalResult[] {
+    if (results.length === 0 || extraWeights.size === 0 || stats.documents === 0) return [...results];
+    this.checkGeneration();
+    const { k1, b } = this.bm25;
+    const norm = k1 * (1 - b);
+    const perLength = (k1 * b) / stats.averageLength;
+    let maxDocument = 0;
+    for (const result of results) maxDocument = Math.max(maxDocument, result.documentId);
+    if (this.scoreBuffer.length <= maxDocument) this.scoreBuffer = new Float64Array(maxDocument + 1 + 1024);
+    const scores = this.scoreBuffer;
+    const candidates = results.map((result) => result.documentId);
+    for (const result of results) scores[result.documentId] = result.score;
+    for (const [term, weight] of extraWeights) {
+      const termId = this.statements.termId.get(term) as number | undefined;
+      if (termId === undefined || weight <= 0) continue;
+      const df = this.documentFrequency(term, stats.ids);
+      if (df === 0) continue;
+      const factor = weight * bm25Idf(stats.documents, df) * (k1 + 1);
+      const cached = stats.ids.every((scopeId) => this.postingCache.has(postingKey(termId, scopeId)));
+      if (cached || df <= candidates.length * LOAD_LIST_BELOW) {
+        for (const scopeId of stats.ids) {
+          const list = this.postingsOf(termId, scopeId);
+          this.addToCandidates(scores, candidates, factor, list, norm, perLength);
+        }
+        continue;
+      }
+      // A common word's list is thousands of rows: reading the candidates' stored terms (the same
+      // tf and length as their postings) costs less than loading it cold.
+      for (const documentId of candidates) {
+        const terms = this.termsOf(documentId);
+        const tf = terms.get(term);
+        if (tf === undefined) continue;
+        scores[documentId] =
+          (scores[documentId] as number) + (factor * tf) / (tf + norm + perLength * documentLength(terms));
+      }
+    }
+    const rescored = results.map((result) => ({
+      documentId: result.documentId,
+      score: scores[result.documentId] as number,
+    }));
+    for (const documentId of candidates) scores[documentId] = 0;
+    rescored.sort((x, y) => y.score - x.score || x.documentId - y.documentId);
+    return rescored;
+  }
+
+  /** Adds one term's contribution to each candidate found in the list (binary search or one pass). */
+  private addToCandidates(
+    scores: Float64Array,
+    candidates: readonly number[],
+    factor: number,
+    list: PostingList,
+    norm: number,
+    perLength: number,
+  ): void {
+    if (candidates.length * BINARY_SEARCH_COST < list.documents.length) {
+      for (const documentId of candidates) {
+        const index = findDocument(list.documents, documentId);
+        if (index >= 0) this.addTerm(scores, documentId, factor, list, index, norm, perLength);
+      }
+      return;
+    }
+    const marks = this.markBuffer(scores.length);
+    for (const documentId of candidates) marks[documentId] = 1;
+    const { documents } = list;
+    for (let index = 0; index < documents.length; index++) {
+      const documentId = documents[index] as number;
+      if (marks[documentId] === 1) this.addTerm(scores, documentId, factor, list, index, norm, perLength);
+    }
+    for (const documentId of candidates) marks[documentId] = 0;
   }
 
   private addTerm(
@@ -294,7 +359,7 @@ export class LexicalIndex {
    * dropped whenever search_meta's lexical generation moves (any write, by any connection).
    */
   private postingsOf(termId: number, scopeId: number): PostingList {
-    const key = termId * 65_536 + scopeId;
+    const key = postingKey(termId, scopeId);
     const cached = this.postingCache.get(key);
     if (cached) return cached;
     const rows = this.statements.postings.all(termId, scopeId) as [number, number, number][];
@@ -314,7 +379,24 @@ export class LexicalIndex {
     return list;
   }
 
+  /**
+   * Runs fn (synchronous, so no write can interleave on this connection) with the caches validated
+   * once: every accessor otherwise re-reads the generation, a statement per call, which adds up to
+   * milliseconds over the hundreds of calls of one search.
+   */
+  snapshot<T>(fn: () => T): T {
+    if (this.inSnapshot) return fn();
+    this.checkGeneration();
+    this.inSnapshot = true;
+    try {
+      return fn();
+    } finally {
+      this.inSnapshot = false;
+    }
+  }
+
   private checkGeneration(): void {
+    if (this.inSnapshot) return;
     const generation = Number(this.statements.generation.get());
     if (generation !== this.cachedGeneration) {
       this.postingCache.clear();
@@ -414,6 +496,13 @@ export class LexicalIndex {
 function serializeText(doc: IndexedDocument): string {
   return doc.text;
 }
+
+function postingKey(termId: number, scopeId: number): number {
+  return termId * 65_536 + scopeId;
+}
+
+/** rescore() loads an uncached posting list only when it is at most this many times the pool. */
+const LOAD_LIST_BELOW = 4;
 
 /** Roughly how many sequential list entries one binary search costs. */
 const BINARY_SEARCH_COST = 24;

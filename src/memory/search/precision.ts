@@ -14,6 +14,10 @@ import type { LexicalResult } from "./lexical.js";
  *              than only in its context (neighbouring turns). It adds coverage × that share × the
  *              query's strongest idf, so a turn that matches by itself outranks one that matches
  *              only through its neighbours, while those stay in the list (recall is unchanged).
+ *   speaker:   a query that names a person is most often answered by what that person said, not by
+ *              what others said to or about them. A document whose speaker field (IndexedDocument
+ *              .speaker) shares a term with the query adds speaker × the query's strongest idf, the
+ *              same scale as matching one more salient word. Documents without a speaker get 0.
  *
  * Only the first `depth` candidates are reordered; the rest keep their order below them. Parameters
  * are global, fixed values, never fitted per query or per corpus.
@@ -22,15 +26,25 @@ export interface PrecisionParameters {
   depth: number;
   proximity: number;
   coverage: number;
+  speaker: number;
   window: number;
+}
+
+/** What the reordering reads of one candidate. */
+export interface PrecisionDocument {
+  /** Analyzed terms of the document's own text, in order (no context). */
+  terms: readonly string[];
+  /** Analyzed terms of its speaker's name; empty when it has none. */
+  speaker: readonly string[];
 }
 
 export const PROXIMITY_WINDOW = 3;
 
 export const DEFAULT_PRECISION: PrecisionParameters = {
-  depth: 30,
-  proximity: 0.5,
-  coverage: 0.5,
+  depth: Number.POSITIVE_INFINITY,
+  proximity: 0,
+  coverage: 0,
+  speaker: 1,
   window: PROXIMITY_WINDOW,
 };
 
@@ -51,7 +65,12 @@ export function queryPairs(queryTerms: readonly string[]): [string, string][] {
 }
 
 /** Whether the two terms occur, in either order, within `window` positions of each other. */
-export function occurNear(documentTerms: readonly string[], first: string, second: string, window: number): boolean {
+export function occurNear(
+  documentTerms: readonly string[],
+  first: string,
+  second: string,
+  window: number,
+): boolean {
   let lastFirst = Number.NEGATIVE_INFINITY;
   let lastSecond = Number.NEGATIVE_INFINITY;
   for (let position = 0; position < documentTerms.length; position++) {
@@ -67,35 +86,38 @@ export function occurNear(documentTerms: readonly string[], first: string, secon
   return false;
 }
 
-/** The bonus, in BM25 units, of one document's own-text term sequence for this query. */
+/** The bonus, in BM25 units, of one document for this query (analyzed query terms, in order). */
 export function precisionBonus(
   queryTerms: readonly string[],
-  documentTerms: readonly string[],
+  document: PrecisionDocument,
   idf: (term: string) => number,
   parameters: PrecisionParameters = DEFAULT_PRECISION,
 ): number {
   const unique = [...new Set(queryTerms)];
-  if (unique.length === 0 || documentTerms.length === 0) return 0;
+  if (unique.length === 0) return 0;
+  const weights = unique.map(idf);
+  const strongest = Math.max(0, ...weights);
   let bonus = 0;
   if (parameters.proximity > 0) {
     for (const [first, second] of queryPairs(queryTerms)) {
-      if (occurNear(documentTerms, first, second, parameters.window)) {
+      if (occurNear(document.terms, first, second, parameters.window)) {
         bonus += parameters.proximity * Math.min(idf(first), idf(second));
       }
     }
   }
   if (parameters.coverage > 0) {
-    const own = new Set(documentTerms);
+    const own = new Set(document.terms);
     let total = 0;
     let found = 0;
-    let strongest = 0;
-    for (const term of unique) {
-      const weight = idf(term);
+    unique.forEach((term, index) => {
+      const weight = weights[index] as number;
       total += weight;
-      strongest = Math.max(strongest, weight);
       if (own.has(term)) found += weight;
-    }
+    });
     if (total > 0) bonus += parameters.coverage * (found / total) * strongest;
+  }
+  if (parameters.speaker > 0 && document.speaker.some((term) => unique.includes(term))) {
+    bonus += parameters.speaker * strongest;
   }
   return bonus;
 }
@@ -107,14 +129,14 @@ export function precisionBonus(
 export function rerankForPrecision(
   results: readonly LexicalResult[],
   queryTerms: readonly string[],
-  ownTermsOf: (documentId: number) => readonly string[],
+  documentOf: (documentId: number) => PrecisionDocument,
   idf: (term: string) => number,
   parameters: PrecisionParameters = DEFAULT_PRECISION,
 ): LexicalResult[] {
   const head = results.slice(0, parameters.depth).map((result, order) => ({
     result,
     order,
-    adjusted: result.score + precisionBonus(queryTerms, ownTermsOf(result.documentId), idf, parameters),
+    adjusted: result.score + precisionBonus(queryTerms, documentOf(result.documentId), idf, parameters),
   }));
   head.sort((a, b) => b.adjusted - a.adjusted || a.order - b.order);
   return [

@@ -1,8 +1,8 @@
 import type { SqliteDatabase } from "../../storage/database.js";
-import { type Bm25Parameters, bm25Idf } from "./bm25.js";
+import { type Bm25Parameters, bm25Idf, SPEAKER_FIELD, speakerTermsOf } from "./bm25.js";
 import { DEFAULT_FEEDBACK, type FeedbackParameters, feedbackTerms } from "./feedback.js";
 import { fuse, type RankedList } from "./fusion.js";
-import { LexicalIndex } from "./lexical.js";
+import { LexicalIndex, type LexicalResult, type ScopeStats } from "./lexical.js";
 import { DEFAULT_PRECISION, type PrecisionParameters, rerankForPrecision } from "./precision.js";
 import { analyzeQuery, queryTermSequence } from "./query.js";
 import {
@@ -148,28 +148,7 @@ export class SearchIndex {
     const stats = this.lexical.scopeStats(options.namespace, options.scopes);
     if (stats.documents === 0) return [];
     const lists: RankedList[] = [];
-    const queryWeights = analyzeQuery(query, this.expandQuery);
-    let lexical = this.lexical.search(queryWeights, stats, pool);
-    if (this.feedback !== undefined && lexical.length > 0) {
-      const idf = (term: string) => this.idfOf(term, stats);
-      const expanded = feedbackTerms(
-        queryWeights,
-        lexical,
-        (id) => this.lexical.termsOf(id),
-        idf,
-        this.feedback,
-      );
-      lexical = this.lexical.search(expanded, stats, pool);
-    }
-    if (this.precision !== undefined && lexical.length > 1) {
-      lexical = rerankForPrecision(
-        lexical,
-        queryTermSequence(query),
-        (id) => this.lexical.ownTermsOf(id),
-        (term) => this.idfOf(term, stats),
-        this.precision,
-      );
-    }
+    const lexical = this.lexical.snapshot(() => this.lexicalList(query, stats, pool));
     lists.push({ items: lexical });
     if (this.embedder && query.trim() !== "") {
       const [vector] = await this.embedder.embed([query], options.signal);
@@ -194,6 +173,46 @@ export class SearchIndex {
       });
     }
     return hits;
+  }
+
+  /**
+   * BM25 candidates of the query, best first: the question's terms, then the pool reordered by
+   * pseudo-relevance feedback terms, then its head reordered for first-rank precision.
+   */
+  private lexicalList(query: string, stats: ScopeStats, pool: number): LexicalResult[] {
+    const queryWeights = analyzeQuery(query, this.expandQuery);
+    let lexical = this.lexical.search(queryWeights, stats, pool);
+    const idf = (term: string) => this.idfOf(term, stats);
+    if (this.feedback !== undefined && lexical.length > 0) {
+      const expanded = feedbackTerms(
+        queryWeights,
+        lexical,
+        (id) => this.lexical.termsOf(id),
+        idf,
+        this.feedback,
+      );
+      for (const term of queryWeights.keys()) expanded.delete(term);
+      lexical = this.lexical.rescore(lexical, expanded, stats);
+    }
+    const precision = this.precision;
+    if (precision === undefined || lexical.length < 2) return lexical;
+    const queryTerms = queryTermSequence(query);
+    // Reading a candidate's stored terms costs a statement and a parse: skip what cannot score.
+    const namesSpeaker =
+      precision.speaker > 0 &&
+      queryTerms.some((term) => this.lexical.documentFrequency(`${SPEAKER_FIELD}${term}`, stats.ids) > 0);
+    const readsText = (precision.proximity > 0 && queryTerms.length > 1) || precision.coverage > 0;
+    if (!namesSpeaker && !readsText) return lexical;
+    return rerankForPrecision(
+      lexical,
+      queryTerms,
+      (id) => ({
+        terms: readsText ? this.lexical.ownTermsOf(id) : [],
+        speaker: namesSpeaker ? speakerTermsOf(this.lexical.termsOf(id)) : [],
+      }),
+      idf,
+      precision,
+    );
   }
 
   private idfOf(term: string, stats: { ids: number[]; documents: number }): number {

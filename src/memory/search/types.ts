@@ -12,6 +12,11 @@ export interface IndexedDocument {
    * weight than `text`, so a document is found through its context but ranks below one that says it.
    */
   context?: string;
+  /**
+   * Optional name of who said or wrote the text (an episode's speaker). Indexed as a separate field:
+   * a query that names the speaker ranks that person's own turns first (see precision.ts).
+   */
+  speaker?: string;
 }
 
 export interface SearchOptions {

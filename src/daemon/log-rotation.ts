@@ -1,0 +1,49 @@
+import { copyFileSync, existsSync, renameSync, statSync, truncateSync, unlinkSync } from "node:fs";
+import { isCode } from "./lock.js";
+
+export const defaultLogMaxBytes = 5 * 1024 * 1024;
+export const defaultLogKeep = 3;
+
+function size(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch (error) {
+    if (isCode(error, "ENOENT")) return 0;
+    throw error;
+  }
+}
+
+function shift(path: string, keep: number): void {
+  const oldest = `${path}.${keep}`;
+  if (existsSync(oldest)) unlinkSync(oldest);
+  for (let index = keep - 1; index >= 1; index -= 1) {
+    if (existsSync(`${path}.${index}`)) renameSync(`${path}.${index}`, `${path}.${index + 1}`);
+  }
+}
+
+/**
+ * Rotates a log nobody holds open (before the daemon starts): daemon.log → daemon.log.1 → … → .keep.
+ * Returns whether it rotated.
+ */
+export function rotateIfLarge(path: string, maxBytes = defaultLogMaxBytes, keep = defaultLogKeep): boolean {
+  if (size(path) <= maxBytes) return false;
+  shift(path, keep);
+  renameSync(path, `${path}.1`);
+  return true;
+}
+
+/**
+ * Rotates the log the running daemon writes through an O_APPEND descriptor (its stdout): copy, then
+ * truncate in place, so the descriptor keeps working and the next write lands at the new end.
+ */
+export function copyTruncateIfLarge(
+  path: string,
+  maxBytes = defaultLogMaxBytes,
+  keep = defaultLogKeep,
+): boolean {
+  if (size(path) <= maxBytes) return false;
+  shift(path, keep);
+  copyFileSync(path, `${path}.1`);
+  truncateSync(path, 0);
+  return true;
+}

@@ -1,0 +1,64 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type FakeOpenAIServer, startFakeOpenAIServer } from "../fakes/openai-server.js";
+import { runCli } from "../helpers/cli.js";
+import { type DaemonHome, daemonHome, subscribe } from "./daemon-helpers.js";
+
+let server: FakeOpenAIServer;
+let current: DaemonHome | null = null;
+
+beforeEach(async () => {
+  server = await startFakeOpenAIServer({ replies: [] });
+});
+
+afterEach(async () => {
+  await current?.cleanup();
+  current = null;
+  await server.close();
+});
+
+describe("mercury chat with a daemon running", () => {
+  it("attaches over the socket: the daemon's agent answers and the ledger records the task as delivered", async () => {
+    current = daemonHome(server.url);
+    const started = await current.cli(["start"]);
+    expect(started.code, started.stderr).toBe(0);
+    server.push({ text: "Hello from the shared agent." });
+    const chat = await runCli(["chat"], {
+      home: current.home,
+      userHome: current.userHome,
+      env: current.env,
+      input: "hi there\n",
+      cwd: current.workspace,
+    });
+    expect(chat.code, chat.stderr).toBe(0);
+    expect(chat.stderr).toContain("attached to the running Mercury daemon");
+    expect(chat.stdout).toContain("Hello from the shared agent.");
+    const tasks = current.query<{ id: string; channel: string; status: string; cwd: string }>(
+      "SELECT * FROM tasks",
+    );
+    expect(tasks).toEqual([
+      expect.objectContaining({ channel: "cli", status: "completed", cwd: current.workspace }),
+    ]);
+    expect(current.query("SELECT status FROM task_deliveries")).toEqual([{ status: "sent" }]);
+
+    // Delivered once: a later terminal is not sent the same answer again.
+    const client = await current.connect();
+    const pushes = await subscribe(client);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(pushes.filter((push) => push.type === "answer")).toEqual([]);
+    client.close();
+  });
+
+  it("runs standalone when no daemon is up", async () => {
+    current = daemonHome(server.url);
+    server.push({ text: "Standalone answer." });
+    const chat = await runCli(["chat"], {
+      home: current.home,
+      userHome: current.userHome,
+      env: current.env,
+      input: "hi\n",
+    });
+    expect(chat.code, chat.stderr).toBe(0);
+    expect(chat.stderr).not.toContain("attached to the running Mercury daemon");
+    expect(chat.stdout).toContain("Standalone answer.");
+  });
+});
