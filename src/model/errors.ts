@@ -44,7 +44,7 @@ export function classifyModelError(error: unknown): ClassifiedError {
   if (error instanceof Error && (error.name === "TimeoutError" || /timed? ?out/i.test(error.message))) {
     return { status: null, retryable: true, retryAfterMs: null, cause: `timeout: ${error.message}` };
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = causeChain(error);
   return {
     status: null,
     retryable: /terminated|socket|stream/i.test(message),

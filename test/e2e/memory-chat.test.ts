@@ -51,11 +51,13 @@ describe("memory through the built binary", () => {
       input: "what is my dog called?\n",
     });
     expect(second.stdout).toContain("Your dog is Biscuit.");
-    const system = (fake.chatRequests()[2]?.body as { messages: { role: string; content: string }[] })
-      .messages[0];
+    const third = fake.chatRequests()[2]?.body as
+      | { messages: { role: string; content: string }[] }
+      | undefined;
+    const system = third?.messages[0];
     expect(system?.role).toBe("system");
     expect(system?.content).toContain("The user's dog is called Biscuit.");
     // The new session carries no old messages: the fact came from memory, not from the transcript.
-    expect((fake.chatRequests()[2]?.body as { messages: unknown[] }).messages).toHaveLength(2);
+    expect(third?.messages).toHaveLength(2);
   });
 });

@@ -502,7 +502,7 @@ function postingKey(termId: number, scopeId: number): number {
 }
 
 /** rescore() loads an uncached posting list only when it is at most this many times the pool. */
-const LOAD_LIST_BELOW = 4;
+const LOAD_LIST_BELOW = Number(process.env.XLOAD ?? 4);
 
 /** Roughly how many sequential list entries one binary search costs. */
 const BINARY_SEARCH_COST = 24;
