@@ -29,6 +29,25 @@ describe("mercury chat (piped input)", () => {
     expect(second).toContain("Nice to meet you, Ada.");
   });
 
+  it("keeps CJK text and a bracketed multi-line paste intact as one message", async () => {
+    const fake = await server({ replies: [{ text: "你好，小明。" }, { text: "Two lines received." }] });
+    const { home, userHome, workspace } = makeHome(fastRetryConfig);
+    const result = await runCli(["chat"], {
+      home,
+      userHome,
+      cwd: workspace,
+      env: providerEnv(fake.url),
+      input: "我的名字是小明，東京に住んでいます\n\x1b[200~first pasted line\nsecond pasted line\x1b[201~\n",
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("你好，小明。");
+    const messages = (request: number) =>
+      (fake.chatRequests()[request]?.body as { messages: { role: string; content: string }[] }).messages;
+    expect(messages(0).at(-1)).toEqual({ role: "user", content: "我的名字是小明，東京に住んでいます" });
+    expect(messages(1).at(-1)).toEqual({ role: "user", content: "first pasted line\nsecond pasted line" });
+    expect(fake.chatRequests()).toHaveLength(2);
+  });
+
   it("continues the latest session in a new process", async () => {
     const fake = await server({ replies: [{ text: "Noted: blue." }, { text: "You said blue." }] });
     const { home, userHome, workspace } = makeHome(fastRetryConfig);
