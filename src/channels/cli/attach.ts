@@ -2,7 +2,7 @@ import { createInterface } from "node:readline";
 import type { AgentEvent } from "../../agent/events.js";
 import type { DaemonClient, ServerPush } from "../../daemon/client.js";
 import { createTerminalRenderer } from "./renderer.js";
-import { parseSlashCommand } from "./slash-commands.js";
+import { approvalAnswers, parseSlashCommand } from "./slash-commands.js";
 
 export interface AttachOptions {
   input: NodeJS.ReadableStream;
@@ -13,19 +13,6 @@ export interface AttachOptions {
   cwd: string;
   sessionId?: string;
 }
-
-const approvalAnswers: Record<string, "once" | "session" | "always" | "deny"> = {
-  y: "once",
-  yes: "once",
-  once: "once",
-  s: "session",
-  session: "session",
-  a: "always",
-  always: "always",
-  n: "deny",
-  no: "deny",
-  deny: "deny",
-};
 
 function isAgentEvent(value: unknown): value is AgentEvent {
   return (

@@ -5,7 +5,7 @@ import type { MercuryApp } from "../../app/container.js";
 import type { AuthorizationRequest, AuthorizationResult } from "../../tools/types.js";
 import { disableBracketedPaste, enableBracketedPaste, PasteAssembler } from "./paste.js";
 import { createTerminalRenderer } from "./renderer.js";
-import { parseSlashCommand, slashCommandHelp } from "./slash-commands.js";
+import { approvalAnswers, parseSlashCommand, slashCommandHelp } from "./slash-commands.js";
 
 export interface ChatOptions {
   input: NodeJS.ReadableStream;
@@ -19,19 +19,6 @@ export interface ChatOptions {
   drain?(): Promise<void>;
   authorizerFor(task: TaskIdentity): (request: AuthorizationRequest) => Promise<AuthorizationResult>;
 }
-
-const approvalAnswers: Record<string, "once" | "session" | "always" | "deny"> = {
-  y: "once",
-  yes: "once",
-  once: "once",
-  s: "session",
-  session: "session",
-  a: "always",
-  always: "always",
-  n: "deny",
-  no: "deny",
-  deny: "deny",
-};
 
 type PendingAnswer = { prompt: string; resolve(answer: string): void };
 

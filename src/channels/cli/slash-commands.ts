@@ -18,3 +18,17 @@ export function parseSlashCommand(line: string): SlashCommand | null {
   const [name = "", ...rest] = trimmed.split(/\s+/);
   return { name: name.toLowerCase(), argument: rest.join(" ") };
 }
+
+/** What a person may type to answer an approval in the terminal. */
+export const approvalAnswers: Record<string, "once" | "session" | "always" | "deny"> = {
+  y: "once",
+  yes: "once",
+  once: "once",
+  s: "session",
+  session: "session",
+  a: "always",
+  always: "always",
+  n: "deny",
+  no: "deny",
+  deny: "deny",
+};
