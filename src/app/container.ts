@@ -54,7 +54,11 @@ export interface MercuryApp {
   /** Null when memory is disabled in config. */
   memory: MemoryService | null;
   /** Waits for background work (memory extraction) started after tasks. */
-  drain(): Promise<void>;
+  /**
+   * Waits for background work (memory extraction, embeddings) started after tasks; after
+   * `timeoutMs` it is aborted — the jobs stay queued in the database and run next time.
+   */
+  drain(timeoutMs?: number): Promise<void>;
   close(): void;
 }
 
@@ -79,6 +83,7 @@ export function createApp(options: AppOptions = {}): MercuryApp {
   const memory = memoryParts?.service ?? null;
   const tools = options.tools ?? [...builtinTools(), ...(memory ? memoryTools(memory) : [])];
   const background = new Set<Promise<void>>();
+  const backgroundController = new AbortController();
   const track = (work: Promise<void>) => {
     background.add(work);
     void work.finally(() => background.delete(work));
@@ -119,7 +124,10 @@ export function createApp(options: AppOptions = {}): MercuryApp {
               rememberTask(memory, agent, report, userKey, clock);
               if (options.extractAfterTasks && config.memory.extractAutomatically) {
                 track(
-                  (memoryParts?.index.embedPending() ?? Promise.resolve(0)).then(
+                  (
+                    memoryParts?.index.embedPending({ signal: backgroundController.signal }) ??
+                    Promise.resolve(0)
+                  ).then(
                     (embedded) => logger.info({ component: "memory", embedded }, "vectors computed"),
                     (error: unknown) =>
                       logger.error(
@@ -129,7 +137,7 @@ export function createApp(options: AppOptions = {}): MercuryApp {
                   ),
                 );
                 track(
-                  memory.runPendingExtractions().then(
+                  memory.runPendingExtractions(backgroundController.signal).then(
                     (summary) => logger.info({ component: "memory", summary }, "extraction run"),
                     (error: unknown) => logger.error({ component: "memory", error }, "extraction run failed"),
                   ),
@@ -157,8 +165,23 @@ export function createApp(options: AppOptions = {}): MercuryApp {
     audit,
     clock,
     memory,
-    async drain() {
-      await Promise.all([...background]);
+    async drain(timeoutMs = Number.POSITIVE_INFINITY) {
+      const all = Promise.all([...background]).then(() => undefined);
+      if (!Number.isFinite(timeoutMs)) return all;
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<"timeout">((resolve) => {
+        timer = setTimeout(() => resolve("timeout"), timeoutMs);
+      });
+      const first = await Promise.race([all.then(() => "done" as const), timedOut]);
+      clearTimeout(timer);
+      if (first === "timeout") {
+        logger.warn(
+          { component: "memory", timeoutMs },
+          "background work still running at exit: aborted; queued jobs run next time",
+        );
+        backgroundController.abort(new Error("exiting"));
+        await all;
+      }
     },
     close() {
       database.close();

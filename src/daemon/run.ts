@@ -11,6 +11,7 @@ import { errorFields } from "./error-fields.js";
 import { installProcessGuards } from "./guards.js";
 import { AlreadyRunningError, acquireLock } from "./lock.js";
 import { copyTruncateIfLarge, defaultLogMaxBytes } from "./log-rotation.js";
+import { startMaintenance } from "./maintenance.js";
 import { SocketServer, socketUserKey } from "./socket-server.js";
 import { buildStatus } from "./status.js";
 import { Supervisor } from "./supervisor.js";
@@ -99,6 +100,7 @@ export async function runDaemon(options: DaemonOptions = {}): Promise<number> {
     }
   }, 30_000);
   rotation.unref();
+  const stopMaintenance = startMaintenance(app, logger);
 
   let finish: (code: number) => void = () => undefined;
   const finished = new Promise<number>((resolve) => {
@@ -118,9 +120,10 @@ export async function runDaemon(options: DaemonOptions = {}): Promise<number> {
         );
         logger.info({ cancelled: result.cancelled, timedOut: result.timedOut }, "tasks cancelled");
       }
+      stopMaintenance();
       await supervisor.stopAll();
       await socket.close();
-      await Promise.race([app.drain(), new Promise((resolve) => setTimeout(resolve, shutdownTaskTimeoutMs))]);
+      await app.drain(shutdownTaskTimeoutMs);
       clearInterval(rotation);
       app.approvals.close();
       app.close();

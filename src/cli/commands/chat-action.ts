@@ -6,6 +6,9 @@ import { configFlagsFrom, type GlobalFlags } from "../flags.js";
 import { stderrColors } from "../terminal.js";
 import type { ChatCommandOptions } from "./chat.js";
 
+/** How long chat waits at exit for the last turn's memory extraction before leaving it queued. */
+const exitDrainMs = 15_000;
+
 export async function runChat(options: ChatCommandOptions, globals: GlobalFlags): Promise<void> {
   if (await attachIfRunning(options)) return;
   const app = createApp({ flags: configFlagsFrom(globals), extractAfterTasks: true });
@@ -20,11 +23,11 @@ export async function runChat(options: ChatCommandOptions, globals: GlobalFlags)
       colors: stderrColors(),
       cwd,
       ...(sessionId ? { sessionId } : {}),
-      drain: () => app.drain(),
+      drain: () => app.drain(exitDrainMs),
       authorizerFor: (task) => createTaskAuthorizer(app, { ...task, cwd, mode: "ask" }),
     });
     await chat.start();
-    await app.drain();
+    await app.drain(exitDrainMs);
   } finally {
     app.close();
   }

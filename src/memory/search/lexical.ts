@@ -44,6 +44,7 @@ export class LexicalIndex {
   private cachedGeneration = -1;
   private scoreBuffer = new Float64Array(0);
   private marks = new Uint8Array(0);
+  private scratch = new Float64Array(0);
   private readonly keyCache = new Map<number, { namespace: SearchNamespace; id: number; scope: string }>();
   private readonly termsCache = new Map<number, Map<string, number>>();
   private readonly dfCache = new Map<string, number>();
@@ -215,7 +216,11 @@ export class LexicalIndex {
     let remaining = terms.reduce((sum, term) => sum + term.factor, 0);
     let next = 0;
     for (; next < terms.length; next++) {
-      if (touched.length >= limit && kthScore(scores, touched, limit) > remaining) break;
+      if (
+        touched.length >= limit &&
+        kthScore(scores, touched, limit, (process.env.XK === "1" ? this.scratchFor(touched.length) : undefined)) > remaining
+      )
+        break;
       const term = terms[next] as { factor: number; lists: PostingList[] };
       for (const { documents, tfs, lengths } of term.lists) {
         for (let index = 0; index < documents.length; index++) {
@@ -233,7 +238,10 @@ export class LexicalIndex {
     // Documents that cannot reach the current k-th best score even with every remaining term are
     // dropped. The threshold is computed once: it only rises as terms are added, so a stale one
     // prunes less but never wrongly.
-    const threshold = next < terms.length && touched.length >= limit ? kthScore(scores, touched, limit) : 0;
+    const threshold =
+      next < terms.length && touched.length >= limit
+        ? kthScore(scores, touched, limit, (process.env.XK === "1" ? this.scratchFor(touched.length) : undefined))
+        : 0;
     for (; next < terms.length; next++) {
       candidates = candidates.filter((documentId) => (scores[documentId] as number) + remaining >= threshold);
       const term = terms[next] as { factor: number; lists: PostingList[] };
@@ -241,7 +249,8 @@ export class LexicalIndex {
         this.addToCandidates(scores, candidates, term.factor, list, norm, perLength);
       remaining -= term.factor;
     }
-    const cutoff = candidates.length > limit ? kthScore(scores, candidates, limit) : 0;
+    const cutoff =
+      candidates.length > limit ? kthScore(scores, candidates, limit, (process.env.XK === "1" ? this.scratchFor(candidates.length) : undefined)) : 0;
     const results: LexicalResult[] = [];
     for (const documentId of candidates) {
       const score = scores[documentId] as number;
@@ -346,6 +355,11 @@ export class LexicalIndex {
     scores[documentId] =
       (scores[documentId] as number) +
       (factor * tf) / (tf + norm + perLength * (list.lengths[index] as number));
+  }
+
+  private scratchFor(size: number): Float64Array {
+    if (this.scratch.length < size) this.scratch = new Float64Array(Math.max(size, 2 * this.scratch.length));
+    return this.scratch;
   }
 
   private markBuffer(size: number): Uint8Array {
@@ -502,7 +516,7 @@ function postingKey(termId: number, scopeId: number): number {
 }
 
 /** rescore() loads an uncached posting list only when it is at most this many times the pool. */
-const LOAD_LIST_BELOW = Number(process.env.XLOAD ?? 4);
+const LOAD_LIST_BELOW = 4;
 
 /** Roughly how many sequential list entries one binary search costs. */
 const BINARY_SEARCH_COST = 24;

@@ -2,7 +2,7 @@ import type { LexicalResult } from "./lexical.js";
 
 /**
  * Second-stage ordering of the best lexical candidates, for first-rank precision. BM25 treats a
- * document as a bag of words, matched in its own text or its context alike; two signals it cannot
+ * document as a bag of words, matched in its own text or its context alike; three signals it cannot
  * see separate the document that says what was asked from one that merely shares its words:
  *
  *   proximity: consecutive content words of the query ("pottery class", "support group") that
@@ -19,8 +19,14 @@ import type { LexicalResult } from "./lexical.js";
  *              .speaker) shares a term with the query adds speaker × the query's strongest idf, the
  *              same scale as matching one more salient word. Documents without a speaker get 0.
  *
- * Only the first `depth` candidates are reordered; the rest keep their order below them. Parameters
- * are global, fixed values, never fitted per query or per corpus.
+ * Only the first `depth` candidates are reordered (default: the whole pool); the rest keep their
+ * order below them. Parameters are global, fixed values, never fitted per query or per corpus.
+ *
+ * Defaults: speaker 1 (one more salient word, the natural unit), proximity and coverage 0. Measured
+ * on LoCoMo dev (nDCG@10 / recall@10; base 0.572 / 0.760): speaker alone 0.619 / 0.785; proximity
+ * and coverage at 0.5 each add 0.009 without speaker but 0.003 with it, not worth reading and
+ * analyzing every candidate's text on each query (about +3 ms at 100k memories). They stay
+ * available for corpora whose documents carry context but no speaker.
  */
 export interface PrecisionParameters {
   depth: number;

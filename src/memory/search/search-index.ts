@@ -32,7 +32,8 @@ export interface SearchIndexOptions {
 }
 
 /**
- * Hybrid retrieval over documents of the memory store: BM25 over analyzed terms (always), cosine
+ * Hybrid retrieval over documents of the memory store: BM25 over analyzed terms (always; its pool
+ * reordered by pseudo-relevance feedback, then by the precision signals of precision.ts), cosine
  * over embedding vectors (when an embedder is configured and vectors exist), fused by reciprocal rank.
  * Writes are synchronous and lexical; vectors are computed later by embedPending().
  */
