@@ -67,7 +67,11 @@ describe("mercury run with tools (built binary)", () => {
       userHome,
       env: providerEnv(fake.url),
     });
-    expect(result.code).not.toBe(2);
+    // The file changed and this workspace has nothing to verify it with: paused, not "completed".
+    expect(result.code).toBe(3);
+    const report = JSON.parse(result.stdout);
+    expect(report).toMatchObject({ outcome: "paused", filesChanged: [{ path: "made-by-agent.txt", added: 0, removed: 0 }] });
+    expect(report.reason).toMatch(/verif/i);
     expect(existsSync(join(workspace, "made-by-agent.txt"))).toBe(true);
     const third = JSON.stringify(fake.chatRequests()[2]?.body);
     expect(third).not.toContain("PRIVATE KEY");
