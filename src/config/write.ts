@@ -11,6 +11,7 @@ import type { ProviderName } from "./schema.js";
 export function writePrimaryProvider(
   path: string,
   primary: { provider: ProviderName; model: string; baseUrl?: string },
+  options: { enableTelegram?: boolean } = {},
 ): void {
   const document = parseDocument(existsSync(path) ? readFileSync(path, "utf8") : "");
   if (document.errors.length > 0) {
@@ -30,6 +31,7 @@ export function writePrimaryProvider(
     if (primary.baseUrl) document.set("baseUrl", primary.baseUrl);
     else document.delete("baseUrl");
   }
+  if (options.enableTelegram) document.setIn(["telegram", "enabled"], true);
   mkdirSync(dirname(path), { recursive: true });
   const temporary = `${path}.${process.pid}.tmp`;
   writeFileSync(temporary, document.toString());

@@ -93,6 +93,7 @@ describe("mercury setup (scripted) and doctor", () => {
     expect(result.stdout).toContain('connection test ok: openai-compatible/fake-model replied "OK"');
     const config = readFileSync(join(home, "config.yaml"), "utf8");
     expect(config).toContain("provider: openai-compatible");
+    expect(config).toMatch(/telegram:\n\s+enabled: true/);
     expect(config).not.toContain("sk-setup");
     expect(statSync(join(home, ".env")).mode & 0o777).toBe(0o600);
     expect(readFileSync(join(home, ".env"), "utf8")).toContain("TELEGRAM_BOT_TOKEN=123456:");

@@ -70,7 +70,10 @@ describe("mercury run with tools (built binary)", () => {
     // The file changed and this workspace has nothing to verify it with: paused, not "completed".
     expect(result.code).toBe(3);
     const report = JSON.parse(result.stdout);
-    expect(report).toMatchObject({ outcome: "paused", filesChanged: [{ path: "made-by-agent.txt", added: 0, removed: 0 }] });
+    expect(report).toMatchObject({
+      outcome: "paused",
+      filesChanged: [{ path: "made-by-agent.txt", added: 0, removed: 0 }],
+    });
     expect(report.reason).toMatch(/verif/i);
     expect(existsSync(join(workspace, "made-by-agent.txt"))).toBe(true);
     const third = JSON.stringify(fake.chatRequests()[2]?.body);

@@ -109,10 +109,14 @@ export async function runSetup(options: SetupOptions): Promise<number> {
   }
   if (telegramToken) secrets.TELEGRAM_BOT_TOKEN = telegramToken;
 
-  writePrimaryProvider(paths.config, { provider, model, ...(baseUrl ? { baseUrl } : {}) });
+  writePrimaryProvider(
+    paths.config,
+    { provider, model, ...(baseUrl ? { baseUrl } : {}) },
+    { enableTelegram: Boolean(telegramToken) },
+  );
   if (Object.keys(secrets).length > 0) writeDotEnv(paths.env, secrets);
   ensureSoulFiles(paths.soul);
-  const summary = `Wrote ${paths.config}${Object.keys(secrets).length > 0 ? ` and ${paths.env} (0600)` : ""}. Next: \`mercury chat\`${telegramToken ? ", `mercury telegram pair`" : ""}.`;
+  const summary = `Wrote ${paths.config}${Object.keys(secrets).length > 0 ? ` and ${paths.env} (0600)` : ""}. Next: \`mercury chat\`${telegramToken ? "; for Telegram: `mercury start`, then `mercury telegram pair`" : ""}.`;
   if (interactive) prompts.outro(summary);
   else process.stdout.write(`${summary}\n`);
   return 0;
