@@ -218,7 +218,7 @@ export class LexicalIndex {
     for (; next < terms.length; next++) {
       if (
         touched.length >= limit &&
-        kthScore(scores, touched, limit, (process.env.XK === "1" ? this.scratchFor(touched.length) : undefined)) > remaining
+        kthScore(scores, touched, limit, this.scratchFor(touched.length)) > remaining
       )
         break;
       const term = terms[next] as { factor: number; lists: PostingList[] };
@@ -240,7 +240,7 @@ export class LexicalIndex {
     // prunes less but never wrongly.
     const threshold =
       next < terms.length && touched.length >= limit
-        ? kthScore(scores, touched, limit, (process.env.XK === "1" ? this.scratchFor(touched.length) : undefined))
+        ? kthScore(scores, touched, limit, this.scratchFor(touched.length))
         : 0;
     for (; next < terms.length; next++) {
       candidates = candidates.filter((documentId) => (scores[documentId] as number) + remaining >= threshold);
@@ -250,7 +250,7 @@ export class LexicalIndex {
       remaining -= term.factor;
     }
     const cutoff =
-      candidates.length > limit ? kthScore(scores, candidates, limit, (process.env.XK === "1" ? this.scratchFor(candidates.length) : undefined)) : 0;
+      candidates.length > limit ? kthScore(scores, candidates, limit, this.scratchFor(candidates.length)) : 0;
     const results: LexicalResult[] = [];
     for (const documentId of candidates) {
       const score = scores[documentId] as number;
