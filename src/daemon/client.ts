@@ -1,18 +1,10 @@
 import { connect, type Socket } from "node:net";
-import { type ClientMessage, LineReader, serverMessage } from "./protocol.js";
+import { type ClientMessage, LineReader, type ServerMessage, serverMessage } from "./protocol.js";
 
 type Request = ClientMessage extends infer M ? (M extends { id: string } ? Omit<M, "id"> : never) : never;
 
-export type ServerPush =
-  | { type: "event"; event: unknown }
-  | {
-      type: "answer";
-      taskId: string;
-      sessionId: string;
-      status: string;
-      text: string;
-      reason: string | null;
-    };
+/** What the daemon sends without being asked: events and final answers. */
+export type ServerPush = Exclude<ServerMessage, { type: "reply" }>;
 
 export class DaemonUnavailableError extends Error {
   override name = "DaemonUnavailableError";
