@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import pino from "pino";
 import type { Redactor } from "../config/secrets.js";
+import { copyTruncateIfLarge } from "../daemon/log-rotation.js";
 
 export type Logger = pino.Logger;
 
@@ -16,7 +17,10 @@ export function createLogger(
   fileName = "mercury.log",
 ): Logger {
   mkdirSync(logsDirectory, { recursive: true });
-  const destination = pino.destination({ dest: join(logsDirectory, fileName), sync: true, mkdir: true });
+  const path = join(logsDirectory, fileName);
+  // Size-based rotation at open (copy then truncate, so another process appending to it keeps working).
+  copyTruncateIfLarge(path);
+  const destination = pino.destination({ dest: path, sync: true, mkdir: true });
   return pino(
     {
       level,

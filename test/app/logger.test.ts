@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -20,5 +20,16 @@ describe("file logger", () => {
     expect(text).not.toContain("sk-test-secret-value-123");
     expect(text).toContain("call failed with key [REDACTED]");
     expect(text).toContain("plain [REDACTED]");
+  });
+
+  it("rotates a log over the size limit when it is opened", () => {
+    const directory = mkdtempSync(join(tmpdir(), "mercury-log-"));
+    writeFileSync(join(directory, "mercury.log"), "x".repeat(6 * 1024 * 1024));
+    const logger = createLogger(directory, "info", new Redactor({}));
+    logger.info("fresh line");
+    logger.flush();
+    expect(statSync(join(directory, "mercury.log.1")).size).toBe(6 * 1024 * 1024);
+    expect(readFileSync(join(directory, "mercury.log"), "utf8")).toContain("fresh line");
+    expect(statSync(join(directory, "mercury.log")).size).toBeLessThan(1024);
   });
 });
