@@ -16,6 +16,7 @@ import {
 } from "./command-rules.js";
 import { finalProgram, flattenPipeline, programsIn } from "./command-structure.js";
 import { isWithin, type PermissionContext } from "./context.js";
+import { gitConfigRisk } from "./git-config.js";
 import { downloaders, hardlineCheck, protectedWriteTarget } from "./hardline.js";
 import { type PathFs, resolveReal } from "./paths.js";
 import { judgeReadonly } from "./readonly.js";
@@ -299,6 +300,7 @@ class Walker {
     }
     const judgement = judgeReadonly(final);
     for (const finding of judgement.findings) this.add(finding);
+    if (program === "git" && judgement.findings.length === 0) this.gitRepositoryConfig(judgement.paths);
     if (judgement.findings.length > 0 && !isShell(program)) this.hiddenHardline(final.words);
     // An argument the engine could not evaluate is already asked; its partial text is no path to check.
     if (judgement.findings.length > 0 || final.words.some((word) => !word.exact)) return;
@@ -354,6 +356,23 @@ class Walker {
    * `tmux new 'mkfs …'`): every argument suffix and every multi-word argument is held to the hardline.
    * Read-only programs are not scanned, so `echo rm -rf /` stays harmless text.
    */
+  /** A read-only git command still runs programs named in the repository's own config: ask then. */
+  private gitRepositoryConfig(directories: readonly string[]): void {
+    for (const directory of [this.context.cwd, ...directories]) {
+      const resolved = resolveReal(directory, this.context.cwd, this.context.home, this.fsApi);
+      if (!resolved.ok) continue;
+      const risk = gitConfigRisk(resolved.realPath);
+      if (risk) {
+        this.add({
+          decision: "ask",
+          rule: "command.git-repo-config",
+          reason: `${risk.configPath} makes git run programs (${risk.keys.join(", ")}); a repository's config is untrusted`,
+        });
+        return;
+      }
+    }
+  }
+
   private hiddenHardline(words: EvaluatedWord[]): void {
     for (let index = 1; index < words.length; index++) {
       const suffix = words.slice(index);
