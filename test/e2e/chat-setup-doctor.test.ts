@@ -42,7 +42,8 @@ describe("mercury chat (piped input)", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("你好，小明。");
     const messages = (request: number) =>
-      (fake.chatRequests()[request]?.body as { messages: { role: string; content: string }[] }).messages;
+      (fake.chatRequests()[request]?.body as { messages: { role: string; content: string }[] } | undefined)
+        ?.messages ?? [];
     expect(messages(0).at(-1)).toEqual({ role: "user", content: "我的名字是小明，東京に住んでいます" });
     expect(messages(1).at(-1)).toEqual({ role: "user", content: "first pasted line\nsecond pasted line" });
     expect(fake.chatRequests()).toHaveLength(2);
