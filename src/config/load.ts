@@ -172,6 +172,8 @@ export function resolveConfig(
       extractAutomatically: file.memory?.extractAutomatically ?? true,
     },
     telegram: { enabled: file.telegram?.enabled ?? false },
+    // Off by default: a heartbeat spends tokens while nobody is watching; the user opts in.
+    heartbeat: { intervalMinutes: file.heartbeat?.intervalMinutes ?? 0 },
     log: { level: file.log?.level ?? "info" },
     stall: {
       softMs: parseIntegerEnv(env, "MERCURY_STALL_SOFT_MS", 180_000),

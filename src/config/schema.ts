@@ -100,6 +100,18 @@ export const configFileSchema = z
       })
       .strict()
       .optional(),
+    heartbeat: z
+      .object({
+        /** Minutes between the daemon's heartbeat check-ins (soul/heartbeat.md); 0 turns them off. */
+        intervalMinutes: z
+          .number()
+          .int()
+          .min(0)
+          .max(7 * 24 * 60)
+          .optional(),
+      })
+      .strict()
+      .optional(),
     log: z
       .object({
         level: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).optional(),
@@ -131,6 +143,7 @@ export interface ResolvedConfig {
     extractAutomatically: boolean;
   };
   telegram: { enabled: boolean };
+  heartbeat: { intervalMinutes: number };
   log: { level: "fatal" | "error" | "warn" | "info" | "debug" | "trace" };
   stall: { softMs: number; hardMs: number };
 }

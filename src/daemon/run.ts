@@ -9,6 +9,7 @@ import { version } from "../cli/version.js";
 import type { ConfigFlags } from "../config/load.js";
 import { errorFields } from "./error-fields.js";
 import { installProcessGuards } from "./guards.js";
+import { startHeartbeat } from "./heartbeat.js";
 import { AlreadyRunningError, acquireLock } from "./lock.js";
 import { copyTruncateIfLarge, defaultLogMaxBytes } from "./log-rotation.js";
 import { startMaintenance } from "./maintenance.js";
@@ -101,6 +102,13 @@ export async function runDaemon(options: DaemonOptions = {}): Promise<number> {
   }, 30_000);
   rotation.unref();
   const stopMaintenance = startMaintenance(app, logger);
+  const stopHeartbeat = startHeartbeat({
+    soulDirectory: app.paths.soul,
+    intervalMinutes: app.config.heartbeat.intervalMinutes,
+    logger,
+    submit: (input) => gateway.submit(input),
+    isRunning: (taskId) => gateway.runningTasks().some((task) => task.taskId === taskId),
+  });
 
   let finish: (code: number) => void = () => undefined;
   const finished = new Promise<number>((resolve) => {
@@ -121,6 +129,7 @@ export async function runDaemon(options: DaemonOptions = {}): Promise<number> {
         logger.info({ cancelled: result.cancelled, timedOut: result.timedOut }, "tasks cancelled");
       }
       stopMaintenance();
+      stopHeartbeat();
       await supervisor.stopAll();
       await socket.close();
       await app.drain(shutdownTaskTimeoutMs);
