@@ -110,16 +110,27 @@ export async function stopDaemon(
   return { pid: holder.pid, stopped: false };
 }
 
-export function tailLines(path: string, count: number): string[] {
+/** The last `count` lines of the file's first `upToBytes` bytes (all of it by default). */
+export function tailLines(path: string, count: number, upToBytes?: number): string[] {
   if (!existsSync(path)) return [];
-  const lines = readFileSync(path, "utf8").split("\n");
+  const content = readFileSync(path);
+  const lines = content
+    .subarray(0, upToBytes ?? content.length)
+    .toString("utf8")
+    .split("\n");
   if (lines[lines.length - 1] === "") lines.pop();
   return count <= 0 ? [] : lines.slice(-count);
 }
 
 /** Follows a log like `tail -f`, surviving copy-truncate rotation; resolves when the signal aborts. */
-export function followLog(path: string, write: (text: string) => void, signal: AbortSignal): Promise<void> {
-  let offset = existsSync(path) ? statSync(path).size : 0;
+export function followLog(
+  path: string,
+  write: (text: string) => void,
+  signal: AbortSignal,
+  fromOffset?: number,
+): Promise<void> {
+  // Start where the printed tail ended, so a line written in between is not lost.
+  let offset = fromOffset ?? (existsSync(path) ? statSync(path).size : 0);
   const read = () => {
     if (!existsSync(path)) return;
     const size = statSync(path).size;
@@ -137,6 +148,7 @@ export function followLog(path: string, write: (text: string) => void, signal: A
   };
   return new Promise((resolve) => {
     watchFile(path, { interval: 250 }, read);
+    read();
     signal.addEventListener(
       "abort",
       () => {

@@ -157,13 +157,15 @@ export function registerDaemonCommands(program: Command): void {
         throw new ConfigError(`-n "${options.lines}": expected a whole number of lines (0 or more).`);
       const { daemonLogPath, followLog, tailLines } = await import("../../daemon/control.js");
       const path = daemonLogPath(paths());
-      const lines = tailLines(path, count.data);
+      const { existsSync, statSync } = await import("node:fs");
+      const printedUpTo = existsSync(path) ? statSync(path).size : 0;
+      const lines = tailLines(path, count.data, printedUpTo);
       if (lines.length > 0) process.stdout.write(`${lines.join("\n")}\n`);
       if (!options.follow) return;
       const controller = new AbortController();
       process.once("SIGINT", () => controller.abort());
       process.once("SIGTERM", () => controller.abort());
-      await followLog(path, (text) => process.stdout.write(text), controller.signal);
+      await followLog(path, (text) => process.stdout.write(text), controller.signal, printedUpTo);
     });
 
   const daemon = program.command("daemon", { hidden: true }).description("internal: the daemon process");
