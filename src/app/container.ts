@@ -123,24 +123,36 @@ export function createApp(options: AppOptions = {}): MercuryApp {
             afterTask: async (report, _messages, userKey) => {
               rememberTask(memory, agent, report, userKey, clock);
               if (options.extractAfterTasks && config.memory.extractAutomatically) {
+                // Background failures go to the log and to the user's channels: the job stays queued.
+                const failed = (what: string) => (error: unknown) => {
+                  const message = `${what}: ${error instanceof Error ? error.message : String(error)}`;
+                  logger.error({ component: "memory", error }, what);
+                  bus.emit({
+                    type: "notice",
+                    level: "warn",
+                    message,
+                    taskId: report.taskId,
+                    sessionId: report.sessionId,
+                    userKey,
+                    at: clock.now().toISOString(),
+                  });
+                };
                 track(
                   (
                     memoryParts?.index.embedPending({ signal: backgroundController.signal }) ??
                     Promise.resolve(0)
                   ).then(
                     (embedded) => logger.info({ component: "memory", embedded }, "vectors computed"),
-                    (error: unknown) =>
-                      logger.error(
-                        { component: "memory", error },
-                        "embedding failed; memories stay lexical until it works",
-                      ),
+                    failed("computing memory vectors failed; memories stay lexical until it works"),
                   ),
                 );
                 track(
-                  memory.runPendingExtractions(backgroundController.signal).then(
-                    (summary) => logger.info({ component: "memory", summary }, "extraction run"),
-                    (error: unknown) => logger.error({ component: "memory", error }, "extraction run failed"),
-                  ),
+                  memory
+                    .runPendingExtractions(backgroundController.signal)
+                    .then(
+                      (summary) => logger.info({ component: "memory", summary }, "extraction run"),
+                      failed("memory extraction failed; the job stays queued and is retried"),
+                    ),
                 );
               }
             },
