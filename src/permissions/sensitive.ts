@@ -88,3 +88,18 @@ export function sensitiveRoots(home: string, mercuryHome: string): string[] {
     join(mercuryHome, "mercury.db"),
   ];
 }
+
+/**
+ * Every fixed secret location on the list above, as absolute paths (the OS sandbox masks the ones
+ * that exist). Name patterns (private key file names, /proc/<pid>/...) are not locations; the
+ * sandbox covers those by other means (its own /proc; the read-only file system outside the workspace).
+ */
+export function sensitiveLocations(home: string, mercuryHome: string): string[] {
+  const locations = homeEntries.map(([entry]) => join(home, entry));
+  for (const [entry] of absoluteEntries) {
+    if (entry === "/root" && (home === "/root" || home.startsWith("/root/"))) continue;
+    if (!entry.startsWith("/proc/")) locations.push(entry);
+  }
+  locations.push(join(mercuryHome, ".env"), join(mercuryHome, "mercury.db"));
+  return locations;
+}

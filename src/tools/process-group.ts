@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { stat } from "node:fs/promises";
 import { performance } from "node:perf_hooks";
 import { StringDecoder } from "node:string_decoder";
+import type { Launch } from "../sandbox/types.js";
 import { HeadTailBuffer } from "./output-limits.js";
 
 export interface RunOptions {
@@ -17,6 +18,10 @@ export interface RunOptions {
   tailBytes?: number;
   /** How long to wait for the output pipes after the shell exits before stopping leftovers that hold them. */
   leftoverGraceMs?: number;
+  /** The program to start instead of `/bin/sh -c command` (the OS sandbox wrapping that shell). */
+  launch?: Launch;
+  /** Output (stdout+stderr) above this many bytes stops the command; default: no limit. */
+  outputLimitBytes?: number;
 }
 
 export interface CommandRun {
@@ -32,6 +37,8 @@ export interface CommandRun {
   stoppedLeftovers: boolean;
   /** Signals that could not be delivered while stopping the command (processes may remain). */
   killErrors: string[];
+  /** The limit the command was stopped for, when it was (the time limit also sets `timedOut`). */
+  limitExceeded?: "time" | "output";
 }
 
 export const OUTPUT_HINT =
@@ -110,7 +117,8 @@ export async function runInProcessGroup(command: string, options: RunOptions): P
 
   const started = performance.now();
   const buffer = new HeadTailBuffer(options.headBytes ?? 12_000, options.tailBytes ?? 18_000);
-  const child = spawn("/bin/sh", ["-c", command], {
+  const launch = options.launch ?? { file: "/bin/sh", args: ["-c", command] };
+  const child = spawn(launch.file, launch.args, {
     cwd: options.cwd,
     env: options.env ?? scrubbedEnv(),
     detached: true,
@@ -120,6 +128,7 @@ export async function runInProcessGroup(command: string, options: RunOptions): P
   return await new Promise<CommandRun>((resolvePromise, rejectPromise) => {
     let timedOut = false;
     let aborted = false;
+    let limitExceeded: "time" | "output" | undefined;
     let stoppedLeftovers = false;
     let exitCode: number | null = null;
     let exitSignal: NodeJS.Signals | null = null;
@@ -152,6 +161,7 @@ export async function runInProcessGroup(command: string, options: RunOptions): P
     options.signal.addEventListener("abort", onAbort, { once: true });
     const timeoutTimer = setTimeout(() => {
       timedOut = true;
+      limitExceeded ??= "time";
       stopGroup();
     }, options.timeoutMs);
 
@@ -159,6 +169,14 @@ export async function runInProcessGroup(command: string, options: RunOptions): P
       const decoder = new StringDecoder("utf8");
       stream.on("data", (chunk: Buffer) => {
         buffer.push(chunk);
+        if (
+          options.outputLimitBytes !== undefined &&
+          buffer.totalBytes > options.outputLimitBytes &&
+          !limitExceeded
+        ) {
+          limitExceeded = "output";
+          stopGroup();
+        }
         const text = decoder.write(chunk);
         if (text !== "") options.onOutput?.(text);
       });
@@ -168,7 +186,7 @@ export async function runInProcessGroup(command: string, options: RunOptions): P
 
     child.on("error", (error) => {
       cleanup();
-      rejectPromise(new Error(`Could not start /bin/sh: ${error.message}`));
+      rejectPromise(new Error(`Could not start ${launch.file}: ${error.message}`));
     });
 
     child.on("exit", (code, signal) => {
@@ -195,6 +213,7 @@ export async function runInProcessGroup(command: string, options: RunOptions): P
         aborted,
         stoppedLeftovers,
         killErrors,
+        ...(limitExceeded ? { limitExceeded } : {}),
       });
     });
 

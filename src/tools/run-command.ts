@@ -1,4 +1,15 @@
+import { homedir } from "node:os";
 import { z } from "zod";
+import { detectSandbox } from "../sandbox/detect.js";
+import { isSandboxError } from "../sandbox/errors.js";
+import {
+  defaultSandboxLimits,
+  type Launch,
+  type SandboxLimits,
+  type SandboxStatus,
+} from "../sandbox/types.js";
+import { workspaceRefusal } from "../sandbox/workspace.js";
+import { sandboxLaunch } from "../sandbox/wrap.js";
 import { absolutePath } from "./authorize-path.js";
 import { type CommandRun, runInProcessGroup, scrubbedEnv } from "./process-group.js";
 import type { ToolDefinition } from "./types.js";
@@ -12,6 +23,23 @@ export interface RunCommandOptions {
   killGraceMs?: number;
   /** Environment for commands; default: this process's environment without secret-looking variables. */
   env?: NodeJS.ProcessEnv;
+  /** Combined output above this stops the command; default 64 MiB. */
+  outputLimitBytes?: number;
+  sandbox?: RunCommandSandboxOptions;
+}
+
+export interface RunCommandSandboxOptions {
+  /** Default: detectSandbox() (cached). */
+  status?: () => SandboxStatus;
+  limits?: SandboxLimits;
+  /** The user's home folder; default $HOME. */
+  userHome?: string;
+  /**
+   * With no sandbox on this machine: true refuses every command; false (default) runs the command
+   * the policy approved knowing there is none (it then asks for everything not provably read-only)
+   * and says in the result that it ran uncontained.
+   */
+  require?: boolean;
 }
 
 const inputSchema = z.object({
@@ -30,14 +58,18 @@ export function createRunCommandTool(options: RunCommandOptions = {}): ToolDefin
   const defaultTimeoutMs = options.defaultTimeoutMs ?? 120_000;
   const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
   const killGraceMs = options.killGraceMs ?? 2_000;
+  const outputLimitBytes = options.outputLimitBytes ?? 64 * 1024 * 1024;
+  const sandboxStatus = options.sandbox?.status ?? (() => detectSandbox());
   return {
     name: "run_command",
     description:
       `Run a shell command (/bin/sh -c) and return its exit code, signal, duration and combined output. ` +
       `Time limit ${defaultTimeoutMs} ms by default, at most ${maxTimeoutMs} ms via timeoutMs; on timeout the ` +
       "command and everything it started are killed. Output over about 30000 bytes keeps the beginning and the " +
-      "end; redirect to a file and use read_file to see all of it. Background processes that keep the output " +
-      "open are stopped when the command exits. Secret environment variables (API keys, tokens) are not passed.",
+      "end; redirect to a file and use read_file to see all of it. Background processes are stopped when the " +
+      "command exits. It runs in an OS sandbox: only the task's working directory and /tmp (private, emptied " +
+      "afterwards) are writable, secret files and Mercury's own files are hidden, other processes are invisible, " +
+      "and there is no network unless the approval granted it. Secret environment variables are not passed.",
     inputSchema,
     mutating: true,
     async execute(input, context) {
@@ -56,6 +88,41 @@ export function createRunCommandTool(options: RunCommandOptions = {}): ToolDefin
           error: `Permission denied: the command was refused (${decision.rule}): ${decision.reason}`,
         };
       }
+      const userHome = options.sandbox?.userHome ?? homedir();
+      const refusal = workspaceRefusal(context.cwd, userHome, context.home);
+      if (refusal) return { ok: false, error: `Not run: ${refusal}` };
+      const status = sandboxStatus();
+      const network = decision.network === true;
+      let launch: Launch | undefined;
+      let sandboxLine: string;
+      if (status.available) {
+        try {
+          launch = sandboxLaunch(
+            input.command,
+            {
+              workspace: context.cwd,
+              cwd,
+              userHome,
+              mercuryHome: context.home,
+              network,
+              limits: options.sandbox?.limits ?? defaultSandboxLimits,
+            },
+            status,
+          );
+        } catch (error) {
+          if (isSandboxError(error))
+            return { ok: false, error: `Not run (sandbox ${error.kind}): ${error.message}` };
+          throw error;
+        }
+        sandboxLine = `sandbox: ${status.kind} (${network ? "network granted" : "no network"})`;
+      } else if (options.sandbox?.require) {
+        return {
+          ok: false,
+          error: `Not run (sandbox unavailable): ${status.reason}. Fix: ${status.fix}`,
+        };
+      } else {
+        sandboxLine = `sandbox: NONE, the command ran without OS containment (${status.reason}; fix: ${status.fix})`;
+      }
       let run: CommandRun;
       try {
         run = await runInProcessGroup(input.command, {
@@ -63,13 +130,20 @@ export function createRunCommandTool(options: RunCommandOptions = {}): ToolDefin
           timeoutMs,
           killGraceMs,
           signal: context.signal,
-          env: options.env ?? scrubbedEnv(),
+          env: { ...(options.env ?? scrubbedEnv()), ...(launch ? { TMPDIR: "/tmp" } : {}) },
           onOutput: (chunk) => context.reportActivity(chunk),
+          outputLimitBytes,
+          ...(launch ? { launch } : {}),
         });
       } catch (error) {
         return { ok: false, error: error instanceof Error ? error.message : String(error) };
       }
-      const report = formatRun(run, timeoutMs);
+      const report = formatRun(run, timeoutMs, sandboxLine);
+      if (run.limitExceeded === "output")
+        return {
+          ok: false,
+          error: `Stopped: the output passed the limit of ${outputLimitBytes} bytes.\n${report}`,
+        };
       if (run.aborted)
         return { ok: false, error: `Cancelled: the task was aborted; the command was stopped.\n${report}` };
       if (run.timedOut) return { ok: false, error: report };
@@ -79,12 +153,13 @@ export function createRunCommandTool(options: RunCommandOptions = {}): ToolDefin
 }
 
 /** First line is always `exit code: N` so callers (e.g. verification records) can read it back. */
-export function formatRun(run: CommandRun, timeoutMs: number): string {
+export function formatRun(run: CommandRun, timeoutMs: number, sandboxLine?: string): string {
   const lines = [
     `exit code: ${run.exitCode === null ? "none" : run.exitCode}`,
     `signal: ${run.signal ?? "none"}`,
     `duration: ${run.durationMs} ms`,
   ];
+  if (sandboxLine) lines.push(sandboxLine);
   if (run.timedOut)
     lines.push(`timed out after ${timeoutMs} ms: the command and all its child processes were killed`);
   if (run.stoppedLeftovers) {

@@ -8,7 +8,14 @@ export type AuthorizationRequest =
 
 export type AuthorizationResult =
   /** `resolvedPath`: for path requests, the real path that was checked; act on it, not the raw one. */
-  { allowed: true; rule: string; resolvedPath?: string } | { allowed: false; rule: string; reason: string };
+  | {
+      allowed: true;
+      rule: string;
+      resolvedPath?: string;
+      /** For command requests: the approval grants the command network access inside the OS sandbox. */
+      network?: boolean;
+    }
+  | { allowed: false; rule: string; reason: string };
 
 /**
  * Everything a tool may use. Permissions come in through `authorize`, carried explicitly per task

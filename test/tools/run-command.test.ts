@@ -37,6 +37,14 @@ async function waitUntil(check: () => boolean | Promise<boolean>, ms = 5000): Pr
 }
 
 const tool = createRunCommandTool({ killGraceMs: 300 });
+/**
+ * The same tool on a machine without an OS sandbox: the process-group mechanics below (pids seen
+ * from here, leftovers) are those of the bare spawn; test/sandbox/ proves them inside the sandbox.
+ */
+const bareTool = createRunCommandTool({
+  killGraceMs: 300,
+  sandbox: { status: () => ({ available: false, reason: "no sandbox in this test", fix: "none needed" }) },
+});
 
 describe("run_command", () => {
   it("asks for the command with its cwd, runs it and reports exit code, signal, duration and output", async () => {
@@ -94,7 +102,7 @@ describe("run_command", () => {
   it("on timeout kills the whole process group, grandchildren included", async () => {
     const context = fakeContext(dirs);
     const error = expectError(
-      await tool.execute({ command: "sleep 100 & echo $!; wait", timeoutMs: 400 }, context),
+      await bareTool.execute({ command: "sleep 100 & echo $!; wait", timeoutMs: 400 }, context),
     );
     expect(error).toMatch(/timed out after 400 ms: the command and all its child processes were killed/);
     expect(error).toMatch(/signal: SIGTERM/);
@@ -105,7 +113,7 @@ describe("run_command", () => {
 
   it("on abort kills the whole group, even a grandchild that ignores SIGTERM", async () => {
     const context = fakeContext(dirs);
-    const running = tool.execute(
+    const running = bareTool.execute(
       { command: "sh -c 'trap \"\" TERM; echo $$; while :; do sleep 0.05; done' & wait" },
       context,
     );
@@ -120,7 +128,7 @@ describe("run_command", () => {
   it("stops background leftovers that hold the output open after the shell exits", async () => {
     const context = fakeContext(dirs);
     const started = Date.now();
-    const output = expectOk(await tool.execute({ command: "sleep 100 & echo $!" }, context));
+    const output = expectOk(await bareTool.execute({ command: "sleep 100 & echo $!" }, context));
     expect(Date.now() - started).toBeLessThan(5000);
     expect(output).toContain("background processes still holding the output");
     const pid = Number(/^(\d+)$/m.exec(context.activity.join(""))?.[1]);

@@ -1,0 +1,77 @@
+import { existsSync, realpathSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { Mask } from "./masks.js";
+import type { Launch, SandboxLimits, SandboxPolicy } from "./types.js";
+import { isInside, realOrResolved } from "./workspace.js";
+
+export interface BubblewrapInput {
+  policy: SandboxPolicy;
+  command: string;
+  masks: Mask[];
+  bwrap: string;
+  prlimit: string;
+}
+
+/**
+ * The bwrap command line for one command. Mount order matters (a later mount covers an earlier
+ * one): the read-only root, fresh /dev, /proc (new pid namespace), /tmp and /run; Mercury's home
+ * hidden; the workspace writable; then the secret masks, so that a secret inside the workspace stays
+ * hidden too. Namespaces: pid, ipc, uts, cgroup, and network unless the command was granted it.
+ */
+export function bubblewrapLaunch(input: BubblewrapInput): Launch {
+  const { policy } = input;
+  const workspace = realOrResolved(policy.workspace);
+  const cwd = realOrResolved(policy.cwd);
+  const mercuryHome = realOrResolved(policy.mercuryHome);
+  const args: string[] = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+  // /run holds the sockets of system services (D-Bus, systemd, docker): connecting to a socket is not
+  // a write, so a read-only mount would not stop it. DNS may need resolv.conf from there.
+  args.push("--tmpfs", "/run");
+  if (policy.network) args.push(...resolvConfBack());
+
+  const mercuryInsideWorkspace = isInside(mercuryHome, workspace);
+  if (!mercuryInsideWorkspace) args.push(...hideMercuryHome(mercuryHome));
+  args.push("--bind", workspace, workspace);
+  if (!isInside(cwd, workspace) && cwd !== workspace && existsSync(cwd)) args.push("--ro-bind", cwd, cwd);
+  for (const mask of input.masks) {
+    if (isInside(mask.path, mercuryHome)) continue; // already hidden with all of Mercury's home
+    if (mask.type === "directory") args.push("--tmpfs", mask.path, "--remount-ro", mask.path);
+    else args.push("--ro-bind", "/dev/null", mask.path);
+  }
+  if (mercuryInsideWorkspace) args.push(...hideMercuryHome(mercuryHome));
+  if (existsSync(mercuryHome)) args.push("--remount-ro", mercuryHome);
+
+  args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try");
+  if (!policy.network) args.push("--unshare-net");
+  args.push("--die-with-parent", "--new-session", "--cap-drop", "ALL", "--chdir", cwd);
+  args.push("--", input.prlimit, ...prlimitArgs(policy.limits), "--", "/bin/sh", "-c", input.command);
+  return { file: input.bwrap, args };
+}
+
+function hideMercuryHome(mercuryHome: string): string[] {
+  if (!existsSync(mercuryHome)) return [];
+  const args = ["--tmpfs", mercuryHome];
+  const skills = join(mercuryHome, "skills");
+  if (isDirectory(skills)) args.push("--ro-bind", realpathSync(skills), skills);
+  return args;
+}
+
+/** With /run hidden, a resolv.conf that points into it (systemd-resolved) is bound back, read-only. */
+function resolvConfBack(): string[] {
+  const target = realOrResolved("/etc/resolv.conf");
+  if (!isInside(target, "/run") || !existsSync(target)) return [];
+  return ["--ro-bind", target, target];
+}
+
+export function prlimitArgs(limits: SandboxLimits): string[] {
+  return [`--as=${limits.memoryBytes}`, `--fsize=${limits.fileSizeBytes}`, `--nofile=${limits.openFiles}`];
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    // Missing: no skills folder to show.
+    return false;
+  }
+}

@@ -1,0 +1,143 @@
+import { spawnSync } from "node:child_process";
+import { accessSync, constants } from "node:fs";
+import { delimiter, join } from "node:path";
+import type { SandboxStatus } from "./types.js";
+
+export interface DetectOptions {
+  platform?: NodeJS.Platform;
+  /** Where to look for programs; default: this process's PATH. */
+  path?: string;
+}
+
+/** The programs the Linux sandbox runs, resolved to absolute paths. */
+export interface LinuxTools {
+  bwrap: string;
+  prlimit: string;
+}
+
+const cache = new Map<string, { status: SandboxStatus; tools: LinuxTools | null }>();
+
+/**
+ * Whether this machine can contain commands. On Linux bubblewrap must be installed and actually able
+ * to build a sandbox here (it probes once with the same namespaces a command gets: user namespaces
+ * can be switched off by the kernel or a container); on macOS `/usr/bin/sandbox-exec` must exist.
+ * Cached per PATH: it runs on every command.
+ */
+export function detectSandbox(options: DetectOptions = {}): SandboxStatus {
+  return detectWithTools(options).status;
+}
+
+export function linuxSandboxTools(options: DetectOptions = {}): LinuxTools | null {
+  return detectWithTools(options).tools;
+}
+
+function detectWithTools(options: DetectOptions): { status: SandboxStatus; tools: LinuxTools | null } {
+  const platform = options.platform ?? process.platform;
+  const searchPath = options.path ?? process.env.PATH ?? "";
+  const key = `${platform}\0${searchPath}`;
+  const cached = cache.get(key);
+  if (cached) return cached;
+  const result = probe(platform, searchPath);
+  cache.set(key, result);
+  return result;
+}
+
+function probe(
+  platform: NodeJS.Platform,
+  searchPath: string,
+): { status: SandboxStatus; tools: LinuxTools | null } {
+  if (platform === "darwin") {
+    if (isExecutable("/usr/bin/sandbox-exec"))
+      return { status: { available: true, kind: "sandbox-exec" }, tools: null };
+    return {
+      status: {
+        available: false,
+        reason: "/usr/bin/sandbox-exec is missing",
+        fix: "use macOS 10.15 or newer",
+      },
+      tools: null,
+    };
+  }
+  if (platform !== "linux") {
+    return {
+      status: {
+        available: false,
+        reason: `no OS sandbox is supported on ${platform}`,
+        fix: "run Mercury on Linux (with bubblewrap) or macOS",
+      },
+      tools: null,
+    };
+  }
+  const bwrap = findProgram("bwrap", searchPath);
+  if (!bwrap) {
+    return {
+      status: {
+        available: false,
+        reason: "bubblewrap (bwrap) is not installed",
+        fix: "install it: `sudo apt-get install bubblewrap` (Debian/Ubuntu) or `sudo dnf install bubblewrap` (Fedora)",
+      },
+      tools: null,
+    };
+  }
+  const prlimit = findProgram("prlimit", searchPath);
+  if (!prlimit) {
+    return {
+      status: {
+        available: false,
+        reason: "prlimit (util-linux), which sets the sandbox's memory and file limits, is not installed",
+        fix: "install util-linux: `sudo apt-get install util-linux`",
+      },
+      tools: null,
+    };
+  }
+  const trial = spawnSync(
+    bwrap,
+    [
+      "--ro-bind",
+      "/",
+      "/",
+      "--dev",
+      "/dev",
+      "--proc",
+      "/proc",
+      "--unshare-all",
+      "--cap-drop",
+      "ALL",
+      "--die-with-parent",
+      "--",
+      "/bin/true",
+    ],
+    { encoding: "utf8", timeout: 10_000 },
+  );
+  if (trial.error || trial.status !== 0) {
+    const detail = (trial.error?.message ?? trial.stderr ?? "").trim() || `exit code ${trial.status}`;
+    return {
+      status: {
+        available: false,
+        reason: `bubblewrap is installed (${bwrap}) but cannot create a sandbox here: ${detail}`,
+        fix: "allow unprivileged user namespaces (`sudo sysctl -w kernel.unprivileged_userns_clone=1`, or on Ubuntu 24.04+ `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`), or run Mercury outside a container that forbids them",
+      },
+      tools: null,
+    };
+  }
+  return { status: { available: true, kind: "bubblewrap" }, tools: { bwrap, prlimit } };
+}
+
+function findProgram(name: string, searchPath: string): string | null {
+  for (const directory of searchPath.split(delimiter)) {
+    if (directory === "") continue;
+    const candidate = join(directory, name);
+    if (isExecutable(candidate)) return candidate;
+  }
+  return null;
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    // Not there or not executable: both mean "not this one"; the caller reports what is missing.
+    return false;
+  }
+}

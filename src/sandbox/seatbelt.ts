@@ -1,0 +1,76 @@
+import { join } from "node:path";
+import type { Mask } from "./masks.js";
+import type { Launch, SandboxLimits, SandboxPolicy } from "./types.js";
+
+/**
+ * The macOS `sandbox-exec` profile (SBPL) with the same rules as the Linux sandbox. In SBPL the last
+ * matching rule wins, so the broad allows come first and the denies after them. What macOS cannot
+ * express the same way: processes are not hidden (no pid namespace; `process-info` of others is
+ * denied instead), and with network granted only loopback can be refused, not private ranges.
+ */
+export function seatbeltProfile(policy: SandboxPolicy, masks: Mask[]): string {
+  const lines = [
+    "(version 1)",
+    "(deny default)",
+    "(allow process-exec)",
+    "(allow process-fork)",
+    "(allow signal (target same-sandbox))",
+    "(allow process-info* (target same-sandbox))",
+    "(allow sysctl-read)",
+    "(allow mach-lookup)",
+    "(allow ipc-posix-shm)",
+    "(allow iokit-open)",
+    "(allow file-read*)",
+    `(allow file-write* ${[policy.workspace, "/private/tmp", "/private/var/folders"].map(subpath).join(" ")} (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/"))`,
+    `(deny file-read* file-write* ${subpath(policy.mercuryHome)})`,
+    `(allow file-read* ${subpath(join(policy.mercuryHome, "skills"))})`,
+    // The daemon's default workspace lives inside Mercury's home: it is the one writable part of it.
+    `(allow file-read* file-write* ${subpath(policy.workspace)})`,
+  ];
+  for (const mask of masks) {
+    const filter = mask.type === "directory" ? subpath(mask.path) : literal(mask.path);
+    lines.push(`(deny file-read* file-write* ${filter})`);
+  }
+  if (policy.network) {
+    lines.push("(allow network*)", '(deny network-outbound (remote ip "localhost:*"))');
+  } else {
+    lines.push("(deny network*)", '(allow network-outbound (literal "/private/var/run/mDNSResponder"))');
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+export function seatbeltLaunch(policy: SandboxPolicy, masks: Mask[], command: string): Launch {
+  return {
+    file: "/usr/bin/sandbox-exec",
+    args: [
+      "-p",
+      seatbeltProfile(policy, masks),
+      "/bin/sh",
+      "-c",
+      limitPrologue(policy.limits),
+      "sh",
+      command,
+    ],
+  };
+}
+
+/** macOS has no prlimit: the shell sets the same limits, then runs the command with them. */
+export function limitPrologue(limits: SandboxLimits): string {
+  // POSIX units: -v in KiB, -f in 512-byte blocks (macOS /bin/sh is bash in POSIX mode).
+  const memoryKib = Math.floor(limits.memoryBytes / 1024);
+  const fileBlocks = Math.floor(limits.fileSizeBytes / 512);
+  return `ulimit -v ${memoryKib} && ulimit -f ${fileBlocks} && ulimit -n ${limits.openFiles} && exec /bin/sh -c "$1"`;
+}
+
+function subpath(path: string): string {
+  return `(subpath ${quote(path)})`;
+}
+
+function literal(path: string): string {
+  return `(literal ${quote(path)})`;
+}
+
+/** SBPL strings are Scheme strings: backslash and double quote are escaped. */
+export function quote(path: string): string {
+  return `"${path.replace(/[\\"]/g, (character) => `\\${character}`)}"`;
+}

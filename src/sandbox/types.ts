@@ -1,0 +1,41 @@
+/** Whether commands can be contained on this machine, and if not, what to do about it. */
+export type SandboxStatus =
+  | { available: true; kind: "bubblewrap" | "sandbox-exec" }
+  | { available: false; reason: string; fix: string };
+
+/** Resource limits applied to every process of a sandboxed command (inherited by its children). */
+export interface SandboxLimits {
+  /** Address space per process (RLIMIT_AS), bytes. */
+  memoryBytes: number;
+  /** Largest file a process may write (RLIMIT_FSIZE), bytes. */
+  fileSizeBytes: number;
+  /** Open files per process (RLIMIT_NOFILE). */
+  openFiles: number;
+}
+
+export const defaultSandboxLimits: SandboxLimits = {
+  memoryBytes: 8 * 1024 ** 3,
+  fileSizeBytes: 4 * 1024 ** 3,
+  openFiles: 4096,
+};
+
+/** What one sandboxed command may see and touch. Every path is absolute. */
+export interface SandboxPolicy {
+  /** The task's working directory: the only host folder the command may write. */
+  workspace: string;
+  /** Where the command starts (inside or outside the workspace; outside it is read-only). */
+  cwd: string;
+  /** The user's home directory ($HOME). */
+  userHome: string;
+  /** MERCURY_HOME: masked, except its skills/ folder (read-only). */
+  mercuryHome: string;
+  /** True only when the approved command needs the network. */
+  network: boolean;
+  limits: SandboxLimits;
+}
+
+/** A program and its arguments, ready for spawn. */
+export interface Launch {
+  file: string;
+  args: string[];
+}

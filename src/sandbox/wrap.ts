@@ -1,0 +1,23 @@
+import { bubblewrapLaunch } from "./bubblewrap.js";
+import { linuxSandboxTools } from "./detect.js";
+import { SandboxRefusedError, SandboxUnavailableError } from "./errors.js";
+import { secretMasks } from "./masks.js";
+import { seatbeltLaunch } from "./seatbelt.js";
+import type { Launch, SandboxPolicy, SandboxStatus } from "./types.js";
+import { workspaceRefusal } from "./workspace.js";
+
+/**
+ * How to start `command` inside the OS sandbox that `status` names. Throws SandboxUnavailableError
+ * when there is none (the caller must not fall back to running it bare on its own), and
+ * SandboxRefusedError when the workspace is one the sandbox never makes writable.
+ */
+export function sandboxLaunch(command: string, policy: SandboxPolicy, status: SandboxStatus): Launch {
+  if (!status.available) throw new SandboxUnavailableError(status.reason, status.fix);
+  const refusal = workspaceRefusal(policy.workspace, policy.userHome, policy.mercuryHome);
+  if (refusal) throw new SandboxRefusedError(refusal);
+  const masks = secretMasks(policy.userHome, policy.mercuryHome);
+  if (status.kind === "sandbox-exec") return seatbeltLaunch(policy, masks, command);
+  const tools = linuxSandboxTools();
+  if (!tools) throw new SandboxUnavailableError("bubblewrap was found unusable", "run `mercury doctor`");
+  return bubblewrapLaunch({ policy, command, masks, bwrap: tools.bwrap, prlimit: tools.prlimit });
+}
