@@ -1,4 +1,4 @@
-import { platform } from "node:os";
+import { homedir, platform } from "node:os";
 import type { Clock } from "../agent/clock.js";
 import { systemClock } from "../agent/clock.js";
 import { EventBus } from "../agent/events.js";
@@ -81,7 +81,12 @@ export function createApp(options: AppOptions = {}): MercuryApp {
     ? createMemoryService({ database, chain, bus, config, env, clock, usage, logger })
     : null;
   const memory = memoryParts?.service ?? null;
-  const tools = options.tools ?? [...builtinTools(), ...(memory ? memoryTools(memory) : [])];
+  // Commands are sandboxed around the same home folder the permission engine protects.
+  const userHome = env.HOME && env.HOME.trim() !== "" ? env.HOME : homedir();
+  const tools = options.tools ?? [
+    ...builtinTools({ runCommand: { sandbox: { userHome } } }),
+    ...(memory ? memoryTools(memory) : []),
+  ];
   const background = new Set<Promise<void>>();
   const backgroundController = new AbortController();
   const track = (work: Promise<void>) => {
