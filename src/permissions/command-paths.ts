@@ -2,8 +2,9 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { PermissionContext } from "./context.js";
 import { checkPath, type PathFs, resolveReal } from "./paths.js";
-import { sensitiveMatch } from "./sensitive.js";
+import { sensitiveMatch, sensitiveRoots } from "./sensitive.js";
 import type { Finding } from "./shell-words.js";
+import { foldForComparison } from "./unicode.js";
 
 /** Path checks made while walking a command: file arguments, glob matches, secret names anywhere. */
 export interface PathScope {
@@ -12,54 +13,143 @@ export interface PathScope {
   add(finding: Finding): void;
 }
 
-/** Globs in the last path component are expanded here and every match is checked; others are asked. */
-export function expandGlob(scope: PathScope, pattern: string): void {
-  const slash = pattern.lastIndexOf("/");
-  const dirPart = slash === -1 ? "." : pattern.slice(0, slash) || "/";
-  const namePart = pattern.slice(slash + 1);
-  if (/[*?[]/.test(dirPart) || namePart.includes("[") || namePart === "") {
-    scope.add({
-      decision: "ask",
-      rule: "command.glob",
-      reason: `the glob ${pattern} cannot be checked before it runs`,
-    });
-    return;
+const maxGlobMatches = 2000;
+
+/** Bash glob of one path component as a regular expression (no dotfile matches unless the pattern starts with a dot). */
+function componentRegex(component: string): RegExp {
+  let source = "";
+  for (let index = 0; index < component.length; index++) {
+    const char = component[index] as string;
+    if (char === "*") source += "[^/]*";
+    else if (char === "?") source += "[^/]";
+    else if (char === "[") {
+      const close = component.indexOf("]", index + 2);
+      if (close === -1) source += "\\[";
+      else {
+        const body = component
+          .slice(index + 1, close)
+          .replace(/^!/, "^")
+          .replace(/\\/g, "\\\\");
+        source += `[${body}]`;
+        index = close;
+      }
+    } else source += char.replace(/[.+^${}()|\\]/g, "\\$&");
   }
-  const dirCheck = checkPath(dirPart, "read", scope.context, scope.fsApi);
-  if (dirCheck.decision !== "allow") {
-    scope.add({ decision: dirCheck.decision, rule: dirCheck.rule, reason: dirCheck.reason });
-    return;
-  }
-  const regex = new RegExp(
-    `^${namePart
-      .replace(/[.+^${}()|\\]/g, "\\$&")
-      .replace(/\*/g, ".*")
-      .replace(/\?/g, ".")}$`,
-    "s",
-  );
-  const directory = dirCheck.resolvedPath ?? dirPart;
-  let names: string[];
+  return new RegExp(`^${source}$`, "su");
+}
+
+const hasGlob = (text: string) => /[*?[]/.test(text);
+
+function matchesComponent(pattern: string, name: string): boolean {
+  if (!hasGlob(pattern)) return foldForComparison(pattern) === foldForComparison(name);
+  if (name.startsWith(".") && !pattern.startsWith(".")) return false;
   try {
-    names = existsSync(directory) ? readdirSync(directory) : [];
-  } catch (error) {
+    return componentRegex(foldForComparison(pattern)).test(foldForComparison(name));
+  } catch {
+    // A bracket expression JavaScript cannot compile: assume it could match (the stricter answer).
+    return true;
+  }
+}
+
+function absoluteComponents(text: string, context: PermissionContext): string[] {
+  let path = text;
+  if (path === "~" || path.startsWith("~/")) path = context.home + path.slice(1);
+  if (!path.startsWith("/")) path = `${context.cwd}/${path}`;
+  const parts: string[] = [];
+  for (const part of path.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") parts.pop();
+    else parts.push(part);
+  }
+  return parts;
+}
+
+/** Expands a glob over every component against the real file system (bounded). */
+export function expandAll(pattern: string, context: PermissionContext): string[] | "too-many" {
+  const components = absoluteComponents(pattern, context);
+  let current = ["/"];
+  for (const component of components) {
+    const next: string[] = [];
+    for (const directory of current) {
+      if (!hasGlob(component)) {
+        next.push(join(directory, component));
+        continue;
+      }
+      let names: string[];
+      try {
+        names = readdirSync(directory);
+      } catch {
+        // Not a folder, missing or unreadable: bash would match nothing there.
+        continue;
+      }
+      for (const name of names) if (matchesComponent(component, name)) next.push(join(directory, name));
+      if (next.length > maxGlobMatches) return "too-many";
+    }
+    current = next;
+  }
+  return current.filter((path) => existsSync(path));
+}
+
+/**
+ * A glob that can reach a secret is refused in every mode: one whose leading components can name
+ * a secret location (`~/.ss[h]/id_rsa`, `$MERCURY_HOME/.en?`), or whose expansion on the real file
+ * system matches a secret (a private key name, a symlink into ~/.ssh).
+ */
+export function globSecrets(scope: PathScope, pattern: string): boolean {
+  const { context } = scope;
+  const components = absoluteComponents(pattern, context);
+  for (const root of sensitiveRoots(context.home, context.mercuryHome)) {
+    const rootParts = root.split("/").filter(Boolean);
+    if (components.length < rootParts.length) continue;
+    if (rootParts.every((part, index) => matchesComponent(components[index] as string, part))) {
+      scope.add({
+        decision: "deny",
+        rule: "path.sensitive",
+        reason: `the glob ${pattern} can match ${root}; secrets are off-limits in every mode`,
+      });
+      return true;
+    }
+  }
+  const matches = expandAll(pattern, context);
+  if (matches === "too-many") return false;
+  for (const match of matches) {
+    const before = sensitiveOf(scope, match);
+    if (before) {
+      scope.add({
+        decision: "deny",
+        rule: "path.sensitive",
+        reason: `the glob ${pattern} matches ${match}, which is ${before}; secrets are off-limits in every mode`,
+      });
+      return true;
+    }
+  }
+  return false;
+}
+
+function sensitiveOf(scope: PathScope, path: string): string | null {
+  const decision = checkPath(path, "read", scope.context, scope.fsApi);
+  if (decision.decision === "deny" && decision.rule === "path.sensitive") return decision.reason;
+  return null;
+}
+
+/** Globs are expanded here over every component and every match is checked for reading. */
+export function expandGlob(scope: PathScope, pattern: string): void {
+  if (globSecrets(scope, pattern)) return;
+  const matches = expandAll(pattern, scope.context);
+  if (matches === "too-many") {
     scope.add({
       decision: "ask",
       rule: "command.glob",
-      reason: `the glob ${pattern} could not be listed: ${String(error)}`,
+      reason: `the glob ${pattern} matches more than ${maxGlobMatches} files`,
     });
     return;
   }
-  // Older bash (and `shopt -u globskipdots`) lets `.*` match "." and "..": check those too.
-  const matches = [...names, ".", ".."].filter((name) => regex.test(name));
-  if (matches.length > 2000) {
-    scope.add({
-      decision: "ask",
-      rule: "command.glob",
-      reason: `the glob ${pattern} matches ${matches.length} files`,
-    });
+  if (matches.length === 0) {
+    // Bash passes an unmatched glob through as written: check that path like any other.
+    pathFinding(scope, pattern, "read", "command.path");
     return;
   }
-  for (const name of matches) pathFinding(scope, join(directory, name), "read", "command.path");
+  for (const match of matches) pathFinding(scope, match, "read", "command.path");
 }
 
 export function pathFinding(scope: PathScope, path: string, access: "read" | "write", _origin: string): void {

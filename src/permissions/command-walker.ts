@@ -1,6 +1,7 @@
 import { dirname } from "node:path";
 import {
   expandGlob,
+  globSecrets,
   type PathScope,
   pathFinding,
   sensitiveArgument,
@@ -14,6 +15,7 @@ import {
   interpreters,
   standardBinDirs,
 } from "./command-rules.js";
+import { producedText, producedWords, readScript, shellReadsStdin } from "./command-stdin.js";
 import { finalProgram, flattenPipeline, programsIn } from "./command-structure.js";
 import { isWithin, type PermissionContext } from "./context.js";
 import { gitConfigRisk } from "./git-config.js";
@@ -101,6 +103,34 @@ class Walker {
       this.add({ decision: "ask", rule: "command.compound", reason: "coproc starts a background process" });
     for (const redirect of stmt.redirects) this.redirect(redirect);
     if (stmt.command) this.command(stmt.command);
+    this.scriptOnStdin(stmt);
+  }
+
+  /**
+   * `bash <<EOF … EOF`, `sh <<< 'rm -rf ~'`, `bash < script.sh`: the shell runs what arrives on its
+   * standard input. That text is parsed and held to the hardline like any other command.
+   */
+  private scriptOnStdin(stmt: Stmt): void {
+    const program = stmt.command?.type === "call" ? finalProgram(stmt, this.context) : null;
+    if (program === null || !isShell(program)) return;
+    for (const redirect of stmt.redirects) {
+      if ((redirect.op === "<<" || redirect.op === "<<-") && redirect.heredoc) {
+        this.innerDenies(evaluateWord(redirect.heredoc, this.context).text);
+      } else if (redirect.op === "<<<" && redirect.word) {
+        this.innerDenies(evaluateWord(redirect.word, this.context).text);
+      } else if (redirect.op === "<" && redirect.word) {
+        const file = evaluateWord(redirect.word, this.context);
+        if (file.exact) this.innerDenies(readScript(file.text, this.context.cwd));
+      }
+    }
+  }
+
+  /** Judges shell text the engine reconstructed (stdin of a shell, a script file): its denials count. */
+  private innerDenies(script: string | null): void {
+    if (script === null || script.trim() === "" || this.depth > 3) return;
+    const inner: Analysis = { findings: [] };
+    analyzeSource(script, this.context, this.fsApi, inner, this.depth + 1);
+    for (const finding of inner.findings) if (finding.decision === "deny") this.add(finding);
   }
 
   private command(command: Command): void {
@@ -157,6 +187,11 @@ class Walker {
       this.stmt(element);
       const programs = programsIn([element], this.context);
       const last = finalProgram(element, this.context);
+      const previous = index > 0 ? elements[index - 1] : undefined;
+      if (previous && last !== null && isShell(last) && shellReadsStdin(element, this.context)) {
+        this.innerDenies(producedText(previous, this.context));
+      }
+      if (previous) this.xargsFeed(element, previous);
       if (index > 0 && last !== null && (isShell(last) || interpreters.has(last))) {
         if ([...before].some((program) => downloaders.has(program))) {
           this.add({
@@ -182,6 +217,24 @@ class Walker {
     });
   }
 
+  /**
+   * `echo ~ | xargs rm -rf`, `find ~ -print0 | xargs -0 rm -rf`: the words xargs appends come from the
+   * previous command; when the engine can tell what they are, the command xargs builds is held to the
+   * hardline with them.
+   */
+  private xargsFeed(element: Stmt, previous: Stmt): void {
+    if (element.command?.type !== "call" || element.command.args.length === 0) return;
+    const words = element.command.args.map((word) => evaluateWord(word, this.context));
+    const invocations = unwrap(words).invocations;
+    const xargsAt = invocations.findIndex((invocation) => invocation.program === "xargs");
+    const built = invocations[xargsAt + 1];
+    if (xargsAt < 0 || !built) return;
+    const fed = producedWords(previous, this.context);
+    if (fed.length === 0) return;
+    const hard = hardlineCheck({ ...built, words: [...built.words, ...fed] }, this.context, this.fsApi);
+    if (hard) this.add(hard);
+  }
+
   private evaluate(word: Parameters<typeof evaluateWord>[0]): EvaluatedWord {
     const evaluated = evaluateWord(word, this.context);
     for (const finding of evaluated.findings) this.add(finding);
@@ -202,7 +255,7 @@ class Walker {
       return;
     }
     if (["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"].includes(target.text)) return;
-    const hard = protectedWriteTarget(target.text, this.context);
+    const hard = protectedWriteTarget(target.text, this.context, this.fsApi);
     if (hard) {
       this.add(hard);
       return;
@@ -242,16 +295,27 @@ class Walker {
         expandBraces(word.text).map((text) => ({ ...word, text, glob: word.glob || /[*?[]/.test(text) })),
       );
       for (const invocation of unwrap(expanded).invocations) {
-        const hard = hardlineCheck(invocation, this.context);
+        const hard = hardlineCheck(invocation, this.context, this.fsApi);
         if (hard) this.add(hard);
+      }
+      for (const word of expanded.slice(1)) {
+        if (word.glob) globSecrets(this.scope(), word.text);
+        else sensitiveArgument(this.scope(), word.text);
       }
     }
     for (const invocation of unwrapped.invocations) {
-      const hard = hardlineCheck(invocation, this.context);
+      const hard = hardlineCheck(invocation, this.context, this.fsApi);
       if (hard) this.add(hard);
     }
     for (const script of unwrapped.innerScripts)
       analyzeSource(script, this.context, this.fsApi, this.out, this.depth + 1);
+    const runner = unwrapped.invocations[unwrapped.invocations.length - 1];
+    if (runner && isShell(runner.program) && unwrapped.innerScripts.length === 0) {
+      const scriptFile = runner.words
+        .slice(1)
+        .find((word) => !word.text.startsWith("-") && !word.text.startsWith("+"));
+      if (scriptFile?.exact) this.innerDenies(readScript(scriptFile.text, this.context.cwd));
+    }
     const final = unwrapped.invocations[unwrapped.invocations.length - 1];
     if (!final) return;
     const program = final.program;
@@ -268,6 +332,8 @@ class Walker {
     }
     for (const word of words.slice(1)) {
       if (!word.glob && word.exact) sensitiveArgument(this.scope(), word.text);
+      // A glob is expanded against the real file system, and one that could match a secret is refused.
+      if (word.glob && word.exact) globSecrets(this.scope(), word.text);
     }
     if (!final.words[0]?.exact) return;
     const written = final.words[0].text;
@@ -376,7 +442,11 @@ class Walker {
   private hiddenHardline(words: EvaluatedWord[]): void {
     for (let index = 1; index < words.length; index++) {
       const suffix = words.slice(index);
-      const hard = hardlineCheck({ words: suffix, program: programName(suffix[0]), via: [] }, this.context);
+      const hard = hardlineCheck(
+        { words: suffix, program: programName(suffix[0]), via: [] },
+        this.context,
+        this.fsApi,
+      );
       if (hard) {
         this.add(hard);
         return;

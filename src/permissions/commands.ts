@@ -13,6 +13,9 @@ import { hasInvisibleCharacters } from "./unicode.js";
 
 export { expandBraces, opaqueRules } from "./command-rules.js";
 
+const processSecretText =
+  /\/proc\/+[^\s'"`;|&<>]*\/+(environ|mem|maps|smaps|smaps_rollup|numa_maps|pagemap|cmdline|auxv|stack|syscall|map_files)\b/;
+
 /**
  * Command policy: the command is parsed with a real bash parser, every simple command in it
  * (including those nested in substitutions, functions and `bash -c` strings) is judged, and the
@@ -67,6 +70,16 @@ export function decideCommand(
     }
   }
   const parsed = analyzeSource(subject, local, fsApi, analysis, 0);
+  // `/proc/$$/environ`, `/proc/*/mem`, `/proc/self/task/*/environ`: whatever the pid spelling, a process's
+  // environment, memory or arguments hold Mercury's keys. Checked on the raw text, so no expansion hides it.
+  if (processSecretText.test(subject.normalize("NFKC"))) {
+    analysis.findings.push({
+      decision: "deny",
+      rule: "path.sensitive",
+      reason:
+        "the command names a process's environment, memory or command line under /proc; off-limits in every mode",
+    });
+  }
   const folded = subject.normalize("NFKC");
   if (folded !== subject || hasInvisibleCharacters(subject)) {
     analysis.findings.push({

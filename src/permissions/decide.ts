@@ -2,7 +2,8 @@ import ipaddr from "ipaddr.js";
 import type { AuthorizationRequest } from "../tools/types.js";
 import { decideCommand } from "./commands.js";
 import type { PermissionContext } from "./context.js";
-import { checkPath, type PathFs } from "./paths.js";
+import { checkFileToolPath } from "./file-hardline.js";
+import type { PathFs } from "./paths.js";
 import type { Decision } from "./types.js";
 
 export interface DecideOptions {
@@ -22,7 +23,7 @@ export async function decide(
     case "command":
       return decideCommand(request.command, request.cwd || context.cwd, context, options);
     case "path":
-      return checkPath(request.path, request.access, context, options.fs);
+      return checkFileToolPath(request.path, request.access, context, options.fs);
     case "network":
       return decideNetwork(request.url);
   }

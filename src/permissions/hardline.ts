@@ -1,36 +1,21 @@
-import { dirname, posix } from "node:path";
 import type { PermissionContext } from "./context.js";
-import type { Finding } from "./shell-words.js";
+import { diskFinding, powerFinding, processMemoryFinding } from "./hardline-programs.js";
+import { outputTargets, protectedWriteTarget, wipesCritical } from "./hardline-targets.js";
+import { nodePathFs, type PathFs } from "./paths.js";
+import { judgeReadonly } from "./readonly.js";
+import type { EvaluatedWord, Finding } from "./shell-words.js";
 import type { Invocation } from "./wrappers.js";
+
+export { protectedWriteTarget } from "./hardline-targets.js";
 
 /**
  * The hardline denylist: commands refused in every mode, allow-all and approvals included,
  * because one mistake is unrecoverable (wiped disks, deleted homes, an unbootable system).
+ * Judged by class — what the program does to what target — not by spelling: any program that
+ * deletes or moves (rm, rmdir, shred, find -delete/-exec, rsync --delete, mv…) aimed at a
+ * critical folder; any program writing (by option or operand) into system trees, devices,
+ * secrets or Mercury's own state; disk tools; power and session changes; attaching to processes.
  */
-
-const systemTrees = [
-  "/boot",
-  "/etc",
-  "/usr",
-  "/bin",
-  "/sbin",
-  "/lib",
-  "/lib32",
-  "/lib64",
-  "/libx32",
-  "/System",
-  "/private/etc",
-];
-const harmlessDevices = new Set([
-  "/dev/null",
-  "/dev/zero",
-  "/dev/stdout",
-  "/dev/stderr",
-  "/dev/stdin",
-  "/dev/tty",
-  "/dev/random",
-  "/dev/urandom",
-]);
 
 export const downloaders = new Set([
   "curl",
@@ -44,60 +29,6 @@ export const downloaders = new Set([
   "ftp",
   "tftp",
 ]);
-
-function normalizeTarget(text: string, context: PermissionContext): string {
-  let path = text;
-  if (path === "~" || path.startsWith("~/")) path = context.home + path.slice(1);
-  const absolute = path.startsWith("/") ? path : posix.join(context.cwd, path);
-  const normal = posix.normalize(absolute);
-  return normal.length > 1 && normal.endsWith("/") ? normal.slice(0, -1) : normal;
-}
-
-/** "/", top-level folders, the home folder and its parent, and the first level of system trees. */
-function isCriticalDirectory(path: string, context: PermissionContext): boolean {
-  if (path === "/" || path === context.home || path === dirname(context.home)) return true;
-  const depth = path.split("/").filter(Boolean).length;
-  if (depth <= 1) return true;
-  return depth === 2 && systemTrees.some((tree) => path.startsWith(`${tree}/`));
-}
-
-/** A delete target that wipes a critical folder: the folder itself, or a glob over all of it (`/*`, `~/*`). */
-function wipesCritical(text: string, glob: boolean, context: PermissionContext): boolean {
-  const target = normalizeTarget(text, context);
-  if (isCriticalDirectory(target, context)) return true;
-  if (glob) {
-    const firstGlob = target.search(/[*?[]/);
-    const fixed = target.slice(0, firstGlob);
-    const base = fixed.endsWith("/") ? fixed.slice(0, -1) || "/" : dirname(fixed);
-    return isCriticalDirectory(base, context);
-  }
-  return false;
-}
-
-/** A write there breaks the system or a disk: block devices and system trees. */
-export function protectedWriteTarget(text: string, context: PermissionContext): Finding | null {
-  const target = normalizeTarget(text, context);
-  if (target.startsWith("/dev/")) {
-    if (harmlessDevices.has(target) || target.startsWith("/dev/fd/") || target.startsWith("/dev/pts/"))
-      return null;
-    return {
-      decision: "deny",
-      rule: "hardline.device-write",
-      reason: `writing to the device ${target} can destroy a disk`,
-    };
-  }
-  const tree = [...systemTrees, "/proc", "/sys"].find(
-    (root) => target === root || target.startsWith(`${root}/`),
-  );
-  if (tree) {
-    return {
-      decision: "deny",
-      rule: "hardline.system-write",
-      reason: `writing under ${tree} changes system files`,
-    };
-  }
-  return null;
-}
 
 function operands(args: string[]): string[] {
   const out: string[] = [];
@@ -113,65 +44,90 @@ function operands(args: string[]): string[] {
   return out;
 }
 
+const all = (args: string[]) => operands(args);
+const last = (args: string[]) => operands(args).slice(-1);
+const afterFirst = (args: string[]) => operands(args).slice(1);
+
+/** Positional words each writing program writes to. */
 const writers: Record<string, (args: string[]) => string[]> = {
-  tee: (args) => operands(args),
-  cp: (args) => operands(args).slice(-1),
-  mv: (args) => operands(args),
-  install: (args) => operands(args).slice(-1),
-  ln: (args) => operands(args).slice(-1),
-  rsync: (args) => operands(args).slice(-1),
-  truncate: (args) => operands(args),
-  shred: (args) => operands(args),
-  touch: (args) => operands(args),
-  mkdir: (args) => operands(args),
-  rmdir: (args) => operands(args),
-  rm: (args) => operands(args),
-  unlink: (args) => operands(args),
-  chmod: (args) => operands(args).slice(1),
-  chown: (args) => operands(args).slice(1),
-  chgrp: (args) => operands(args).slice(1),
+  tee: all,
+  cp: last,
+  install: last,
+  ln: last,
+  rsync: last,
+  scp: last,
+  mv: all,
+  truncate: all,
+  shred: all,
+  touch: all,
+  mkdir: all,
+  mkfifo: all,
+  mknod: (args) => operands(args).slice(0, 1),
+  rmdir: all,
+  rm: all,
+  unlink: all,
+  srm: all,
+  wipe: all,
+  "trash-put": all,
+  trash: all,
+  chmod: afterFirst,
+  chown: afterFirst,
+  chgrp: afterFirst,
+  chattr: afterFirst,
+  setfacl: afterFirst,
+  gzip: all,
+  gunzip: all,
+  bzip2: all,
+  xz: all,
+  zstd: all,
+  vi: all,
+  vim: all,
+  nvim: all,
+  nano: all,
+  ed: all,
+  ex: all,
+  emacs: all,
+  patch: (args) => operands(args).slice(0, 1),
+  split: (args) => operands(args).slice(1),
   sed: (args) =>
-    args.some((a) => a.startsWith("-i") || a.startsWith("--in-place")) ? operands(args).slice(1) : [],
+    args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith("--in-place")) ? afterFirst(args) : [],
+  perl: (args) => (args.some((a) => /^-[a-zA-Z]*i/.test(a)) ? operands(args).slice(1) : []),
 };
 
-export function hardlineCheck(invocation: Invocation, context: PermissionContext): Finding | null {
+/** Programs that delete (or move away) their operands. */
+const deleters = new Set(["rm", "rmdir", "unlink", "shred", "srm", "wipe", "trash", "trash-put", "mv"]);
+const recursiveChangers = new Set(["chmod", "chown", "chgrp", "chattr", "setfacl"]);
+
+export function hardlineCheck(
+  invocation: Invocation,
+  context: PermissionContext,
+  fsApi: PathFs = nodePathFs,
+): Finding | null {
   const { program } = invocation;
   const words = invocation.words.slice(1);
   const args = words.map((word) => word.text);
 
   if (
     /^mkfs(\..+)?$/.test(program) ||
-    ["mke2fs", "mkswap", "wipefs", "mkdosfs", "mkntfs", "mkfs_msdos"].includes(program) ||
+    ["mke2fs", "mkswap", "wipefs", "mkdosfs", "mkntfs", "mkfs_msdos", "mkexfatfs", "mkfs.fat"].includes(
+      program,
+    ) ||
     program.startsWith("newfs")
   ) {
     return { decision: "deny", rule: "hardline.mkfs", reason: `${program} formats a file system` };
   }
-  if (["shutdown", "reboot", "halt", "poweroff"].includes(program)) {
-    return { decision: "deny", rule: "hardline.power", reason: `${program} stops the machine` };
-  }
-  if ((program === "init" || program === "telinit") && ["0", "6"].includes(args[0] ?? "")) {
-    return { decision: "deny", rule: "hardline.power", reason: `${program} ${args[0]} stops the machine` };
-  }
-  if (
-    program === "systemctl" &&
-    args.some((arg) => ["poweroff", "reboot", "halt", "kexec", "emergency", "rescue"].includes(arg))
-  ) {
-    return {
-      decision: "deny",
-      rule: "hardline.power",
-      reason: "systemctl would stop or restart the machine",
-    };
-  }
+  const fixed =
+    powerFinding(program, args) ?? diskFinding(program, args) ?? processMemoryFinding(program, args);
+  if (fixed) return fixed;
   if (program === "dd") {
     for (const arg of args) {
-      if (arg.startsWith("of=")) {
-        const finding = protectedWriteTarget(arg.slice(3), context);
-        if (finding)
-          return {
-            ...finding,
-            rule: finding.rule === "hardline.device-write" ? "hardline.dd-device" : finding.rule,
-          };
-      }
+      if (!arg.startsWith("of=")) continue;
+      const finding = protectedWriteTarget(arg.slice(3), context, fsApi);
+      if (finding)
+        return {
+          ...finding,
+          rule: finding.rule === "hardline.device-write" ? "hardline.dd-device" : finding.rule,
+        };
     }
   }
   if (program === "kill" || program === "pkill" || program === "killall") {
@@ -191,50 +147,71 @@ export function hardlineCheck(invocation: Invocation, context: PermissionContext
       };
     }
   }
-  if (program === "rm" || program === "rmdir") {
-    if (args.includes("--no-preserve-root")) {
-      return {
-        decision: "deny",
-        rule: "hardline.rm-root",
-        reason: "rm --no-preserve-root deletes the whole system",
-      };
-    }
-    const recursive =
-      program === "rmdir" || args.some((arg) => /^-[a-zA-Z]*[rR]/.test(arg) || arg === "--recursive");
-    if (recursive) {
-      let optionsDone = false;
-      for (const word of words) {
-        if (!optionsDone && word.text === "--") {
-          optionsDone = true;
-          continue;
-        }
-        if (!optionsDone && word.text.startsWith("-")) continue;
-        if (wipesCritical(word.text, word.glob, context)) {
-          return {
-            decision: "deny",
-            rule: "hardline.rm-root",
-            reason: `${program} -r of ${word.text} would delete the system or a home folder`,
-          };
-        }
-      }
-    }
+  if (
+    (program === "rm" || program === "rmdir") &&
+    args.some((arg) => isAbbreviationOf(arg, "--no-preserve-root", 4))
+  ) {
+    return {
+      decision: "deny",
+      rule: "hardline.rm-root",
+      reason: `${program} --no-preserve-root deletes the whole system`,
+    };
   }
-  if (program === "find" && args.includes("-delete")) {
-    for (const word of words) {
-      if (word.text.startsWith("-") || word.text === "(" || word.text === "!") break;
-      if (wipesCritical(word.text, word.glob, context)) {
+  const critical = (candidates: EvaluatedWord[], why: string): Finding | null => {
+    for (const word of candidates) {
+      if (wipesCritical(word.text, word.glob, context, fsApi)) {
         return {
           decision: "deny",
           rule: "hardline.rm-root",
-          reason: `find ${word.text} -delete would delete the system or a home folder`,
+          reason: `${why} ${word.text}: it would delete the system or a home folder`,
         };
       }
     }
+    return null;
+  };
+  const operandWords = operandWordsOf(words);
+  if (deleters.has(program)) {
+    // `mv` moves its sources away; its last operand is where they go.
+    const targets =
+      program === "mv" &&
+      operandWords.length > 1 &&
+      !args.some((a) => a.startsWith("-t") || a.startsWith("--target"))
+        ? operandWords.slice(0, -1)
+        : operandWords;
+    const found = critical(targets, `${program} of`);
+    if (found) return found;
   }
-  if (["chmod", "chown", "chgrp"].includes(program)) {
-    for (const word of words.slice(1)) {
-      if (word.text.startsWith("-")) continue;
-      if (wipesCritical(word.text, word.glob, context)) {
+  if (program === "find") {
+    const destructive = args.some((arg) => ["-delete", "-exec", "-execdir", "-ok", "-okdir"].includes(arg));
+    if (destructive) {
+      const roots: EvaluatedWord[] = [];
+      for (const word of words) {
+        if (["-L", "-H", "-P"].includes(word.text)) continue;
+        if (word.text.startsWith("-") || word.text === "(" || word.text === "!") break;
+        roots.push(word);
+      }
+      const found = critical(
+        roots.length > 0 ? roots : [{ text: ".", exact: true, glob: false, findings: [] }],
+        "find -delete/-exec over",
+      );
+      if (found) return found;
+    }
+  }
+  if (
+    program === "rsync" &&
+    args.some(
+      (arg) =>
+        isAbbreviationOf(arg.split("=")[0] as string, "--delete", 5) ||
+        arg.startsWith("--delete") ||
+        arg.startsWith("--remove-source"),
+    )
+  ) {
+    const found = critical(operandWords.slice(-1), "rsync --delete into");
+    if (found) return found;
+  }
+  if (recursiveChangers.has(program)) {
+    for (const word of operandWords.slice(1)) {
+      if (wipesCritical(word.text, word.glob, context, fsApi)) {
         return {
           decision: "deny",
           rule: "hardline.chmod-root",
@@ -243,26 +220,41 @@ export function hardlineCheck(invocation: Invocation, context: PermissionContext
       }
     }
   }
-  if (program === "mv") {
-    // Moving a home or system folder away is deleting it from where everything expects it.
-    for (const word of words.slice(0, -1)) {
-      if (!word.text.startsWith("-") && wipesCritical(word.text, word.glob, context)) {
-        return {
-          decision: "deny",
-          rule: "hardline.rm-root",
-          reason: `mv of ${word.text} moves the system or a home folder away`,
-        };
-      }
-    }
-  }
   const writer = writers[program];
-  if (writer) {
-    for (const target of writer(args)) {
-      const finding = protectedWriteTarget(target, context);
-      if (finding) return finding;
-    }
+  const targets = [...(writer ? writer(args) : []), ...outputTargetsIfWriting(invocation)];
+  for (const target of targets) {
+    const finding = protectedWriteTarget(target, context, fsApi);
+    if (finding) return finding;
   }
   return null;
+}
+
+/** Output options only matter when the command is not a plain read (`ls --directory /etc` writes nothing). */
+function outputTargetsIfWriting(invocation: Invocation): string[] {
+  const args = invocation.words.slice(1).map((word) => word.text);
+  const targets = outputTargets(invocation.program, args);
+  if (targets.length === 0) return [];
+  return judgeReadonly(invocation).findings.length > 0 ? targets : [];
+}
+
+function operandWordsOf(words: EvaluatedWord[]): EvaluatedWord[] {
+  const out: EvaluatedWord[] = [];
+  let optionsDone = false;
+  for (const word of words) {
+    if (!optionsDone && word.text === "--") {
+      optionsDone = true;
+      continue;
+    }
+    if (!optionsDone && word.text.startsWith("-") && word.text !== "-") continue;
+    out.push(word);
+  }
+  return out;
+}
+
+/** GNU getopt accepts any unambiguous prefix of a long option: `--no-pres` is `--no-preserve-root`. */
+export function isAbbreviationOf(arg: string, option: string, minimum: number): boolean {
+  const name = arg.split("=")[0] as string;
+  return name.length >= minimum && option.startsWith(name);
 }
 
 function killTargets(args: string[]): string[] {

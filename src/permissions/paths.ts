@@ -1,6 +1,7 @@
 import * as fs from "node:fs";
 import { dirname, isAbsolute, join, sep } from "node:path";
 import { isMissing, isWithin, type PermissionContext } from "./context.js";
+import { inodeKey, secretInodes } from "./secret-inodes.js";
 import { isEnvFile, sensitiveMatch } from "./sensitive.js";
 import type { Decision } from "./types.js";
 import { hasInvisibleCharacters } from "./unicode.js";
@@ -155,6 +156,26 @@ export function checkPath(
     return deny(
       "path.sensitive",
       `${rawPath} resolves to ${real}, which is ${realSensitive.what}; it is off-limits in every mode`,
+      subject,
+      real,
+    );
+  }
+  if (
+    resolution.stats?.isFile() &&
+    resolution.stats.nlink > 1 &&
+    secretInodes(context.home, context.mercuryHome).has(inodeKey(resolution.stats))
+  ) {
+    return deny(
+      "path.sensitive",
+      `${rawPath} is a hard link to a secret file (same device and inode); it is off-limits in every mode`,
+      subject,
+      real,
+    );
+  }
+  if (access === "write" && (isWithin(real, context.mercuryHome) || isWithin(lexical, context.mercuryHome))) {
+    return deny(
+      "path.mercury-state",
+      `${rawPath} is inside Mercury's own folder (${context.mercuryHome}: configuration, soul, database, permission state, logs); the agent never changes it — settings change only through the user's own commands`,
       subject,
       real,
     );

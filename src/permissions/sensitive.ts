@@ -13,6 +13,7 @@ export interface SensitiveMatch {
   what: string;
 }
 
+const browser = "browser profiles (cookies, saved passwords)";
 const homeEntries: readonly [string, string][] = [
   [".ssh", "SSH keys and config"],
   [".aws", "AWS credentials"],
@@ -21,18 +22,70 @@ const homeEntries: readonly [string, string][] = [
   [".kube", "Kubernetes credentials"],
   [".docker/config.json", "Docker registry credentials"],
   [".netrc", "netrc credentials"],
+  [".authinfo", "netrc-style credentials"],
+  [".authinfo.gpg", "netrc-style credentials"],
   [".npmrc", "npm tokens"],
+  [".yarnrc.yml", "yarn registry tokens"],
   [".pypirc", "PyPI tokens"],
   [".pgpass", "PostgreSQL passwords"],
+  [".my.cnf", "MySQL passwords"],
   [".git-credentials", "git credentials"],
+  [".config/git/credentials", "git credentials"],
   [".config/gh", "GitHub CLI tokens"],
+  [".config/hub", "GitHub CLI tokens"],
+  [".config/glab-cli", "GitLab CLI tokens"],
+  [".cargo/credentials", "Cargo registry tokens"],
+  [".cargo/credentials.toml", "Cargo registry tokens"],
+  [".gem/credentials", "RubyGems tokens"],
+  [".m2/settings-security.xml", "Maven master password"],
+  [".m2/settings.xml", "Maven server passwords"],
+  [".gradle/gradle.properties", "Gradle credentials"],
+  [".terraform.d/credentials.tfrc.json", "Terraform Cloud tokens"],
+  [".vault-token", "HashiCorp Vault token"],
+  [".config/rclone", "rclone remotes and tokens"],
+  [".s3cfg", "S3 credentials"],
+  [".boto", "cloud credentials"],
+  [".oci", "Oracle Cloud keys"],
+  [".config/doctl", "DigitalOcean tokens"],
   [".azure", "Azure credentials"],
+  [".config/sops", "SOPS/age keys"],
+  [".config/age", "age keys"],
+  [".age", "age keys"],
+  [".config/op", "1Password CLI"],
+  [".config/keybase", "Keybase keys"],
   [".password-store", "pass password store"],
+  [".local/share/password-store", "pass password store"],
   [".local/share/keyrings", "desktop keyring"],
+  [".local/share/kwalletd", "desktop keyring"],
+  [".kde/share/apps/kwallet", "desktop keyring"],
   ["Library/Keychains", "macOS keychains"],
-  [".mozilla", "browser profiles (cookies, saved passwords)"],
-  [".config/google-chrome", "browser profiles (cookies, saved passwords)"],
-  ["Library/Application Support/Google/Chrome", "browser profiles (cookies, saved passwords)"],
+  ["Library/Cookies", "macOS cookies"],
+  [".mozilla", browser],
+  [".librewolf", browser],
+  [".thunderbird", "mail profiles (saved passwords)"],
+  [".config/google-chrome", browser],
+  [".config/google-chrome-beta", browser],
+  [".config/google-chrome-unstable", browser],
+  [".config/chromium", browser],
+  [".config/BraveSoftware", browser],
+  [".config/microsoft-edge", browser],
+  [".config/vivaldi", browser],
+  [".config/opera", browser],
+  ["snap/firefox", browser],
+  ["snap/chromium", browser],
+  [".var/app/org.mozilla.firefox", browser],
+  [".var/app/com.google.Chrome", browser],
+  [".var/app/org.chromium.Chromium", browser],
+  ["Library/Application Support/Google/Chrome", browser],
+  ["Library/Application Support/Chromium", browser],
+  ["Library/Application Support/BraveSoftware", browser],
+  ["Library/Application Support/Microsoft Edge", browser],
+  ["Library/Application Support/Firefox", browser],
+  ["Library/Safari", browser],
+  [".electrum", "cryptocurrency wallet"],
+  [".bitcoin", "cryptocurrency wallet"],
+  [".ethereum/keystore", "cryptocurrency wallet"],
+  [".config/Signal", "Signal messages and keys"],
 ];
 
 const absoluteEntries: readonly [string, string][] = [
@@ -46,8 +99,41 @@ const absoluteEntries: readonly [string, string][] = [
   ["/etc/ssh", "SSH host keys"],
   ["/root", "the root user's home"],
   ["/proc/self/environ", "process environment (API keys)"],
+  ["/proc/thread-self/environ", "process environment (API keys)"],
+  ["/proc/kcore", "kernel memory"],
+  ["/dev/mem", "physical memory"],
+  ["/dev/kmem", "kernel memory"],
+  ["/dev/port", "I/O ports"],
   ["/Library/Keychains", "macOS keychains"],
 ];
+
+/**
+ * `/proc/<pid>/…` (any pid, `self`, `thread-self`, `task/<tid>/…`) entries that expose a process's
+ * environment, memory or arguments: Mercury's own API keys live in its environment.
+ */
+const processSecret =
+  /^\/proc\/[^/]+\/(task\/[^/]+\/)?(environ|mem|maps|smaps|smaps_rollup|numa_maps|pagemap|cmdline|auxv|stack|syscall|map_files)(\/|$)/;
+
+/** Credential file names that are secrets wherever they are (browser stores, credential files). */
+const secretFileNames = new Set([
+  "login data",
+  "login data for account",
+  "login data-journal",
+  "cookies",
+  "cookies-journal",
+  "web data",
+  "key3.db",
+  "key4.db",
+  "logins.json",
+  "cookies.sqlite",
+  "signons.sqlite",
+  ".git-credentials",
+  ".netrc",
+  "_netrc",
+  ".pgpass",
+  "credentials.toml",
+  "wallet.dat",
+]);
 
 const privateKeyNames = /^(id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.*\.(pem|key|p12|pfx|jks|keystore|ppk))$/;
 
@@ -66,9 +152,10 @@ export function sensitiveMatch(path: string, home: string, mercuryHome: string):
   if (under(join(mercuryHome, ".env"))) return { what: "Mercury's secrets file" };
   const mercuryDb = foldForComparison(join(mercuryHome, "mercury.db"));
   if (folded.startsWith(mercuryDb)) return { what: "Mercury's database" };
-  if (/^\/proc\/[^/]+\/(environ|mem|maps)$/.test(folded)) return { what: "process memory or environment" };
+  if (processSecret.test(folded)) return { what: "another process's memory, environment or command line" };
   const name = basename(folded);
   if (privateKeyNames.test(name)) return { what: "a private key file" };
+  if (secretFileNames.has(name)) return { what: "a credentials file" };
   return null;
 }
 

@@ -332,7 +332,6 @@ export const commandAttacks: CommandAttack[] = [
   ...ask("bidi and invisible characters", "command.unicode", ["cat README\u202emd.txt", "ls\u200b -la"]),
   ...ask("tilde", "command.tilde", ["cat ~root/.bashrc", "ls ~bob"]),
   ...ask("brace expansion", "command.brace-expansion", ["echo {a,b}", "cat {README.md,package.json}"]),
-  ...ask("globs", "command.glob", ["cat src/*/deep.ts", "ls src/[a-z]*"]),
   ...ask("assignments", "command.assignment", [
     "FOO=bar ls",
     "LD_PRELOAD=/tmp/x.so ls",
@@ -374,7 +373,6 @@ export const commandAttacks: CommandAttack[] = [
     "cat outside-link.txt",
     "cat outside-dir/notes.txt",
     "ls ~",
-    "ls /etc/*",
     "cat %OUT%/notes.txt",
     "head /etc/passwd",
     "git diff --no-index /etc/passwd README.md",

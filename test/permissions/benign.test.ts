@@ -83,6 +83,9 @@ const benignCommands = [
   "command -v git",
   "timeout 5 ls",
   "ls -la | grep ts | sort",
+  "ls src/*/",
+  "cat src/*/deep.ts",
+  "ls src/[a-z]*",
 ];
 
 /**
@@ -96,7 +99,6 @@ const benignButAsked: { command: string; rule: string }[] = [
   { command: "jq .name package.json", rule: "command.not-readonly" },
   { command: "npm test", rule: "command.not-readonly" },
   { command: "npx tsc --noEmit", rule: "command.not-readonly" },
-  { command: "ls src/*/", rule: "command.glob" },
   { command: "git log -1 --format=%H; git status", rule: "command.chain" },
   { command: "less README.md", rule: "command.not-readonly" },
   { command: "cat .env", rule: "path.env-file" },
