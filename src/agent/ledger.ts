@@ -4,7 +4,15 @@ import type { SqliteDatabase } from "../storage/database.js";
 import { type Clock, systemClock } from "./clock.js";
 import type { Outcome } from "./events.js";
 
-export const ledgerStatuses = ["queued", "running", "paused", "completed", "failed", "cancelled"] as const;
+export const ledgerStatuses = [
+  "queued",
+  "running",
+  "paused",
+  "completed",
+  "responded",
+  "failed",
+  "cancelled",
+] as const;
 export type LedgerStatus = (typeof ledgerStatuses)[number];
 
 export interface LedgerTask {
@@ -64,9 +72,12 @@ function toTask(value: unknown): LedgerTask {
   };
 }
 
-/** Maps an agent outcome onto the ledger: a plain answer ("responded") is finished work too. */
+/**
+ * Maps an agent outcome onto the ledger. Every outcome is its own status: a plain answer is stored
+ * as "responded", never as "completed" (completed means verified changes).
+ */
 export function statusForOutcome(outcome: Outcome): LedgerStatus {
-  return outcome === "responded" ? "completed" : outcome;
+  return outcome;
 }
 
 export class LedgerError extends Error {
@@ -199,6 +210,19 @@ export class WorkLedger {
       )
       .get(userKey);
     return row === undefined ? null : toTask(row);
+  }
+
+  /**
+   * The task a "continue" in this session resumes: the latest one paused, or left running by a
+   * process that died (a crash). Null when the session's latest task finished.
+   */
+  resumableInSession(sessionId: string): LedgerTask | null {
+    const row: unknown = this.database
+      .prepare("SELECT * FROM tasks WHERE session_id = ? ORDER BY updated_at DESC, rowid DESC LIMIT 1")
+      .get(sessionId);
+    if (row === undefined) return null;
+    const task = toTask(row);
+    return task.status === "paused" || task.status === "running" || task.status === "queued" ? task : null;
   }
 
   list(

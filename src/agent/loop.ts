@@ -3,7 +3,8 @@ import type { StoredMessage } from "../storage/transcripts.js";
 import type { AnyTool, ToolContext } from "../tools/types.js";
 import type { BudgetCheck } from "./budget.js";
 import { budgetExhausted } from "./completion/auto-continue.js";
-import type { ChangeTracker } from "./completion/changes.js";
+import type { ChangeReport, ChangeTracker } from "./completion/changes.js";
+import type { CheckChange } from "./completion/check-changes.js";
 import type { HeapGovernorSettings } from "./completion/compaction.js";
 import { evidenceGate, type VerificationLookup } from "./completion/gate.js";
 import { governBetweenSteps } from "./completion/governors.js";
@@ -44,6 +45,20 @@ export interface LoopDependencies {
   /** Asks the task's owner (auto-continue before the last fresh budget). */
   askUser?(question: string, choices?: string[]): Promise<string>;
   heap?: HeapGovernorSettings;
+  /** What the task changed about its own checks (judge fixed at the start); absent = not checked. */
+  checkChanges?(report: ChangeReport): Promise<CheckChange[]>;
+  /** The user's explicit approval of changed checks. */
+  acceptCheckChanges?(changes: CheckChange[]): Promise<boolean>;
+  /** The task's folder is no project: changes complete with "no checks to run here". */
+  plainFolder?: boolean;
+  /** Called after every fact the evidence gate relies on (a change, a verification run). */
+  recordEvidence?(): void;
+}
+
+export interface ToolErrorRecord {
+  tool: string;
+  error: string;
+  step: number;
 }
 
 export interface LoopResult {
@@ -53,9 +68,14 @@ export interface LoopResult {
   reason?: string;
   filesChanged: FileChange[];
   verification: VerificationRecord[];
+  checksChanged: CheckChange[];
+  toolErrors: ToolErrorRecord[];
 }
 
-type Ending = Omit<LoopResult, "filesChanged" | "verification"> & { filesChanged?: FileChange[] };
+type Ending = Omit<LoopResult, "filesChanged" | "verification" | "checksChanged" | "toolErrors"> & {
+  filesChanged?: FileChange[];
+  checksChanged?: CheckChange[];
+};
 
 const maxTruncationContinuations = 3;
 const maxTokenReductions = 3;
@@ -86,11 +106,13 @@ export async function runAgentLoop(deps: LoopDependencies, state: TaskState): Pr
     let files = ending.filesChanged;
     if (files === undefined && deps.changes && state.lastChangeSequence >= 0)
       files = (await deps.changes.report()).files;
-    const { filesChanged: _ignored, ...rest } = ending;
+    const { filesChanged: _ignored, checksChanged, ...rest } = ending;
     return {
       ...rest,
       filesChanged: files ?? [],
       verification: state.verifications.map(({ command, exitCode }) => ({ command, exitCode })),
+      checksChanged: checksChanged ?? [],
+      toolErrors: state.toolErrors.map(({ toolName, error, step }) => ({ tool: toolName, error, step })),
     };
   } finally {
     watchdog.stop();
@@ -178,7 +200,11 @@ async function loop(
 
     state.append(deps.persist(withoutSdkToolResults(result.responseMessages)));
     deps.emit({ type: "step-finish", step, finishReason: result.finishReason, usage: stepUsage });
-    if (result.text.trim() !== "") state.finalText = result.text;
+    if (state.continuingText) {
+      // The previous reply was cut off by the output limit: this one continues it, so the answer is both.
+      state.finalText += result.text;
+      state.continuingText = false;
+    } else if (result.text.trim() !== "") state.finalText = result.text;
 
     if (result.toolCalls.length > 0) {
       for (const call of result.toolCalls) await runner.run(call, step);
@@ -207,6 +233,7 @@ async function loop(
         state.steps - state.budgetStartStep < deps.maxSteps
       ) {
         state.truncationContinuations += 1;
+        state.continuingText = true;
         state.append(deps.persist([{ role: "user", content: truncationNudge }]));
         continue;
       }
@@ -252,7 +279,11 @@ async function loop(
       changes: deps.changes,
       verification,
       runVerification: (command) => runner.verify(command, step),
+      ...(deps.checkChanges ? { checkChanges: deps.checkChanges } : {}),
+      ...(deps.acceptCheckChanges ? { acceptCheckChanges: deps.acceptCheckChanges } : {}),
+      ...(deps.plainFolder ? { plainFolder: true } : {}),
     });
+    deps.recordEvidence?.();
     if (signal.aborted) return stopped(state, watchdog);
     switch (decision.kind) {
       case "fix":
@@ -264,21 +295,37 @@ async function loop(
         state.append(deps.persist([{ role: "user", content: decision.note }]));
         continue;
       case "responded":
-      case "completed":
         return {
           endCause: "text-stop",
-          outcome: decision.kind,
+          outcome: "responded",
           text: state.finalText,
           filesChanged: decision.files,
         };
-      case "failed":
-      case "paused":
+      case "completed":
         return {
           endCause: "text-stop",
-          outcome: decision.kind,
+          outcome: "completed",
+          text: state.finalText,
+          ...(decision.note ? { reason: decision.note } : {}),
+          filesChanged: decision.files,
+          ...(decision.checksChanged ? { checksChanged: decision.checksChanged } : {}),
+        };
+      case "failed":
+        return {
+          endCause: "text-stop",
+          outcome: "failed",
           text: state.finalText,
           reason: decision.reason,
           filesChanged: decision.files,
+        };
+      case "paused":
+        return {
+          endCause: "text-stop",
+          outcome: "paused",
+          text: state.finalText,
+          reason: decision.reason,
+          filesChanged: decision.files,
+          ...(decision.checksChanged ? { checksChanged: decision.checksChanged } : {}),
         };
     }
   }

@@ -7,9 +7,8 @@ import { UsageStore } from "../storage/usage.js";
 import type { AnyTool, AuthorizationRequest, AuthorizationResult } from "../tools/types.js";
 import { type BudgetLimits, checkBudget } from "./budget.js";
 import { type Clock, systemClock } from "./clock.js";
-import { createChangeTracker } from "./completion/changes.js";
+import type { CheckChange } from "./completion/check-changes.js";
 import type { HeapGovernorSettings } from "./completion/compaction.js";
-import { detectVerification } from "./completion/verification.js";
 import type { StallSettings } from "./completion/watchdog.js";
 import type {
   AgentEvent,
@@ -21,8 +20,11 @@ import type {
   UsageTotals,
   VerificationRecord,
 } from "./events.js";
-import { type LoopResult, runAgentLoop } from "./loop.js";
+import { TaskEvidenceStore } from "./evidence.js";
+import { closeDanglingToolCalls } from "./ledger-repair.js";
+import { type LoopResult, runAgentLoop, type ToolErrorRecord } from "./loop.js";
 import { TaskState } from "./state.js";
+import { wireTaskEvidence } from "./task-evidence.js";
 
 export interface TaskRequest {
   userKey: string;
@@ -37,6 +39,8 @@ export interface TaskRequest {
   /** Builds the permission check for this task (permissions are per task, carried explicitly). */
   authorizerFor(task: TaskIdentity): (request: AuthorizationRequest) => Promise<AuthorizationResult>;
   askUser?(question: string, choices?: string[]): Promise<string>;
+  /** The user approved, up front, changes the task makes to its own checks (--accept-check-changes). */
+  acceptCheckChanges?: boolean;
 }
 
 export interface TaskIdentity {
@@ -57,6 +61,10 @@ export interface TaskReport {
   usage: UsageTotals;
   filesChanged: FileChange[];
   verification: VerificationRecord[];
+  /** Changes the task made to how it is checked (test scripts, runner config, existing tests). */
+  checksChanged: CheckChange[];
+  /** Every tool call of this run that failed. */
+  toolErrors: ToolErrorRecord[];
 }
 
 export interface AgentSettings {
@@ -94,6 +102,7 @@ export class Agent {
   private readonly transcripts: TranscriptStore;
   readonly usage: UsageStore;
   private readonly steering = new Map<string, string[]>();
+  private readonly evidence: TaskEvidenceStore;
 
   constructor(
     readonly database: SqliteDatabase,
@@ -107,6 +116,7 @@ export class Agent {
     const now = () => this.clock.now();
     this.transcripts = new TranscriptStore(database, now);
     this.usage = new UsageStore(database, now);
+    this.evidence = new TaskEvidenceStore(database, this.clock);
   }
 
   get transcriptStore(): TranscriptStore {
@@ -147,7 +157,24 @@ export class Agent {
     this.steering.set(sessionId, []);
     try {
       emit({ type: "task-start", input: request.input });
-      const state = new TaskState(taskId, sessionId, request.userKey, this.transcripts.load(sessionId));
+      const history = this.transcripts.load(sessionId);
+      // A process killed between a tool call and its result left the call unanswered, and providers
+      // refuse such a history: every process that opens a session closes them honestly first.
+      const repair = closeDanglingToolCalls(history.map((stored) => stored.message));
+      if (repair.length > 0) history.push(...this.transcripts.append(sessionId, taskId, repair));
+      const state = new TaskState(taskId, sessionId, request.userKey, history);
+      const evidence = wireTaskEvidence(
+        {
+          store: this.evidence,
+          taskId,
+          cwd: request.cwd,
+          home: this.settings.home,
+          configuredVerification: this.settings.verifyCommand,
+          acceptCheckChanges: request.acceptCheckChanges,
+          askUser: request.askUser,
+        },
+        state,
+      );
       state.append(this.transcripts.append(sessionId, taskId, [{ role: "user", content: request.input }]));
       const toolNames = this.tools.map((tool) => tool.name);
       const systemPrompt = await this.hooks.systemPrompt({
@@ -193,8 +220,7 @@ export class Agent {
           }),
           ...(this.settings.stall ? { stall: this.settings.stall } : {}),
           ...(this.settings.heap ? { heap: this.settings.heap } : {}),
-          changes: createChangeTracker(request.cwd),
-          verification: () => detectVerification(request.cwd, this.settings.verifyCommand),
+          ...evidence.deps,
           rotatedModel: (offset) => rotatedModel(this.model, offset),
           ...(request.askUser ? { askUser: request.askUser } : {}),
         },
@@ -210,6 +236,8 @@ export class Agent {
         usage: { ...state.usage },
         filesChanged: result.filesChanged,
         verification: result.verification,
+        checksChanged: result.checksChanged,
+        toolErrors: result.toolErrors,
       };
       emit({
         type: "task-end",

@@ -22,7 +22,11 @@ export class TaskState {
   mutatingSuccesses = 0;
   lastMutationStep = -1;
   lastToolFailure: ToolFailureRecord | null = null;
+  /** Every failed tool call of this run, for the report (`toolErrors` in --json). */
+  readonly toolErrors: ToolFailureRecord[] = [];
   finalText = "";
+  /** The last reply hit the output limit without tool calls: the next one continues its text. */
+  continuingText = false;
   /** The task's checklist as last set through update_plan. */
   plan: PlanItemState[] = [];
   /** How many plan items turned done over the task (progress for auto-continue and the guard). */

@@ -16,8 +16,9 @@ export function openDatabase(path: string): SqliteDatabase {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const database = new Database(path);
   try {
-    if (path !== ":memory:") database.pragma("journal_mode = WAL");
+    // The busy timeout first: switching a fresh file to WAL takes a lock another process may hold.
     database.pragma("busy_timeout = 5000");
+    if (path !== ":memory:") database.pragma("journal_mode = WAL");
     database.pragma("foreign_keys = ON");
     database.pragma("synchronous = NORMAL");
     migrate(database, path);
@@ -48,19 +49,36 @@ function migrate(database: SqliteDatabase, path: string): void {
       );
     }
   });
-  const current = schemaVersion(database);
   const latest = latestSchemaVersion();
-  if (current > latest) {
-    throw new DatabaseVersionError(
-      `${path} has schema version ${current}, but this Mercury only knows up to ${latest}: it was written by a newer version. ` +
-        "Upgrade Mercury (npm install -g mercury-agent@latest), or point MERCURY_HOME at another directory.",
-    );
-  }
-  for (const migration of migrations.slice(current)) {
-    const apply = database.transaction(() => {
-      migration.up(database);
-      database.pragma(`user_version = ${migration.version}`);
-    });
-    apply();
+  if (schemaVersion(database) === latest) return;
+  // Foreign keys are off while migrating (SQLite's procedure for rebuilding a table; they cannot be
+  // switched inside a transaction) and checked before the commit.
+  database.pragma("foreign_keys = OFF");
+  try {
+    // The write lock first, then the version: several processes opening a fresh home at once each
+    // wait for the lock and see the migrations the first one applied, instead of re-running them.
+    database.exec("BEGIN IMMEDIATE");
+    try {
+      const current = schemaVersion(database);
+      if (current > latest) {
+        throw new DatabaseVersionError(
+          `${path} has schema version ${current}, but this Mercury only knows up to ${latest}: it was written by a newer version. ` +
+            "Upgrade Mercury (npm install -g mercury-agent@latest), or point MERCURY_HOME at another directory.",
+        );
+      }
+      for (const migration of migrations.slice(current)) {
+        migration.up(database);
+        database.pragma(`user_version = ${migration.version}`);
+      }
+      const broken = database.pragma("foreign_key_check") as unknown[];
+      if (broken.length > 0)
+        throw new Error(`migration left ${broken.length} row(s) with a broken foreign key; rolled back`);
+      database.exec("COMMIT");
+    } catch (error) {
+      if (database.inTransaction) database.exec("ROLLBACK");
+      throw error;
+    }
+  } finally {
+    database.pragma("foreign_keys = ON");
   }
 }

@@ -22,18 +22,18 @@ function setup() {
 const entry = { sessionId: "s1", userKey: "owner", channel: "cli", input: "build it", cwd: "/tmp" };
 
 describe("WorkLedger", () => {
-  it("moves queued → running → completed and keeps the final answer", () => {
+  it("moves queued → running → responded and keeps the final answer (a plain answer is never 'completed')", () => {
     const { ledger } = setup();
     const task = ledger.create(entry);
     expect(task.status).toBe("queued");
     expect(ledger.markRunning(task.id).status).toBe("running");
     const done = ledger.finish(task.id, { outcome: "responded", text: "done it" });
-    expect(done).toMatchObject({ status: "completed", outcome: "responded", finalAnswer: "done it" });
+    expect(done).toMatchObject({ status: "responded", outcome: "responded", finalAnswer: "done it" });
   });
 
   it("maps each agent outcome onto a ledger status", () => {
     expect(statusForOutcome("completed")).toBe("completed");
-    expect(statusForOutcome("responded")).toBe("completed");
+    expect(statusForOutcome("responded")).toBe("responded");
     expect(statusForOutcome("paused")).toBe("paused");
     expect(statusForOutcome("failed")).toBe("failed");
     expect(statusForOutcome("cancelled")).toBe("cancelled");

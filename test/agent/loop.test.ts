@@ -90,12 +90,16 @@ describe("agent loop", () => {
     expect(report).toMatchObject({ outcome: "responded", filesChanged: [] });
   });
 
-  it("continues a truncated answer and asks for sections", async () => {
+  it("continues a truncated answer, asks for sections, and reports the whole text", async () => {
     const harness = createHarness({
       replies: [[{ text: "first half", finishReason: "length" }, { text: "second half" }]],
     });
     const report = await harness.run("write a long essay");
-    expect(report).toMatchObject({ outcome: "responded", endCause: "text-stop", text: "second half" });
+    expect(report).toMatchObject({
+      outcome: "responded",
+      endCause: "text-stop",
+      text: "first halfsecond half",
+    });
     expect(JSON.stringify(harness.models[0]?.requests[1]?.prompt)).toContain("write it in smaller sections");
   });
 

@@ -57,11 +57,12 @@ describe("DaemonGateway", () => {
     const { taskId } = await gateway.submit({ userKey: "owner", channel: "cli", text: "hi" });
     await gateway.idle();
     expect(ledger.require(taskId)).toMatchObject({
-      status: "completed",
+      status: "responded",
+      outcome: "responded",
       finalAnswer: "Hello from the daemon.",
       resumes: 0,
     });
-    expect(finished).toEqual([`${taskId}:completed`]);
+    expect(finished).toEqual([`${taskId}:responded`]);
     expect(events.filter((event) => event.type === "task-end").map((event) => event.taskId)).toEqual([
       taskId,
     ]);
@@ -88,7 +89,7 @@ describe("DaemonGateway", () => {
     expect(resumed).toEqual({ taskId, sessionId });
     await gateway.idle();
     expect(ledger.require(taskId)).toMatchObject({
-      status: "completed",
+      status: "responded",
       continuations: 1,
       finalAnswer: "carried on",
     });
@@ -141,7 +142,7 @@ describe("DaemonGateway", () => {
     expect(resumed.map((task) => task.id)).toEqual(["t-crashed"]);
     await gateway.idle();
     expect(ledger.require("t-crashed")).toMatchObject({
-      status: "completed",
+      status: "responded",
       resumes: 1,
       finalAnswer: "picked it up again",
     });

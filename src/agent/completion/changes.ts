@@ -1,6 +1,6 @@
-import { copyFile, mkdtemp, rm, stat, utimes } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { FileChange } from "../events.js";
 import { execProgram } from "./exec.js";
 import {
@@ -8,6 +8,7 @@ import {
   defaultSnapshotLimits,
   diffSnapshots,
   type SnapshotLimits,
+  splitLines,
   takeSnapshot,
 } from "./snapshot.js";
 
@@ -17,17 +18,51 @@ export interface ChangeReport {
   confirmed: boolean;
   method: "git" | "snapshot" | "none";
   note?: string;
+  /** Paths (as in `files`) that did not exist at the baseline, and those that no longer exist. */
+  created?: string[];
+  deleted?: string[];
+  /** The directory the paths are relative to (the repository's top, or the task's directory). */
+  root?: string;
 }
 
 /** Records the working tree before the task's first mutating call and diffs it at the end. */
 export interface ChangeTracker {
   begin(): Promise<void>;
   report(): Promise<ChangeReport>;
+  /** A file's content at the baseline (path relative to the report's root); null when absent or not kept. */
+  baselineContent?(path: string): Promise<Buffer | null>;
+}
+
+/**
+ * The baseline as the work ledger stores it (src/agent/evidence.ts), so "continue" and a restart
+ * after a crash judge everything the task changed, not only what the last run did.
+ */
+export type StoredBaseline =
+  | { kind: "git"; top: string; gitDir: string; tree: string }
+  | {
+      kind: "snapshot";
+      root: string;
+      /** Directory holding a copy of every file read in full (under MERCURY_HOME/baselines/). */
+      store: string;
+      truncated: boolean;
+      problems: string[];
+      /** path -> content hash (or size:mtime for files over the cap). */
+      hashes: Record<string, string>;
+    }
+  | { kind: "failed"; note: string };
+
+export interface ChangeTrackerOptions {
+  /** A baseline recorded by an earlier run of the same task. */
+  initial?: StoredBaseline | null;
+  /** Where a snapshot baseline keeps its copies; without it the copies stay in memory only. */
+  store?: string;
+  /** Called once when a new baseline is taken, before the first change. */
+  onBaseline?(baseline: StoredBaseline): void;
 }
 
 type Baseline =
   | { kind: "git"; top: string; gitDir: string; tree: string }
-  | { kind: "snapshot"; snapshot: DirectorySnapshot }
+  | { kind: "snapshot"; snapshot: DirectorySnapshot; stored: StoredBaseline & { kind: "snapshot" } }
   | { kind: "failed"; note: string };
 
 /**
@@ -35,17 +70,33 @@ type Baseline =
  * tree object through a temporary index, before and after; `git diff --numstat` between the two
  * trees gives the task's own +/- even when the tree was already dirty. No ref, stash, index or file
  * of the user's repository changes (only unreferenced objects are added, which git gc prunes).
- * Outside git: a bounded directory snapshot (see snapshot.ts).
+ * Outside git: a bounded directory snapshot (see snapshot.ts), its files copied to `options.store`.
  */
 export function createChangeTracker(
   cwd: string,
   limits: SnapshotLimits = defaultSnapshotLimits,
+  options: ChangeTrackerOptions = {},
 ): ChangeTracker {
-  let baseline: Promise<Baseline> | null = null;
+  let baseline: Promise<Baseline> | null = options.initial ? restoreBaseline(options.initial) : null;
   return {
     begin() {
-      baseline ??= takeBaseline(cwd, limits);
+      baseline ??= takeBaseline(cwd, limits, options.store).then((taken) => {
+        options.onBaseline?.(storedForm(taken));
+        return taken;
+      });
       return baseline.then(() => undefined);
+    },
+    async baselineContent(path) {
+      if (!baseline) return null;
+      const start = await baseline;
+      if (start.kind === "git") {
+        const shown = await execProgram("git", ["cat-file", "blob", `${start.tree}:${path}`], {
+          cwd: start.top,
+        });
+        return shown.code === 0 ? Buffer.from(shown.stdout) : null;
+      }
+      if (start.kind === "snapshot") return readKept(start.stored, path);
+      return null;
     },
     async report() {
       if (!baseline) return { files: [], confirmed: true, method: "none", note: "no mutating tool ran" };
@@ -54,7 +105,14 @@ export function createChangeTracker(
         if (start.kind === "failed") return { files: [], confirmed: false, method: "none", note: start.note };
         if (start.kind === "git") {
           const tree = await writeWorkingTree(start.top, start.gitDir);
-          return { files: await diffTrees(start.top, start.tree, tree), confirmed: true, method: "git" };
+          const statuses = await nameStatus(start.top, start.tree, tree);
+          return {
+            files: await diffTrees(start.top, start.tree, tree),
+            confirmed: true,
+            method: "git",
+            root: start.top,
+            ...statuses,
+          };
         }
         const after = await takeSnapshot(cwd, limits);
         const files = diffSnapshots(start.snapshot, after);
@@ -63,6 +121,9 @@ export function createChangeTracker(
           files,
           confirmed: !truncated,
           method: "snapshot",
+          root: cwd,
+          created: files.map((file) => file.path).filter((path) => !start.snapshot.files.has(path)),
+          deleted: files.map((file) => file.path).filter((path) => !after.files.has(path)),
           ...(truncated
             ? { note: snapshotNote(limits, [...start.snapshot.problems, ...after.problems]) }
             : {}),
@@ -79,7 +140,7 @@ export function createChangeTracker(
   };
 }
 
-async function takeBaseline(cwd: string, limits: SnapshotLimits): Promise<Baseline> {
+async function takeBaseline(cwd: string, limits: SnapshotLimits, store?: string): Promise<Baseline> {
   try {
     const probe = await execProgram("git", ["rev-parse", "--show-toplevel", "--absolute-git-dir"], {
       cwd,
@@ -88,10 +149,85 @@ async function takeBaseline(cwd: string, limits: SnapshotLimits): Promise<Baseli
       const [top, gitDir] = probe.stdout.trim().split("\n");
       if (top && gitDir) return { kind: "git", top, gitDir, tree: await writeWorkingTree(top, gitDir) };
     }
-    return { kind: "snapshot", snapshot: await takeSnapshot(cwd, limits) };
+    const directory = store ?? (await mkdtemp(join(tmpdir(), "mercury-baseline-")));
+    await mkdir(directory, { recursive: true, mode: 0o700 });
+    const snapshot = await takeSnapshot(cwd, limits, async (path, content) => {
+      const target = join(directory, "files", path);
+      await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+      await writeFile(target, content, { mode: 0o600 });
+    });
+    const hashes: Record<string, string> = {};
+    for (const [path, entry] of snapshot.files) hashes[path] = entry.hash;
+    return {
+      kind: "snapshot",
+      snapshot,
+      stored: {
+        kind: "snapshot",
+        root: cwd,
+        store: directory,
+        truncated: snapshot.truncated,
+        problems: snapshot.problems,
+        hashes,
+      },
+    };
   } catch (error) {
     return { kind: "failed", note: `could not record the files before the change: ${message(error)}` };
   }
+}
+
+function storedForm(baseline: Baseline): StoredBaseline {
+  return baseline.kind === "snapshot" ? baseline.stored : baseline;
+}
+
+async function readKept(stored: StoredBaseline & { kind: "snapshot" }, path: string): Promise<Buffer | null> {
+  const hash = stored.hashes[path];
+  if (hash === undefined || hash.startsWith("size:")) return null;
+  try {
+    return await readFile(join(stored.store, "files", path));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}
+
+/** Rebuilds the in-memory picture from what the ledger stored (the kept copies give the lines). */
+async function restoreBaseline(stored: StoredBaseline): Promise<Baseline> {
+  if (stored.kind !== "snapshot") return stored;
+  const files: DirectorySnapshot["files"] = new Map();
+  for (const [path, hash] of Object.entries(stored.hashes)) {
+    const content = await readKept(stored, path).catch(() => null);
+    files.set(path, {
+      hash,
+      lines: content && !content.includes(0) ? splitLines(content.toString("utf8")) : null,
+    });
+  }
+  return {
+    kind: "snapshot",
+    snapshot: { files, truncated: stored.truncated, problems: stored.problems },
+    stored,
+  };
+}
+
+async function nameStatus(
+  top: string,
+  before: string,
+  after: string,
+): Promise<{ created: string[]; deleted: string[] }> {
+  if (before === after) return { created: [], deleted: [] };
+  const diff = await execProgram("git", ["diff", "--name-status", "--no-renames", "-z", before, after], {
+    cwd: top,
+  });
+  if (diff.code !== 0) throw new Error(`git diff failed: ${diff.stderr.trim()}`);
+  const fields = diff.stdout.split("\0");
+  const created: string[] = [];
+  const deleted: string[] = [];
+  for (let index = 0; index + 1 < fields.length; index += 2) {
+    const status = fields[index];
+    const path = fields[index + 1] as string;
+    if (status === "A") created.push(path);
+    if (status === "D") deleted.push(path);
+  }
+  return { created, deleted };
 }
 
 async function writeWorkingTree(top: string, gitDir: string): Promise<string> {

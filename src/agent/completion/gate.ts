@@ -1,6 +1,7 @@
 import type { FileChange } from "../events.js";
 import type { TaskState } from "../state.js";
 import type { ChangeReport, ChangeTracker } from "./changes.js";
+import { type CheckChange, describeCheckChanges } from "./check-changes.js";
 import type { VerificationCommand } from "./verification.js";
 
 export const maxVerificationFixRounds = 2;
@@ -21,14 +22,25 @@ export interface GateInput {
   changes: ChangeTracker | undefined;
   verification: VerificationLookup;
   runVerification(command: string): Promise<VerificationRun>;
+  /** What the task changed about its own checks since the baseline (see check-changes.ts). */
+  checkChanges?(report: ChangeReport): Promise<CheckChange[]>;
+  /**
+   * The user's explicit approval of those changes (an answered question, or
+   * --accept-check-changes); never implied by --yes or "continue".
+   */
+  acceptCheckChanges?(changes: CheckChange[]): Promise<boolean>;
+  /** True when the task's folder is no project (no manifest, no checks): changes complete unchecked. */
+  plainFolder?: boolean;
 }
 
 export type GateDecision =
   | { kind: "responded"; files: FileChange[] }
-  | { kind: "completed"; files: FileChange[] }
+  | { kind: "completed"; files: FileChange[]; note?: string; checksChanged?: CheckChange[] }
   | { kind: "fix"; note: string; files: FileChange[] }
   | { kind: "failed"; reason: string; files: FileChange[] }
-  | { kind: "paused"; reason: string; files: FileChange[] };
+  | { kind: "paused"; reason: string; files: FileChange[]; checksChanged?: CheckChange[] };
+
+export const noChecksNote = "no checks to run here";
 
 /**
  * The evidence gate, run when the model ends its turn. "completed" needs a verification that exited
@@ -36,6 +48,25 @@ export type GateDecision =
  * verify pauses and says why. With no change confirmed by git or the snapshot, the task responded.
  */
 export async function evidenceGate(input: GateInput): Promise<GateDecision> {
+  const decision = await judge(input);
+  if (decision.kind !== "completed" || !input.checkChanges || !input.changes) return decision;
+  // The judge is fixed at the start: a task that changed how it is checked is not done on its own.
+  const changes = await input.checkChanges(await input.changes.report());
+  if (changes.length === 0) return decision;
+  if (input.acceptCheckChanges && (await input.acceptCheckChanges(changes)))
+    return { ...decision, checksChanged: changes };
+  return {
+    kind: "paused",
+    reason:
+      `the task changed how its work is checked: ${describeCheckChanges(changes)}. ` +
+      "A passing check proves nothing after its definition or its existing tests changed, so this needs your approval: " +
+      'review the changes, then accept them (answer the question, or run `mercury run "continue" --session <id> --accept-check-changes`) or undo them.',
+    files: decision.files,
+    checksChanged: changes,
+  };
+}
+
+async function judge(input: GateInput): Promise<GateDecision> {
   const { state } = input;
   if (!input.changes || state.lastChangeSequence < 0) return { kind: "responded", files: [] };
   const report: ChangeReport = await input.changes.report();
@@ -52,6 +83,12 @@ export async function evidenceGate(input: GateInput): Promise<GateDecision> {
   if (!input.verification.ok)
     return { kind: "paused", reason: `cannot verify the changes: ${input.verification.error}`, files };
   const command = input.verification.command;
+  if (!command && input.plainFolder && report.confirmed)
+    return {
+      kind: "completed",
+      files,
+      note: `${noChecksNote} (not a project: no manifest, no test command)`,
+    };
   if (!command) {
     return {
       kind: "paused",

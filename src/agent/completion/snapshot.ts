@@ -47,9 +47,14 @@ export interface DirectorySnapshot {
   problems: string[];
 }
 
+/**
+ * `keep` receives the content of every file read in full (a task's baseline keeps them, so undo and
+ * a resumed run can compare against the files as they were).
+ */
 export async function takeSnapshot(
   root: string,
   limits: SnapshotLimits = defaultSnapshotLimits,
+  keep?: (path: string, content: Buffer) => Promise<void>,
 ): Promise<DirectorySnapshot> {
   const files = new Map<string, FileEntry>();
   const problems: string[] = [];
@@ -88,6 +93,7 @@ export async function takeSnapshot(
         }
         const content = await readFile(full);
         bytesRead += content.length;
+        if (keep) await keep(path, content);
         const hash = createHash("sha1").update(content).digest("hex");
         const binary = content.includes(0);
         files.set(path, { hash, lines: binary ? null : splitLines(content.toString("utf8")) });
@@ -103,7 +109,7 @@ export async function takeSnapshot(
   return { files, truncated, problems };
 }
 
-function splitLines(text: string): string[] {
+export function splitLines(text: string): string[] {
   if (text === "") return [];
   const lines = text.split("\n");
   if (lines.at(-1) === "") lines.pop();

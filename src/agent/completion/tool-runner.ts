@@ -59,9 +59,12 @@ export class ToolRunner {
       if (plan.success)
         state.setPlan(plan.data.items.map((item) => ({ text: item.text.trim(), done: item.done })));
     }
-    if (!executed.result.ok)
+    if (!executed.result.ok) {
       state.lastToolFailure = { toolName: call.toolName, error: executed.result.error, step };
+      state.toolErrors.push(state.lastToolFailure);
+    }
     state.append(deps.persist([toolResultMessage(executed)]));
+    deps.recordEvidence?.();
   }
 
   /** The agent's own verification run, through the same tool and authorizer as the model's. */

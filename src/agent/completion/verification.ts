@@ -61,3 +61,35 @@ function normalize(command: string): string {
 export function isVerificationCommand(command: string, verification: VerificationCommand): boolean {
   return normalize(command) === normalize(verification.command);
 }
+
+/** Files that make a folder a project (something with a build or a test suite to keep working). */
+const projectManifests = [
+  "package.json",
+  "Makefile",
+  "makefile",
+  "GNUmakefile",
+  "Cargo.toml",
+  "go.mod",
+  "pyproject.toml",
+  "setup.py",
+  "setup.cfg",
+  "requirements.txt",
+  "pom.xml",
+  "build.gradle",
+  "build.gradle.kts",
+  "Gemfile",
+  "composer.json",
+  "CMakeLists.txt",
+  "deno.json",
+  "mix.exs",
+];
+
+/**
+ * A folder that is no project: no manifest and no verification command (configured or detected).
+ * Plain file tasks there ("make notes.txt with …") complete with "no checks to run here" instead of
+ * pausing for a verification that cannot exist (issue 13).
+ */
+export function isPlainFolder(cwd: string, configured?: string | null): boolean {
+  if (configured && configured.trim() !== "") return false;
+  return !projectManifests.some((name) => existsSync(join(cwd, name)));
+}

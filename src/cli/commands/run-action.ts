@@ -6,6 +6,7 @@ import { exitCodeForOutcome } from "../exit-codes.js";
 import { configFlagsFrom } from "../flags.js";
 import { stderrColors } from "../terminal.js";
 import type { RunOptions } from "./run.js";
+import { beginLedgerRun, finishLedgerRun } from "./run-ledger.js";
 
 export async function runTask(task: string, options: RunOptions): Promise<number> {
   const app = createApp({ flags: configFlagsFrom(options) });
@@ -23,17 +24,25 @@ export async function runTask(task: string, options: RunOptions): Promise<number
         ),
       );
     }
-    const sessionId = options.session;
-    const report = await app.agent.run({
-      userKey: "owner",
-      channel: "cli",
-      ...(sessionId ? { sessionId } : {}),
-      input: task,
-      cwd,
-      signal: controller.signal,
-      authorizerFor: (task) =>
-        createTaskAuthorizer(app, { ...task, cwd, mode: options.yes ? "allow-all" : "refuse" }),
-    });
+    const ledgerRun = beginLedgerRun(app, { input: task, cwd, sessionId: options.session });
+    const report = await app.agent
+      .run({
+        userKey: "owner",
+        channel: "cli",
+        sessionId: ledgerRun.sessionId,
+        taskId: ledgerRun.taskId,
+        input: task,
+        cwd,
+        signal: controller.signal,
+        ...(options.acceptCheckChanges ? { acceptCheckChanges: true } : {}),
+        authorizerFor: (task) =>
+          createTaskAuthorizer(app, { ...task, cwd, mode: options.yes ? "allow-all" : "refuse" }),
+      })
+      .catch((error: unknown) => {
+        finishLedgerRun(ledgerRun, { error });
+        throw error;
+      });
+    finishLedgerRun(ledgerRun, report);
     if (options.json) {
       process.stdout.write(
         `${JSON.stringify({
@@ -43,6 +52,11 @@ export async function runTask(task: string, options: RunOptions): Promise<number
           ...(report.reason ? { reason: app.redactor.redact(report.reason) } : {}),
           filesChanged: report.filesChanged,
           verification: report.verification,
+          checksChanged: report.checksChanged,
+          toolErrors: report.toolErrors.map((entry) => ({
+            ...entry,
+            error: app.redactor.redact(entry.error),
+          })),
           usage: report.usage,
           taskId: report.taskId,
           sessionId: report.sessionId,

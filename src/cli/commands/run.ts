@@ -6,6 +6,7 @@ export interface RunOptions extends GlobalFlags {
   cwd?: string;
   session?: string;
   yes?: boolean;
+  acceptCheckChanges?: boolean;
 }
 
 export function registerRunCommand(program: Command): void {
@@ -17,6 +18,10 @@ export function registerRunCommand(program: Command): void {
     .option("--cwd <dir>", "working directory for the task (default: current directory)")
     .option("--session <id>", "continue this session (its transcript is the context)")
     .option("--yes", "allow all actions for this run (hardline denials and secret paths still hold)")
+    .option(
+      "--accept-check-changes",
+      "approve the changes this task made to its own checks (test scripts, runner config, existing tests); --yes does not",
+    )
     .action(async (task: string, options: RunOptions, command: Command) => {
       const flags = { ...command.optsWithGlobals<GlobalFlags>(), ...options };
       const { runTask } = await import("./run-action.js");

@@ -4,6 +4,7 @@ import { memoryMigration } from "./003-memory.js";
 import { permissionsMigration } from "./004-permissions.js";
 import { telegramMigration } from "./005-telegram.js";
 import { ledgerMigration } from "./006-ledger.js";
+import { taskEvidenceMigration } from "./007-task-evidence.js";
 import type { Migration } from "./types.js";
 
 /**
@@ -18,4 +19,5 @@ export const migrations: readonly Migration[] = [
   permissionsMigration,
   telegramMigration,
   ledgerMigration,
+  taskEvidenceMigration,
 ];

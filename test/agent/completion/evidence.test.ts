@@ -150,8 +150,8 @@ describe("evidence gate (real git repos, real npm test)", () => {
     });
   });
 
-  it("pauses (never completed) when files changed and no verification exists, and says so", async () => {
-    const cwd = makeProject({ "readme.txt": "hi\n" });
+  it("pauses (never completed) when files changed in a project with no verification, and says so", async () => {
+    const cwd = makeProject({ "readme.txt": "hi\n", "package.json": JSON.stringify({ name: "p" }) });
     const harness = createHarness({
       tools: realTools(),
       replies: [[write("poem.txt", "roses\n"), { text: "Wrote it." }]],

@@ -72,10 +72,12 @@ describe("line diff and snapshots", () => {
     await tracker.begin();
     mkdirSync(join(root, "d"));
     writeFileSync(join(root, "d/new.txt"), "a\nb\n");
-    expect(await tracker.report()).toEqual({
+    expect(await tracker.report()).toMatchObject({
       files: [{ path: "d/new.txt", added: 2, removed: 0 }],
       confirmed: true,
       method: "git",
+      created: ["d/new.txt"],
+      deleted: [],
     });
   });
 });

@@ -1,0 +1,146 @@
+import { readFile } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { z } from "zod";
+import type { ChangeReport } from "./changes.js";
+import type { VerificationCommand } from "./verification.js";
+
+/** A change to how the task is judged: the file and what changed, in words. */
+export interface CheckChange {
+  path: string;
+  change: string;
+}
+
+/**
+ * Files that define how verification runs. Changing one changes the judge, so it is never accepted
+ * silently (issue 10: a model that rewrote `"test": "exit 1"` to `"exit 0"` was "completed").
+ */
+const definitionFiles: { pattern: RegExp; what: string }[] = [
+  { pattern: /(^|\/)(GNU)?[Mm]akefile$/, what: "Makefile (targets)" },
+  {
+    pattern:
+      /(^|\/)(vitest|vite|jest|playwright|cypress|karma|ava|mocha|nyc|wdio|tsconfig)[\w.-]*\.(c|m)?(js|ts|json|yaml|yml)$/,
+    what: "test runner configuration",
+  },
+  { pattern: /(^|\/)\.mocharc[\w.]*$/, what: "test runner configuration" },
+  {
+    pattern: /(^|\/)(pytest\.ini|tox\.ini|setup\.cfg|conftest\.py|noxfile\.py|pyproject\.toml)$/,
+    what: "test runner configuration",
+  },
+  { pattern: /(^|\/)(\.github\/workflows\/|\.circleci\/|\.ci\/)/, what: "CI configuration" },
+  {
+    pattern: /(^|\/)(\.gitlab-ci\.yml|\.travis\.yml|azure-pipelines\.yml|Jenkinsfile)$/,
+    what: "CI configuration",
+  },
+];
+
+/** Test files by their usual names and folders. */
+const testFile =
+  /(^|\/)(tests?|__tests__|spec|specs)\/|(\.|_)(test|spec)\.[\w]+$|(^|\/)test_[\w]+\.py$|_test\.go$/;
+
+const scriptsSchema = z.object({ scripts: z.record(z.string(), z.string()).optional() }).loose();
+
+export interface CheckChangeInput {
+  report: ChangeReport;
+  /** Content of a file at the baseline (path relative to the report's root). */
+  baselineContent(path: string): Promise<Buffer | null>;
+  /** The verification command fixed at the first change. */
+  verification: VerificationCommand | null;
+}
+
+/**
+ * What the task changed about its own checks, comparing the baseline with now:
+ * - package.json scripts (added, removed or rewritten);
+ * - Makefiles, test runner and CI configuration (created, modified or deleted);
+ * - tests that existed at the baseline (modified or deleted) — by name, by folder, or because the
+ *   baseline's verification script names the file (`"test": "node check.js"`). New tests are fine.
+ */
+export async function findCheckChanges(input: CheckChangeInput): Promise<CheckChange[]> {
+  const { report } = input;
+  const root = report.root;
+  if (!root) return [];
+  const created = new Set(report.created ?? []);
+  const deleted = new Set(report.deleted ?? []);
+  const verificationFiles = await filesNamedByVerification(input);
+  const found: CheckChange[] = [];
+  for (const file of report.files) {
+    const path = file.path;
+    const how = created.has(path) ? "created" : deleted.has(path) ? "deleted" : "modified";
+    if (basename(path) === "package.json") {
+      const before = await input.baselineContent(path);
+      const after = deleted.has(path) ? null : await readFile(join(root, path)).catch(() => null);
+      const change = scriptChange(before, after);
+      if (change) found.push({ path, change });
+      continue;
+    }
+    const definition = definitionFiles.find((entry) => entry.pattern.test(path));
+    if (definition) {
+      found.push({ path, change: `${definition.what} ${how}` });
+      continue;
+    }
+    if (how === "created") continue;
+    if (verificationFiles.has(path) || testFile.test(path)) {
+      found.push({ path, change: `test that existed before the task ${how}` });
+    }
+  }
+  return found;
+}
+
+function scriptsOf(content: Buffer | null): Record<string, string> | null {
+  if (content === null) return null;
+  try {
+    return scriptsSchema.safeParse(JSON.parse(content.toString("utf8"))).data?.scripts ?? {};
+  } catch {
+    // Unparseable now (or then): the scripts cannot be compared, which is itself a change to report.
+    return { "(unparseable package.json)": content.toString("utf8").slice(0, 80) };
+  }
+}
+
+function scriptChange(before: Buffer | null, after: Buffer | null): string | null {
+  const old = scriptsOf(before);
+  const next = scriptsOf(after);
+  if (old === null && next === null) return null;
+  if (old === null) return next && Object.keys(next).length > 0 ? "package.json with scripts created" : null;
+  if (next === null) return "package.json deleted";
+  const names = [...new Set([...Object.keys(old), ...Object.keys(next)])].sort();
+  const changes = names
+    .filter((name) => old[name] !== next[name])
+    .map((name) =>
+      old[name] === undefined
+        ? `script "${name}" added (${JSON.stringify(next[name])})`
+        : next[name] === undefined
+          ? `script "${name}" removed (was ${JSON.stringify(old[name])})`
+          : `script "${name}" changed from ${JSON.stringify(old[name])} to ${JSON.stringify(next[name])}`,
+    );
+  return changes.length > 0 ? changes.join(", ") : null;
+}
+
+/** Files the baseline's verification script names (`node check.js`, `sh ./run-tests.sh`). */
+async function filesNamedByVerification(input: CheckChangeInput): Promise<Set<string>> {
+  const names = new Set<string>();
+  const command = input.verification?.command;
+  if (!command) return names;
+  const texts = [command];
+  const script = /^npm (?:test|run (\S+))$/.exec(command.trim());
+  if (script) {
+    const scripts = scriptsOf(await input.baselineContent(packageJsonPath(input.report)));
+    const body = scripts?.[script[1] ?? "test"];
+    if (body) texts.push(body);
+  }
+  for (const text of texts) {
+    for (const token of text.split(/[\s;&|()<>"'`=]+/)) {
+      const cleaned = token.replace(/^\.\//, "");
+      if (/[\w-]+\.\w+$/.test(cleaned) || cleaned.includes("/")) names.add(cleaned);
+    }
+  }
+  return names;
+}
+
+/** package.json of the task's project, relative to the report's root (git reports from the top). */
+function packageJsonPath(report: ChangeReport): string {
+  const match = report.files.find((file) => basename(file.path) === "package.json");
+  return match?.path ?? "package.json";
+}
+
+export function describeCheckChanges(changes: readonly CheckChange[]): string {
+  return changes.map((change) => `${change.path} (${change.change})`).join("; ");
+}

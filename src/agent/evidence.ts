@@ -1,0 +1,76 @@
+import { z } from "zod";
+import type { SqliteDatabase } from "../storage/database.js";
+import { type Clock, systemClock } from "./clock.js";
+import type { StoredBaseline } from "./completion/changes.js";
+
+const baselineSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("git"), top: z.string(), gitDir: z.string(), tree: z.string() }),
+  z.object({
+    kind: z.literal("snapshot"),
+    root: z.string(),
+    store: z.string(),
+    truncated: z.boolean(),
+    problems: z.array(z.string()),
+    hashes: z.record(z.string(), z.string()),
+  }),
+  z.object({ kind: z.literal("failed"), note: z.string() }),
+]);
+
+const evidenceSchema = z.object({
+  cwd: z.string(),
+  baseline: baselineSchema.nullable(),
+  /**
+   * The judge, fixed when the first change happened: the verification command then (null = none
+   * found), or the error that made it impossible to tell. Later edits to the project files do not
+   * change which command judges the task.
+   */
+  verify: z.object({ command: z.string(), source: z.string() }).nullable().optional(),
+  verifyError: z.string().optional(),
+  verifications: z.array(
+    z.object({ command: z.string(), exitCode: z.number().int().nullable(), sequence: z.number().int() }),
+  ),
+  lastChangeSequence: z.number().int(),
+  callSequence: z.number().int(),
+  /** The check changes the user accepted (path + what changed), so a later "continue" can complete. */
+  acceptedCheckChanges: z.array(z.string()).optional(),
+});
+
+export type TaskEvidence = z.infer<typeof evidenceSchema>;
+
+export function emptyEvidence(cwd: string): TaskEvidence {
+  return { cwd, baseline: null, verifications: [], lastChangeSequence: -1, callSequence: 0 };
+}
+
+/**
+ * The evidence of a task, kept in the work ledger's database across runs of the task: a pause,
+ * a crash and "continue" resume it, so the evidence gate always judges every change since the
+ * baseline. Written after each fact (a single upsert), so a kill -9 loses nothing already done.
+ */
+export class TaskEvidenceStore {
+  constructor(
+    private readonly database: SqliteDatabase,
+    private readonly clock: Clock = systemClock,
+  ) {}
+
+  load(taskId: string): TaskEvidence | null {
+    const row = this.database.prepare("SELECT evidence FROM task_evidence WHERE task_id = ?").get(taskId) as
+      | { evidence: string }
+      | undefined;
+    if (!row) return null;
+    const parsed = evidenceSchema.safeParse(JSON.parse(row.evidence));
+    if (!parsed.success)
+      throw new Error(`the stored evidence of task ${taskId} is unreadable: ${parsed.error.message}`);
+    return parsed.data;
+  }
+
+  save(taskId: string, evidence: TaskEvidence): void {
+    this.database
+      .prepare(
+        `INSERT INTO task_evidence (task_id, evidence, updated_at) VALUES (?, ?, ?)
+         ON CONFLICT(task_id) DO UPDATE SET evidence = excluded.evidence, updated_at = excluded.updated_at`,
+      )
+      .run(taskId, JSON.stringify(evidence), this.clock.now().toISOString());
+  }
+}
+
+export type { StoredBaseline };

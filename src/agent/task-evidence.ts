@@ -1,0 +1,107 @@
+import { join } from "node:path";
+import { type ChangeTracker, createChangeTracker } from "./completion/changes.js";
+import { type CheckChange, describeCheckChanges, findCheckChanges } from "./completion/check-changes.js";
+import { defaultSnapshotLimits } from "./completion/snapshot.js";
+import { detectVerification, isPlainFolder, type VerificationCommand } from "./completion/verification.js";
+import { emptyEvidence, type TaskEvidence, type TaskEvidenceStore } from "./evidence.js";
+import type { LoopDependencies } from "./loop.js";
+import type { TaskState } from "./state.js";
+
+export interface TaskEvidenceWiring {
+  /** The task's own directory (the first run's), where its baseline was taken. */
+  cwd: string;
+  deps: Pick<
+    LoopDependencies,
+    "changes" | "verification" | "checkChanges" | "acceptCheckChanges" | "plainFolder" | "recordEvidence"
+  >;
+}
+
+export interface EvidenceOptions {
+  store: TaskEvidenceStore;
+  taskId: string;
+  cwd: string;
+  home: string;
+  configuredVerification?: string | null | undefined;
+  /** --accept-check-changes: the user approved changed checks up front. */
+  acceptCheckChanges?: boolean | undefined;
+  askUser?: ((question: string, choices?: string[]) => Promise<string>) | undefined;
+}
+
+const acceptAnswer = "accept the changed checks";
+
+/**
+ * Connects one run of a task to the evidence the ledger keeps for the task (src/agent/evidence.ts):
+ * the baseline and the judge recorded at the first change, every verification run since, and the
+ * state's sequence counters restored, so the gate of a resumed run sees every change since then.
+ */
+export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): TaskEvidenceWiring {
+  const evidence: TaskEvidence = options.store.load(options.taskId) ?? emptyEvidence(options.cwd);
+  const cwd = evidence.cwd;
+  state.lastChangeSequence = evidence.lastChangeSequence;
+  state.callSequence = evidence.callSequence;
+  state.verifications.push(...evidence.verifications);
+  const save = () => {
+    evidence.lastChangeSequence = state.lastChangeSequence;
+    evidence.callSequence = state.callSequence;
+    evidence.verifications = state.verifications.map(({ command, exitCode, sequence }) => ({
+      command,
+      exitCode,
+      sequence,
+    }));
+    options.store.save(options.taskId, evidence);
+  };
+  const detect = (): VerificationCommand | null => detectVerification(cwd, options.configuredVerification);
+  const changes: ChangeTracker = createChangeTracker(cwd, defaultSnapshotLimits, {
+    initial: evidence.baseline,
+    store: join(options.home, "baselines", options.taskId),
+    onBaseline(baseline) {
+      evidence.baseline = baseline;
+      // The judge is fixed now, before the task's first change can alter it.
+      try {
+        evidence.verify = detect();
+      } catch (error) {
+        evidence.verifyError = error instanceof Error ? error.message : String(error);
+      }
+      save();
+    },
+  });
+  const verification = (): VerificationCommand | null => {
+    if (evidence.verifyError !== undefined) throw new Error(evidence.verifyError);
+    if (evidence.verify !== undefined) return evidence.verify;
+    return detect();
+  };
+  const accepted = new Set(evidence.acceptedCheckChanges ?? []);
+  const key = (change: CheckChange) => `${change.path}\u0000${change.change}`;
+  return {
+    cwd,
+    deps: {
+      changes,
+      verification,
+      plainFolder: isPlainFolder(cwd, options.configuredVerification),
+      recordEvidence: save,
+      async checkChanges(report) {
+        const found = await findCheckChanges({
+          report,
+          baselineContent: (path) => changes.baselineContent?.(path) ?? Promise.resolve(null),
+          verification: evidence.verify ?? null,
+        });
+        return found.filter((change) => !accepted.has(key(change)));
+      },
+      async acceptCheckChanges(found) {
+        let approved = options.acceptCheckChanges === true;
+        if (!approved && options.askUser) {
+          const answer = await options.askUser(
+            `The task changed how its work is checked: ${describeCheckChanges(found)}. A passing check proves nothing after that. Accept these changes as part of the task?`,
+            [acceptAnswer, "keep it paused"],
+          );
+          approved = answer.trim() === acceptAnswer;
+        }
+        if (!approved) return false;
+        for (const change of found) accepted.add(key(change));
+        evidence.acceptedCheckChanges = [...accepted];
+        save();
+        return true;
+      },
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import { WorkLedger } from "../../agent/ledger.js";
+import type { TaskReport } from "../../agent/runtime.js";
+import type { MercuryApp } from "../../app/container.js";
+import { isContinueRequest } from "../../channels/gateway.js";
+
+export interface LedgerRun {
+  taskId: string;
+  sessionId: string;
+  ledger: WorkLedger;
+}
+
+/**
+ * Every `mercury run` task is in the work ledger, like the daemon's. "continue" in a session whose
+ * latest task is paused (or was left running by a killed process) resumes that task, with its
+ * baseline and verification history, instead of starting a new one with no evidence.
+ */
+export function beginLedgerRun(
+  app: MercuryApp,
+  entry: { input: string; cwd: string; sessionId?: string | undefined },
+): LedgerRun {
+  const ledger = new WorkLedger(app.database, app.clock);
+  const store = app.agent.transcriptStore;
+  if (entry.sessionId && isContinueRequest(entry.input)) {
+    const resumable = ledger.resumableInSession(entry.sessionId);
+    if (resumable) {
+      ledger.markRunning(resumable.id, resumable.status === "paused" ? "continuation" : "resume");
+      return { taskId: resumable.id, sessionId: resumable.sessionId, ledger };
+    }
+  }
+  const known = entry.sessionId ? store.getSession(entry.sessionId) : null;
+  const sessionId = known ? known.id : store.createSession("owner", "cli", entry.sessionId);
+  const task = ledger.create({
+    sessionId,
+    userKey: "owner",
+    channel: "cli",
+    input: entry.input,
+    cwd: entry.cwd,
+  });
+  ledger.markRunning(task.id, "first");
+  return { taskId: task.id, sessionId, ledger };
+}
+
+/** Records how the run ended; a run that threw is recorded as failed with the cause. */
+export function finishLedgerRun(run: LedgerRun, report: TaskReport | { error: unknown }): void {
+  if ("error" in report) {
+    const cause = report.error instanceof Error ? report.error.message : String(report.error);
+    run.ledger.finish(run.taskId, { outcome: "failed", text: "", reason: `the task crashed: ${cause}` });
+    return;
+  }
+  run.ledger.finish(run.taskId, report);
+}
