@@ -69,6 +69,32 @@ describe("first run (built binary)", () => {
   });
 });
 
+describe("mercury config (built binary)", () => {
+  it("sets, gets and lists settings; an invalid value is refused with the key and the rule, file unchanged", async () => {
+    const { home } = makeHome("# my settings\nmodel: old-model\n");
+    const set = await runCli(["config", "set", "agent.maxSteps", "40"], { home });
+    expect(set.code).toBe(0);
+    expect((await runCli(["config", "get", "agent.maxSteps"], { home })).stdout).toBe("40\n");
+    expect(readFileSync(join(home, "config.yaml"), "utf8")).toContain("# my settings");
+
+    const bad = await runCli(["config", "set", "agent.maxSteps", "0"], { home });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("agent.maxSteps: Too small");
+    expect((await runCli(["config", "get", "agent.maxSteps"], { home })).stdout).toBe("40\n");
+
+    const unknown = await runCli(["config", "set", "agent.apiKey", "x"], { home });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown setting "agent.apiKey"');
+
+    const list = await runCli(["config", "list", "--json"], { home });
+    expect(JSON.parse(list.stdout)).toMatchObject({
+      model: "old-model",
+      "agent.maxSteps": 40,
+      "budget.dailyUsd": null,
+    });
+  });
+});
+
 describe("mercury run for scripts (built binary)", () => {
   it("appends piped stdin to the task, and `-` reads the whole task from stdin", async () => {
     const fake = await server({ replies: [{ text: "Summary." }, { text: "Done." }] });
