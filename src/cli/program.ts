@@ -3,6 +3,7 @@ import { ConfigError } from "../config/errors.js";
 import { Redactor } from "../config/secrets.js";
 import { DatabaseVersionError } from "../storage/errors.js";
 import { registerChatCommand } from "./commands/chat.js";
+import { registerConfigCommands } from "./commands/config.js";
 import { registerDoctorCommand } from "./commands/doctor.js";
 import { registerRunCommand } from "./commands/run.js";
 import { registerSetupCommand } from "./commands/setup.js";
@@ -29,6 +30,7 @@ export async function buildProgram(argv: readonly string[]): Promise<Command> {
   registerSetupCommand(program);
   registerChatCommand(program);
   registerRunCommand(program);
+  registerConfigCommands(program);
   registerDoctorCommand(program);
   registerUsageCommand(program);
   registerSoulCommands(program);

@@ -140,7 +140,7 @@ export class ProviderChain implements ModelStepper {
         const failure: ProviderFailure = {
           provider: handle.label,
           model: handle.entry.model,
-          cause: result.error.cause,
+          cause: explainRejectedKey(handle, result.error.status, result.error.cause),
           status: result.error.status,
           retryable: result.error.retryable,
         };
@@ -182,4 +182,11 @@ export class ProviderChain implements ModelStepper {
       estimated,
     };
   }
+}
+
+/** A 401/403 means the key is wrong (or lacks access): say so, and name the variable to fix. */
+export function explainRejectedKey(handle: ProviderHandle, status: number | null, cause: string): string {
+  if (status !== 401 && status !== 403) return cause;
+  const variable = handle.keyVariable ?? "MERCURY_API_KEY";
+  return `the API key was rejected by ${handle.label} (${cause}); fix: put the right key in ${variable} (environment or $MERCURY_HOME/.env), or run \`mercury setup\``;
 }

@@ -71,7 +71,7 @@ describe("mercury run (built binary, loopback OpenAI-compatible server)", () => 
     const port = new URL(deadUrl).port;
     expect(report.reason).toMatch(
       new RegExp(
-        `primary: 401 Incorrect API key provided.*; ollama: connection refused 127\\.0\\.0\\.1:${port}`,
+        `primary: the API key was rejected by primary \\(401 Incorrect API key provided.*; ollama: connection refused 127\\.0\\.0\\.1:${port}`,
       ),
     );
     expect(result.stdout + result.stderr).not.toContain("wrong-key-123");

@@ -80,6 +80,11 @@ export interface FakeOpenAIServer {
   chatRequests(): RecordedRequest[];
   /** Replies not consumed yet. */
   remaining(): number;
+  /**
+   * Holds every chat request (recorded, not answered) until the returned function is called: a slow
+   * model whose timing the test controls. `arrived` resolves when the first held request came in.
+   */
+  hold(): { release(): void; arrived: Promise<void> };
   close(): Promise<void>;
 }
 
@@ -99,6 +104,7 @@ export async function startFakeOpenAIServer(
   const sockets = new Set<Socket>();
   const models = options.models ?? ["fake-model"];
   let chatCount = 0;
+  let held: { gate: Promise<void>; arrived(): void } | null = null;
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -156,7 +162,12 @@ export async function startFakeOpenAIServer(
         return;
       }
       chatCount += 1;
-      return answerChat(parsed.data, chatCount, res);
+      const number = chatCount;
+      if (held) {
+        held.arrived();
+        await held.gate;
+      }
+      return answerChat(parsed.data, number, res);
     }
     sendError(res, 404, `fake OpenAI server: no route ${method} ${path}`, "invalid_request_error");
   }
@@ -282,6 +293,21 @@ export async function startFakeOpenAIServer(
     requests,
     chatRequests: () => requests.filter((r) => r.method === "POST" && r.path === "/v1/chat/completions"),
     remaining: () => queue.length,
+    hold: () => {
+      let release = () => {};
+      let arrived = () => {};
+      const gate = new Promise<void>((resolve) => {
+        release = () => {
+          held = null;
+          resolve();
+        };
+      });
+      const arrival = new Promise<void>((resolve) => {
+        arrived = resolve;
+      });
+      held = { gate, arrived };
+      return { release, arrived: arrival };
+    },
     close: () => {
       closing ??= new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));

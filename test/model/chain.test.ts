@@ -52,7 +52,9 @@ describe("provider chain", () => {
     });
     const report = await harness.run("hi");
     expect(report.outcome).toBe("failed");
-    expect(report.reason).toBe("every provider failed: p0: 401 invalid API key; p1: 503 overloaded");
+    expect(report.reason).toBe(
+      "every provider failed: p0: the API key was rejected by p0 (401 invalid API key); fix: put the right key in MERCURY_API_KEY (environment or $MERCURY_HOME/.env), or run `mercury setup`; p1: 503 overloaded",
+    );
   });
 
   it("treats a stream cut before the finish chunk as interrupted, retries it, and never reports success from it", async () => {

@@ -48,7 +48,7 @@ describe("mercury policy", () => {
     const document = JSON.parse(stdout) as { decision: string; rule: string; reason: string };
     expect(document).toMatchObject({ decision: "deny", rule: "hardline.rm-root" });
     expect(document.reason).toMatch(/home folder/);
-    expect(process.exitCode ?? 0).toBe(0);
+    expect(process.exitCode).toBe(1); // deny
   });
 
   it("check allows a read-only command exactly as the agent would", async () => {

@@ -3,8 +3,12 @@ import type { AgentEvent } from "../../agent/events.js";
 import type { TaskIdentity, TaskReport } from "../../agent/runtime.js";
 import type { MercuryApp } from "../../app/container.js";
 import type { AuthorizationRequest, AuthorizationResult } from "../../tools/types.js";
-import { disableBracketedPaste, enableBracketedPaste, PasteAssembler } from "./paste.js";
+import { createChatRenderer } from "./chat-renderer.js";
+import { disableBracketedPaste, enableBracketedPaste } from "./paste.js";
+import { PasteInput } from "./paste-input.js";
+import { relativeTime } from "./relative-time.js";
 import { createTerminalRenderer } from "./renderer.js";
+import { ChatScreen } from "./screen.js";
 import { approvalAnswers, parseSlashCommand, slashCommandHelp } from "./slash-commands.js";
 
 export interface ChatOptions {
@@ -32,7 +36,9 @@ export class TerminalChat {
   private running: { controller: AbortController; done: Promise<TaskReport | null> } | null = null;
   private pending: PendingAnswer | null = null;
   private lastInterruptAt = 0;
-  private readonly paste = new PasteAssembler();
+  private readonly paste: PasteInput;
+  /** The interactive terminal (prompt redraw, spinner); null when input is piped. */
+  private screen: ChatScreen | null = null;
   private readonly queue: string[] = [];
   private closed = false;
 
@@ -41,38 +47,56 @@ export class TerminalChat {
     private readonly options: ChatOptions,
   ) {
     this.sessionId = options.sessionId ?? app.agent.transcriptStore.latestSession("owner", "cli");
+    this.paste = new PasteInput({ isTTY: options.interactive });
   }
 
   /** Resolves when the user exits (or input ends and the last task finished). */
   async start(): Promise<void> {
-    const unsubscribe = this.app.bus.subscribe(
-      createTerminalRenderer(
-        {
-          text: (chunk) => this.options.output.write(chunk),
-          info: (line) => this.options.errorOutput.write(`${line}\n`),
-        },
-        { colors: this.options.colors, showReceipts: this.app.config.memory.showReceipts },
-      ),
-    );
-    const unsubscribeApprovals = this.app.bus.subscribe((event) => this.onApprovalEvent(event));
+    const input = this.options.input as NodeJS.ReadableStream & { setRawMode?(raw: boolean): void };
+    // Bracketed paste markers must be read before readline's key decoder sees them (see PasteInput),
+    // so readline reads from the paste filter; raw mode is set on the real terminal here because
+    // readline can only set it on its own input.
+    if (this.options.interactive) input.setRawMode?.(true);
+    input.pipe(this.paste);
     const readline = createInterface({
-      input: this.options.input,
+      input: this.paste,
       output: this.options.output,
       terminal: this.options.interactive,
       prompt: "› ",
     });
     this.readline = readline;
+    const columns = (this.options.output as NodeJS.WritableStream & { columns?: number }).columns ?? 80;
+    const screen = this.options.interactive
+      ? new ChatScreen(readline, this.options.output, this.options.colors)
+      : null;
+    this.screen = screen;
+    const unsubscribe = this.app.bus.subscribe(
+      screen
+        ? createChatRenderer(screen, {
+            colors: this.options.colors,
+            showReceipts: this.app.config.memory.showReceipts,
+            width: columns,
+          })
+        : createTerminalRenderer(
+            {
+              text: (chunk) => this.options.output.write(chunk),
+              info: (line) => this.options.errorOutput.write(`${line}\n`),
+            },
+            { colors: this.options.colors, showReceipts: this.app.config.memory.showReceipts },
+          ),
+    );
+    const unsubscribeApprovals = this.app.bus.subscribe((event) => this.onApprovalEvent(event));
     if (this.options.interactive) {
       this.options.output.write(enableBracketedPaste);
       const primary = this.app.chain.describe()[0];
       this.info(
         `Mercury — ${primary?.provider}/${primary?.model}. /help for commands, Ctrl+C to stop, twice to exit.`,
       );
-      readline.prompt();
     }
     const finished = new Promise<void>((resolve) => {
       readline.on("close", () => {
         this.closed = true;
+        screen?.stop();
         resolve();
       });
     });
@@ -84,18 +108,31 @@ export class TerminalChat {
       else this.startNextQueued();
     }
     await this.options.drain?.();
-    if (this.options.interactive) this.options.output.write(disableBracketedPaste);
+    if (this.options.interactive) {
+      this.options.output.write(disableBracketedPaste);
+      input.setRawMode?.(false);
+    }
+    input.unpipe(this.paste);
     unsubscribe();
     unsubscribeApprovals();
+  }
+
+  /** Shows the prompt again (with the spinner while a task runs); nothing once input has ended. */
+  private showPrompt(): void {
+    if (this.closed) return;
+    if (this.screen) this.screen.redraw();
+    else this.readline?.prompt();
   }
 
   /** An approval for the terminal's owner: the next line answers it (once / session / always / deny). */
   private onApprovalEvent(event: AgentEvent): void {
     if (event.type !== "approval-request" || event.userKey !== "owner") return;
     this.info("  answer: y = once, s = this session, a = always, n = deny");
+    this.screen?.asking("approve? y/s/a/n");
     this.pending = {
       prompt: event.summary,
       resolve: (answer) => {
+        this.screen?.asking(null);
         const decision = approvalAnswers[answer.toLowerCase()];
         if (!decision) {
           this.info(`"${answer}" is not an answer; treating it as deny. Use y, s, a or n.`);
@@ -110,7 +147,8 @@ export class TerminalChat {
   }
 
   private info(line: string): void {
-    this.options.errorOutput.write(`${line}\n`);
+    if (this.screen && !this.closed) this.screen.print(line);
+    else this.options.errorOutput.write(`${line}\n`);
   }
 
   private onInterrupt(): void {
@@ -126,12 +164,11 @@ export class TerminalChat {
     }
     this.lastInterruptAt = Date.now();
     this.info("(Ctrl+C again to exit)");
-    this.readline?.prompt();
+    this.showPrompt();
   }
 
   private onLine(raw: string): void {
-    const message = this.paste.push(raw);
-    if (message === null) return;
+    const message = this.paste.expand(raw);
     if (this.pending) {
       const pending = this.pending;
       this.pending = null;
@@ -144,13 +181,13 @@ export class TerminalChat {
         this.info(
           `${command.name} failed: ${this.app.redactor.redact(error instanceof Error ? error.message : String(error))}`,
         );
-        this.readline?.prompt();
+        this.showPrompt();
       });
       return;
     }
     const text = message.startsWith("//") ? message.slice(1) : message;
     if (text.trim() === "") {
-      this.readline?.prompt();
+      this.showPrompt();
       return;
     }
     if (this.running) {
@@ -192,7 +229,7 @@ export class TerminalChat {
       .finally(() => {
         this.running = null;
         if (this.queue.length > 0) this.startNextQueued();
-        else if (!this.closed) this.readline?.prompt();
+        else this.showPrompt();
       });
     this.running = { controller, done };
   }
@@ -200,8 +237,15 @@ export class TerminalChat {
   /** Asks the person at the terminal; the next line they type is the answer. */
   ask(question: string, choices: string[] = []): Promise<string> {
     return new Promise((resolve) => {
-      this.pending = { prompt: question, resolve };
+      this.pending = {
+        prompt: question,
+        resolve: (answer) => {
+          this.screen?.asking(null);
+          resolve(answer);
+        },
+      };
       this.info(`? ${question}${choices.length > 0 ? ` [${choices.join(" / ")}]` : ""}`);
+      this.screen?.asking("answer");
     });
   }
 
@@ -256,14 +300,14 @@ export class TerminalChat {
       default:
         this.info(`unknown command ${name}; /help lists them`);
     }
-    if (!this.running) this.readline?.prompt();
+    if (!this.running) this.showPrompt();
   }
 
   private allowAllLine(): string {
     if (!this.sessionId) return "permissions: ask (allow-all off)";
     const status = this.app.approvals.allowAllStatus(this.sessionId);
     return status.active && status.until
-      ? `permissions: ALLOW-ALL until ${status.until.toISOString()} (hardline and secret paths still refused; /permissions ask to revoke)`
+      ? `permissions: ALLOW-ALL until ${status.until.toISOString()} (${relativeTime(status.until)}; hardline and secret paths still refused; /permissions ask to revoke)`
       : "permissions: ask (allow-all off)";
   }
 
@@ -279,7 +323,7 @@ export class TerminalChat {
       const minutes = minutesText ? Number(minutesText) : this.app.config.permissions.allowAllMinutes;
       const { until } = this.app.approvals.setAllowAll(this.sessionId, minutes, "owner");
       this.info(
-        `allow-all for this session until ${until.toISOString()}; hardline commands and secret paths are still refused`,
+        `allow-all for this session until ${until.toISOString()} (${relativeTime(until)}); hardline commands and secret paths are still refused`,
       );
     } else if (action === "ask") {
       this.info(

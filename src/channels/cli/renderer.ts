@@ -22,6 +22,8 @@ export function createTerminalRenderer(
   options: { colors: boolean; showReceipts: boolean },
 ) {
   let midLine = false;
+  // Notices already on screen for this task: the banner does not repeat them as its reason.
+  const shownNotices = new Set<string>();
   const endLine = () => {
     if (midLine) output.text("\n");
     midLine = false;
@@ -79,6 +81,7 @@ export function createTerminalRenderer(
         break;
       case "notice":
         endLine();
+        shownNotices.add(event.message);
         output.info(
           color(
             event.level === "error" ? 31 : event.level === "warn" ? 33 : 90,
@@ -89,12 +92,24 @@ export function createTerminalRenderer(
         break;
       case "task-end":
         endLine();
-        output.info(banner(event, options.colors));
+        output.info(banner(withoutRepeatedReason(event, shownNotices), options.colors));
+        shownNotices.clear();
         break;
       default:
         break;
     }
   };
+}
+
+/** The loop announces a failure as a notice and ends with it as the reason: print it once. */
+function withoutRepeatedReason(
+  event: Extract<AgentEvent, { type: "task-end" }>,
+  shown: Set<string>,
+): Extract<AgentEvent, { type: "task-end" }> {
+  if (!event.reason) return event;
+  if (!shown.has(event.reason) && !shown.has(`Paused: ${event.reason}`)) return event;
+  const { reason: _shown, ...rest } = event;
+  return rest;
 }
 
 export function banner(event: Extract<AgentEvent, { type: "task-end" }>, colors: boolean): string {

@@ -3,6 +3,7 @@ import { createTaskAuthorizer } from "../../app/authorization.js";
 import { createApp } from "../../app/container.js";
 import { TerminalChat } from "../../channels/cli/chat.js";
 import { configFlagsFrom, type GlobalFlags } from "../flags.js";
+import { assertUsableProvider } from "../provider-guard.js";
 import { stderrColors } from "../terminal.js";
 import type { ChatCommandOptions } from "./chat.js";
 
@@ -11,6 +12,7 @@ const exitDrainMs = 15_000;
 
 export async function runChat(options: ChatCommandOptions, globals: GlobalFlags): Promise<void> {
   if (await attachIfRunning(options)) return;
+  await assertUsableProvider(configFlagsFrom(globals));
   const app = createApp({ flags: configFlagsFrom(globals), extractAfterTasks: true });
   try {
     const cwd = resolve(options.cwd ?? process.cwd());

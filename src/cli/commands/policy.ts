@@ -10,6 +10,9 @@ import type { SqliteDatabase } from "../../storage/database.js";
 import type { AuthorizationRequest } from "../../tools/types.js";
 import { exitCodes } from "../exit-codes.js";
 
+/** `policy check` answers with its exit code too, so scripts can branch: allow 0, deny 1, ask 4. */
+const policyExitCodes = { allow: 0, deny: 1, ask: 4 } as const;
+
 export interface PolicyCommandDeps {
   openDatabase: () => SqliteDatabase;
   /** MERCURY_HOME. */
@@ -94,6 +97,7 @@ export function registerPolicyCommands(program: Command, deps: PolicyCommandDeps
             : request.command;
         process.stdout.write(`${decision.decision}  ${decision.rule}\n  ${target}\n  ${decision.reason}\n`);
       }
+      process.exitCode = policyExitCodes[decision.decision];
     });
 
   policy

@@ -1,22 +1,30 @@
 import { resolve } from "node:path";
 import { createTaskAuthorizer } from "../../app/authorization.js";
-import { createApp } from "../../app/container.js";
+import { createApp, type MercuryApp } from "../../app/container.js";
 import { createTerminalRenderer } from "../../channels/cli/renderer.js";
+import { ConfigError } from "../../config/errors.js";
 import { exitCodeForOutcome } from "../exit-codes.js";
 import { configFlagsFrom } from "../flags.js";
+import { assertUsableProvider } from "../provider-guard.js";
+import { taskWithStdin } from "../stdin.js";
 import { stderrColors } from "../terminal.js";
 import type { RunOptions } from "./run.js";
 import { beginLedgerRun, finishLedgerRun } from "./run-ledger.js";
+import { isErrorOutcome, streamEventsAsJson, trackRun } from "./run-output.js";
 
-export async function runTask(task: string, options: RunOptions): Promise<number> {
+export async function runTask(taskArgument: string, options: RunOptions): Promise<number> {
+  const output = outputMode(options);
+  await assertUsableProvider(configFlagsFrom(options));
+  const task = await taskWithStdin(taskArgument);
   const app = createApp({ flags: configFlagsFrom(options) });
   const controller = new AbortController();
   const onSignal = () => controller.abort(new Error("interrupted by signal"));
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
+  const tracker = trackRun(app.bus);
   try {
     const cwd = resolve(options.cwd ?? process.cwd());
-    if (!options.json) {
+    if (output === "text") {
       app.bus.subscribe(
         createTerminalRenderer(
           { text: (chunk) => process.stdout.write(chunk), info: (line) => process.stderr.write(`${line}\n`) },
@@ -24,7 +32,8 @@ export async function runTask(task: string, options: RunOptions): Promise<number
         ),
       );
     }
-    const ledgerRun = beginLedgerRun(app, { input: task, cwd, sessionId: options.session });
+    if (output === "stream-json") streamEventsAsJson(app.bus, app.redactor);
+    const ledgerRun = beginLedgerRun(app, { input: task, cwd, sessionId: sessionToUse(app, options) });
     const report = await app.agent
       .run({
         userKey: "owner",
@@ -43,30 +52,59 @@ export async function runTask(task: string, options: RunOptions): Promise<number
         throw error;
       });
     finishLedgerRun(ledgerRun, report);
-    if (options.json) {
-      process.stdout.write(
-        `${JSON.stringify({
-          outcome: report.outcome,
-          endCause: report.endCause,
-          text: app.redactor.redact(report.text),
-          ...(report.reason ? { reason: app.redactor.redact(report.reason) } : {}),
-          filesChanged: report.filesChanged,
-          verification: report.verification,
-          checksChanged: report.checksChanged,
-          toolErrors: report.toolErrors.map((entry) => ({
-            ...entry,
-            error: app.redactor.redact(entry.error),
-          })),
-          usage: report.usage,
-          taskId: report.taskId,
-          sessionId: report.sessionId,
-        })}\n`,
-      );
+    if (output !== "text") {
+      const document = {
+        ...(output === "stream-json" ? { type: "result" } : {}),
+        outcome: report.outcome,
+        endCause: report.endCause,
+        isError: isErrorOutcome(report.outcome),
+        text: app.redactor.redact(report.text),
+        ...(report.reason ? { reason: app.redactor.redact(report.reason) } : {}),
+        filesChanged: report.filesChanged,
+        verification: report.verification,
+        checksChanged: report.checksChanged,
+        toolErrors: report.toolErrors.map((entry) => ({
+          ...entry,
+          error: app.redactor.redact(entry.error),
+        })),
+        usage: report.usage,
+        durationMs: tracker.durationMs(),
+        steps: tracker.steps(),
+        taskId: report.taskId,
+        sessionId: report.sessionId,
+      };
+      process.stdout.write(`${JSON.stringify(document)}\n`);
     }
     return exitCodeForOutcome(report.outcome);
   } finally {
+    tracker.stop();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     app.close();
   }
+}
+
+/** `--json` is one document at the end; `--output stream-json` is every event, then that document. */
+function outputMode(options: RunOptions): "text" | "json" | "stream-json" {
+  const format = options.output ?? (options.json ? "json" : "text");
+  if (format !== "text" && format !== "json" && format !== "stream-json") {
+    throw new ConfigError(`--output "${format}": expected text, json or stream-json.`);
+  }
+  if (options.json && format === "stream-json") {
+    throw new ConfigError("--json and --output stream-json exclude each other; pick one.");
+  }
+  return format;
+}
+
+/** `--session ID`, or `--continue` for the latest terminal session, or a new session. */
+function sessionToUse(app: MercuryApp, options: RunOptions): string | undefined {
+  if (options.continue && options.session) {
+    throw new ConfigError(
+      "--continue and --session exclude each other: --continue picks the latest session.",
+    );
+  }
+  if (!options.continue) return options.session;
+  const latest = app.agent.transcriptStore.latestSession("owner", "cli");
+  if (!latest) throw new ConfigError("--continue: there is no earlier session to continue; run without it.");
+  return latest;
 }

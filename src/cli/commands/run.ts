@@ -7,14 +7,24 @@ export interface RunOptions extends GlobalFlags {
   session?: string;
   yes?: boolean;
   acceptCheckChanges?: boolean;
+  continue?: boolean;
+  output?: string;
 }
 
 export function registerRunCommand(program: Command): void {
   program
     .command("run")
     .description("run one task non-interactively and report how it ended")
-    .argument("<task>", "what to do, in words")
+    .argument(
+      "<task>",
+      'what to do, in words; "-" reads it from stdin (piped input is otherwise appended to it)',
+    )
     .option("--json", "print one JSON document with the outcome")
+    .option(
+      "--output <format>",
+      "text (default), json, or stream-json (every event as a JSON line, then the result)",
+    )
+    .option("--continue", "continue the latest terminal session")
     .option("--cwd <dir>", "working directory for the task (default: current directory)")
     .option("--session <id>", "continue this session (its transcript is the context)")
     .option("--yes", "allow all actions for this run (hardline denials and secret paths still hold)")

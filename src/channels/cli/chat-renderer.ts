@@ -1,0 +1,161 @@
+import { Marked, type MarkedExtension } from "marked";
+import { markedTerminal } from "marked-terminal";
+import type { AgentEvent } from "../../agent/events.js";
+import { relativeTime } from "./relative-time.js";
+import { banner } from "./renderer.js";
+import { type ChatScreen, paint } from "./screen.js";
+import { toolActivity, toolLine } from "./tool-line.js";
+
+const identity = (text: string) => text;
+
+/** Markdown for the terminal; without colours every style is plain text (NO_COLOR, not a TTY). */
+function markdownRenderer(colors: boolean, width: number): (text: string) => string {
+  const plain = colors
+    ? {}
+    : Object.fromEntries(
+        [
+          "code",
+          "blockquote",
+          "html",
+          "heading",
+          "firstHeading",
+          "hr",
+          "listitem",
+          "table",
+          "paragraph",
+          "strong",
+          "em",
+          "codespan",
+          "del",
+          "link",
+          "href",
+        ].map((name) => [name, identity]),
+      );
+  // @types/marked-terminal is written against an older marked; the extension object is what marked 18 takes.
+  const extension = markedTerminal({
+    ...plain,
+    width,
+    reflowText: false,
+    emoji: false,
+  }) as unknown as MarkedExtension;
+  const marked = new Marked(extension);
+  return (text) => {
+    const rendered = marked.parse(text, { async: false });
+    return typeof rendered === "string" ? rendered.replace(/\n+$/, "") : text;
+  };
+}
+
+/** Index just after the last blank line that is outside a code fence: everything before is final. */
+function completeBlocksEnd(text: string): number {
+  let end = 0;
+  let from = 0;
+  for (;;) {
+    const blank = text.indexOf("\n\n", from);
+    if (blank < 0) return end;
+    const fences = text.slice(0, blank).match(/^\s*(```|~~~)/gm)?.length ?? 0;
+    if (fences % 2 === 0) end = blank + 2;
+    from = blank + 2;
+  }
+}
+
+/**
+ * The interactive chat's view of the event stream: answers rendered as Markdown a block at a time,
+ * one line per tool call with its result, notices in colours that mean something (errors red,
+ * warnings yellow), approvals with a relative expiry, and the spinner's current activity.
+ */
+export function createChatRenderer(
+  screen: ChatScreen,
+  options: { colors: boolean; showReceipts: boolean; width: number },
+) {
+  const render = markdownRenderer(options.colors, Math.min(options.width, 100));
+  const calls = new Map<string, { toolName: string; input: unknown }>();
+  const shownNotices = new Set<string>();
+  let text = "";
+  const flush = (all: boolean) => {
+    const end = all ? text.length : completeBlocksEnd(text);
+    if (end === 0 || text.slice(0, end).trim() === "") {
+      if (all) text = "";
+      return;
+    }
+    screen.print(render(text.slice(0, end)));
+    text = text.slice(end);
+  };
+  const color = (code: number, line: string) => paint(code, line, options.colors);
+  return (event: AgentEvent): void => {
+    switch (event.type) {
+      case "task-start":
+      case "step-start":
+        screen.busy("thinking");
+        break;
+      case "text-delta":
+        text += event.text;
+        flush(false);
+        screen.busy("writing");
+        break;
+      case "tool-call":
+        flush(true);
+        calls.set(event.callId, { toolName: event.toolName, input: event.input });
+        screen.busy(toolActivity(event.toolName, event.input));
+        break;
+      case "tool-result": {
+        const call = calls.get(event.callId);
+        calls.delete(event.callId);
+        screen.print(
+          color(event.ok ? 32 : 31, toolLine(event.toolName, call?.input, event.ok, event.output)),
+        );
+        screen.busy("thinking");
+        break;
+      }
+      case "provider-retry":
+        screen.print(
+          color(
+            33,
+            `↻ ${event.provider}: ${event.cause}; retrying in ${Math.round(event.delayMs / 100) / 10} s`,
+          ),
+        );
+        break;
+      case "provider-fallback":
+        screen.print(color(33, `↪ ${event.from} failed (${event.cause}); trying ${event.to}`));
+        break;
+      case "approval-request":
+        flush(true);
+        screen.print(
+          color(
+            35,
+            `? approval needed: ${event.summary} (${event.rule}); expires ${relativeTime(event.expiresAt)}`,
+          ),
+        );
+        screen.busy("waiting for approval");
+        break;
+      case "approval-resolved":
+        screen.busy("thinking");
+        break;
+      case "question":
+        flush(true);
+        break;
+      case "plan":
+        screen.print(event.items.map((item) => `  ${item.done ? "☑" : "☐"} ${item.text}`).join("\n"));
+        break;
+      case "memory-receipt":
+        if (options.showReceipts) screen.print(color(event.kind === "failed" ? 31 : 32, `  ${event.text}`));
+        break;
+      case "notice":
+        flush(true);
+        shownNotices.add(event.message);
+        screen.print(color(event.level === "error" ? 31 : event.level === "warn" ? 33 : 90, event.message));
+        break;
+      case "task-end": {
+        flush(true);
+        const repeated =
+          event.reason && (shownNotices.has(event.reason) || shownNotices.has(`Paused: ${event.reason}`));
+        const { reason: _reason, ...withoutReason } = event;
+        screen.print(banner(repeated ? withoutReason : event, options.colors));
+        shownNotices.clear();
+        screen.idle();
+        break;
+      }
+      default:
+        break;
+    }
+  };
+}

@@ -1,0 +1,215 @@
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { fastRetryConfig, makeHome, providerEnv, runCli } from "../helpers/cli.js";
+import { useFakeServers } from "../helpers/fake-servers.js";
+
+const server = useFakeServers();
+
+describe("first run (built binary)", () => {
+  it("run and chat without a provider stop with exit 2, say to run `mercury setup`, once", async () => {
+    const { home } = makeHome();
+    for (const args of [["run", "hi"], ["chat"]]) {
+      const result = await runCli(args, { home });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain("Run `mercury setup`");
+      expect(result.stderr).toContain("openai has no API key");
+      expect(result.stderr.split("no model provider is set up").length - 1).toBe(1);
+      expect(result.stdout).toBe("");
+    }
+  });
+
+  it("a rejected key (401) is explained as a rejected key with its fix, printed once", async () => {
+    const fake = await server({ apiKey: "the-right-key-123" });
+    const { home } = makeHome(fastRetryConfig);
+    const result = await runCli(["run", "hi"], {
+      home,
+      env: providerEnv(fake.url, { MERCURY_API_KEY: "a-wrong-key-456" }),
+    });
+    expect(result.code).toBe(1);
+    const stated = "the API key was rejected by openai-compatible (401 Incorrect API key provided";
+    expect(result.stderr).toContain(stated);
+    expect(result.stderr).toContain("put the right key in MERCURY_API_KEY");
+    expect(result.stderr.split(stated).length - 1).toBe(1);
+    expect(result.stderr).toContain("✗ failed (interrupted)");
+    expect(result.stderr).not.toContain("a-wrong-key-456");
+  });
+
+  it("scripted setup saves the key from the environment to .env with mode 0600, and says so", async () => {
+    const fake = await server({
+      replies: [{ text: "OK" }, { text: "Hello after setup." }],
+      apiKey: "sk-scripted-key-7890",
+    });
+    const { home, userHome } = makeHome();
+    const setup = await runCli(
+      ["setup", "--provider", "openai-compatible", "--model", "fake-model", "--base-url", fake.url],
+      { home, userHome, env: { MERCURY_API_KEY: "sk-scripted-key-7890" } },
+    );
+    expect(setup.code).toBe(0);
+    expect(setup.stdout).toContain(`Saved the key as MERCURY_API_KEY in ${join(home, ".env")} (mode 0600)`);
+    expect(statSync(join(home, ".env")).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(home, ".env"), "utf8")).toContain("MERCURY_API_KEY=sk-scripted-key-7890");
+    expect(setup.stdout).not.toContain("sk-scripted-key-7890");
+    // The saved key is enough: no environment this time.
+    const run = await runCli(["run", "hello", "--json"], { home, userHome });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ outcome: "responded", text: "Hello after setup." });
+  });
+
+  it("scripted setup without a key says plainly that none was saved", async () => {
+    const fake = await server({ replies: [{ text: "OK" }] });
+    const { home, userHome } = makeHome();
+    const setup = await runCli(
+      ["setup", "--provider", "openai-compatible", "--model", "fake-model", "--base-url", fake.url],
+      { home, userHome },
+    );
+    expect(setup.code).toBe(0);
+    expect(setup.stdout).toContain("No API key was given, so none was saved");
+    expect(() => statSync(join(home, ".env"))).toThrow();
+  });
+});
+
+describe("mercury config (built binary)", () => {
+  it("sets, gets and lists settings; an invalid value is refused with the key and the rule, file unchanged", async () => {
+    const { home } = makeHome("# my settings\nmodel: old-model\n");
+    const set = await runCli(["config", "set", "agent.maxSteps", "40"], { home });
+    expect(set.code).toBe(0);
+    expect((await runCli(["config", "get", "agent.maxSteps"], { home })).stdout).toBe("40\n");
+    expect(readFileSync(join(home, "config.yaml"), "utf8")).toContain("# my settings");
+
+    const bad = await runCli(["config", "set", "agent.maxSteps", "0"], { home });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("agent.maxSteps: Too small");
+    expect((await runCli(["config", "get", "agent.maxSteps"], { home })).stdout).toBe("40\n");
+
+    const unknown = await runCli(["config", "set", "agent.apiKey", "x"], { home });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown setting "agent.apiKey"');
+
+    const list = await runCli(["config", "list", "--json"], { home });
+    expect(JSON.parse(list.stdout)).toMatchObject({
+      model: "old-model",
+      "agent.maxSteps": 40,
+      "budget.dailyUsd": null,
+    });
+  });
+});
+
+describe("mercury run for scripts (built binary)", () => {
+  it("appends piped stdin to the task, and `-` reads the whole task from stdin", async () => {
+    const fake = await server({ replies: [{ text: "Summary." }, { text: "Done." }] });
+    const { home } = makeHome(fastRetryConfig);
+    const piped = await runCli(["run", "summarize this"], {
+      home,
+      env: providerEnv(fake.url),
+      input: "line one of the data\nline two\n",
+    });
+    expect(piped.code).toBe(0);
+    const first = JSON.stringify(fake.chatRequests()[0]?.body);
+    expect(first).toContain("summarize this");
+    expect(first).toContain("line one of the data\\nline two");
+
+    const dash = await runCli(["run", "-"], {
+      home,
+      env: providerEnv(fake.url),
+      input: "the task from stdin\n",
+    });
+    expect(dash.code).toBe(0);
+    const second = JSON.stringify(fake.chatRequests()[1]?.body);
+    expect(second).toContain("the task from stdin");
+    expect(second).not.toContain('"content":"-"');
+  });
+
+  it("`run -` with empty stdin is a usage error, not a task named '-'", async () => {
+    const fake = await server();
+    const { home } = makeHome(fastRetryConfig);
+    const result = await runCli(["run", "-"], { home, env: providerEnv(fake.url), input: "" });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("stdin was empty");
+    expect(fake.chatRequests()).toHaveLength(0);
+  });
+
+  it("--continue resumes the latest session; --json reports durationMs, steps and isError", async () => {
+    const fake = await server({ replies: [{ text: "First." }, { text: "Second." }] });
+    const { home } = makeHome(fastRetryConfig);
+    const first = await runCli(["run", "remember the word kumquat", "--json"], {
+      home,
+      env: providerEnv(fake.url),
+    });
+    const firstReport = JSON.parse(first.stdout);
+    expect(firstReport).toMatchObject({ outcome: "responded", isError: false, steps: 1 });
+    expect(typeof firstReport.durationMs).toBe("number");
+    expect(firstReport.durationMs).toBeGreaterThanOrEqual(0);
+
+    const second = await runCli(["run", "what was the word?", "--json", "--continue"], {
+      home,
+      env: providerEnv(fake.url),
+    });
+    const secondReport = JSON.parse(second.stdout);
+    expect(secondReport.sessionId).toBe(firstReport.sessionId);
+    expect(JSON.stringify(fake.chatRequests()[1]?.body)).toContain("remember the word kumquat");
+  });
+
+  it("--continue with no earlier session is a usage error", async () => {
+    const fake = await server();
+    const { home } = makeHome(fastRetryConfig);
+    const result = await runCli(["run", "hi", "--continue"], { home, env: providerEnv(fake.url) });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("no earlier session to continue");
+  });
+
+  it("isError is true for a failed task", async () => {
+    const fake = await server({ apiKey: "right-key-12345" });
+    const { home } = makeHome(fastRetryConfig);
+    const result = await runCli(["run", "hi", "--json"], {
+      home,
+      env: providerEnv(fake.url, { MERCURY_API_KEY: "wrong-key-12345" }),
+    });
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ outcome: "failed", isError: true });
+  });
+
+  it("--output stream-json prints every event as a JSON line, then the result", async () => {
+    const fake = await server({ replies: [{ text: ["Hel", "lo."] }] });
+    const { home } = makeHome(fastRetryConfig);
+    const result = await runCli(["run", "hi", "--output", "stream-json"], {
+      home,
+      env: providerEnv(fake.url),
+    });
+    expect(result.code).toBe(0);
+    const lines = result.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; text?: string });
+    const types = lines.map((line) => line.type);
+    expect(types[0]).toBe("task-start");
+    expect(types).toContain("step-start");
+    expect(types).toContain("task-end");
+    expect(
+      lines
+        .filter((line) => line.type === "text-delta")
+        .map((line) => line.text)
+        .join(""),
+    ).toBe("Hello.");
+    expect(lines.at(-1)).toMatchObject({
+      type: "result",
+      outcome: "responded",
+      isError: false,
+      text: "Hello.",
+    });
+  });
+
+  it("policy check exits 0 for allow, 1 for deny and 4 for ask", async () => {
+    const { home, userHome, workspace } = makeHome();
+    const options = { home, userHome, cwd: workspace };
+    const allow = await runCli(["policy", "check", "--", "git", "status"], options);
+    expect(allow.stdout).toMatch(/^allow/);
+    expect(allow.code).toBe(0);
+    const deny = await runCli(["policy", "check", "--json", "--", "rm", "-rf", "~"], options);
+    expect(JSON.parse(deny.stdout)).toMatchObject({ decision: "deny" });
+    expect(deny.code).toBe(1);
+    const ask = await runCli(["policy", "check", "--", "npm", "install"], options);
+    expect(ask.stdout).toMatch(/^ask/);
+    expect(ask.code).toBe(4);
+  });
+});
