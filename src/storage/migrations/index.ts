@@ -5,6 +5,7 @@ import { permissionsMigration } from "./004-permissions.js";
 import { telegramMigration } from "./005-telegram.js";
 import { ledgerMigration } from "./006-ledger.js";
 import { taskEvidenceMigration } from "./007-task-evidence.js";
+import { schedulerMigration } from "./008-scheduler.js";
 import type { Migration } from "./types.js";
 
 /**
@@ -20,4 +21,5 @@ export const migrations: readonly Migration[] = [
   telegramMigration,
   ledgerMigration,
   taskEvidenceMigration,
+  schedulerMigration,
 ];
