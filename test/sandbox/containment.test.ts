@@ -104,7 +104,7 @@ describe("the sandbox with a policy that allows everything", () => {
     ["cp -r ~/.ssh ./stolen-ssh; cat ./stolen-ssh/id_rsa"],
     ["find ~ -name 'id_*' -exec cat {} +"],
     ["tar -cf - -C ~ .ssh | tar -xOf -"],
-    ["grep -r -a FAKE ~ /var/tmp 2>/dev/null"],
+    ["grep -r -a FAKE ~ ~/.. 2>/dev/null"],
     ["cat ~/.aws/credentials; base64 ~/.aws/credentials"],
     ['cat "$MERCURY_HOME/.env"'],
     ["cat ~/.mercury/.en?; ls -la ~/.mercury"],
