@@ -235,6 +235,22 @@ describe("the sandbox with a policy that allows everything", () => {
     expect((await readFile(`${user.workspace}/big.bin`)).length).toBeLessThanOrEqual(1024 ** 2);
   });
 
+  it("works in the daemon's workspace inside Mercury's home, which stays hidden around it", async () => {
+    const { mkdir } = await import("node:fs/promises");
+    const daemonWorkspace = `${user.mercuryHome}/workspace`;
+    await mkdir(daemonWorkspace, { recursive: true });
+    const result = await allowAllTool().execute(
+      { command: "echo made > made.txt && cat made.txt; cat ../.env; cat ../config.yaml; ls ..; echo x > ../planted" },
+      fakeContext({ cwd: daemonWorkspace, home: user.mercuryHome }, "allow"),
+    );
+    const output = result.ok ? result.output : result.error;
+    expect(output).toContain("made");
+    expectNoSecret(output);
+    expect(output).not.toContain("writeRoots");
+    expect(await readFile(`${daemonWorkspace}/made.txt`, "utf8")).toBe("made\n");
+    expect(existsSync(`${user.mercuryHome}/planted`)).toBe(false);
+  });
+
   it("refuses the home folder or / as the workspace and asks for a project folder", async () => {
     for (const cwd of [user.home, "/"]) {
       const result = await allowAllTool().execute(

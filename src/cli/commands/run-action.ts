@@ -2,7 +2,8 @@ import { resolve } from "node:path";
 import { createTaskAuthorizer } from "../../app/authorization.js";
 import { createApp } from "../../app/container.js";
 import { createTerminalRenderer } from "../../channels/cli/renderer.js";
-import { exitCodeForOutcome } from "../exit-codes.js";
+import { userHomeOf, workspaceRefusal } from "../../sandbox/workspace.js";
+import { exitCodeForOutcome, exitCodes } from "../exit-codes.js";
 import { configFlagsFrom } from "../flags.js";
 import { stderrColors } from "../terminal.js";
 import type { RunOptions } from "./run.js";
@@ -15,6 +16,12 @@ export async function runTask(task: string, options: RunOptions): Promise<number
   process.once("SIGTERM", onSignal);
   try {
     const cwd = resolve(options.cwd ?? process.cwd());
+    // Commands may write the task's folder: the home folder or / would put everything in reach.
+    const refusal = workspaceRefusal(cwd, userHomeOf(app.env), app.home);
+    if (refusal) {
+      process.stderr.write(`mercury: ${refusal}\n`);
+      return exitCodes.usage;
+    }
     if (!options.json) {
       app.bus.subscribe(
         createTerminalRenderer(
