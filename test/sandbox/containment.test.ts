@@ -240,7 +240,10 @@ describe("the sandbox with a policy that allows everything", () => {
     const daemonWorkspace = `${user.mercuryHome}/workspace`;
     await mkdir(daemonWorkspace, { recursive: true });
     const result = await allowAllTool().execute(
-      { command: "echo made > made.txt && cat made.txt; cat ../.env; cat ../config.yaml; ls ..; echo x > ../planted" },
+      {
+        command:
+          "echo made > made.txt && cat made.txt; cat ../.env; cat ../config.yaml; ls ..; echo x > ../planted",
+      },
       fakeContext({ cwd: daemonWorkspace, home: user.mercuryHome }, "allow"),
     );
     const output = result.ok ? result.output : result.error;
