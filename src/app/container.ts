@@ -1,4 +1,4 @@
-import { homedir, platform } from "node:os";
+import { platform } from "node:os";
 import type { Clock } from "../agent/clock.js";
 import { systemClock } from "../agent/clock.js";
 import { EventBus } from "../agent/events.js";
@@ -13,6 +13,7 @@ import { ProviderChain } from "../model/chain.js";
 import { buildProviders, defaultModelFactory, type ModelFactory } from "../model/providers.js";
 import { ApprovalBroker } from "../permissions/approvals.js";
 import { AuditLog } from "../permissions/audit.js";
+import { userHomeOf } from "../sandbox/workspace.js";
 import { assembleSystemPrompt, readSoul } from "../soul/soul.js";
 import { openDatabase, type SqliteDatabase } from "../storage/database.js";
 import { UsageStore } from "../storage/usage.js";
@@ -82,7 +83,7 @@ export function createApp(options: AppOptions = {}): MercuryApp {
     : null;
   const memory = memoryParts?.service ?? null;
   // Commands are sandboxed around the same home folder the permission engine protects.
-  const userHome = env.HOME && env.HOME.trim() !== "" ? env.HOME : homedir();
+  const userHome = userHomeOf(env);
   const tools = options.tools ?? [
     ...builtinTools({ runCommand: { sandbox: { userHome } } }),
     ...(memory ? memoryTools(memory) : []),

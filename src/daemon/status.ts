@@ -3,6 +3,8 @@ import type { LedgerTask, WorkLedger } from "../agent/ledger.js";
 import type { DeliveryLedger } from "../agent/ledger-deliveries.js";
 import type { MercuryApp } from "../app/container.js";
 import type { DaemonGateway } from "../channels/gateway.js";
+import { detectSandbox } from "../sandbox/detect.js";
+import type { SandboxStatus } from "../sandbox/types.js";
 import type { ChannelStatus } from "./supervisor.js";
 
 export interface DaemonStatus {
@@ -25,6 +27,8 @@ export interface DaemonStatus {
   pendingDeliveries: number;
   budget: { tokensToday: number; costUsdToday: number; dailyTokens: number | null; dailyUsd: number | null };
   unhandledRejections: number;
+  /** The OS sandbox commands run in, or why there is none. */
+  sandbox: SandboxStatus;
 }
 
 export interface TaskSummary {
@@ -99,5 +103,6 @@ export function buildStatus(parts: {
       dailyUsd: app.config.budget.dailyUsd,
     },
     unhandledRejections: parts.unhandledRejections,
+    sandbox: detectSandbox(),
   };
 }

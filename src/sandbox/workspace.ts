@@ -1,4 +1,5 @@
 import { realpathSync } from "node:fs";
+import { homedir } from "node:os";
 import { resolve, sep } from "node:path";
 import { sensitiveMatch } from "../permissions/sensitive.js";
 
@@ -71,4 +72,9 @@ export function realOrResolved(path: string): string {
     // Not there yet: the sandbox reports a missing workspace on its own; compare the spelled path.
     return resolve(path);
   }
+}
+
+/** The user's home folder as Mercury's settings see it ($HOME, else the account's). */
+export function userHomeOf(env: NodeJS.ProcessEnv): string {
+  return env.HOME && env.HOME.trim() !== "" ? env.HOME : homedir();
 }

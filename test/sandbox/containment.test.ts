@@ -104,7 +104,7 @@ describe("the sandbox with a policy that allows everything", () => {
     ["cp -r ~/.ssh ./stolen-ssh; cat ./stolen-ssh/id_rsa"],
     ["find ~ -name 'id_*' -exec cat {} +"],
     ["tar -cf - -C ~ .ssh | tar -xOf -"],
-    ["grep -r -a FAKE ~ /var/tmp 2>/dev/null"],
+    ["grep -r -a FAKE ~ ~/.. 2>/dev/null"],
     ["cat ~/.aws/credentials; base64 ~/.aws/credentials"],
     ['cat "$MERCURY_HOME/.env"'],
     ["cat ~/.mercury/.en?; ls -la ~/.mercury"],
@@ -233,6 +233,25 @@ describe("the sandbox with a policy that allows everything", () => {
     const file = await tool.execute({ command: "head -c 3000000 /dev/zero > big.bin" }, context());
     expect(expectError(file)).toMatch(/exit code: (153|1)|SIGXFSZ|File too large/);
     expect((await readFile(`${user.workspace}/big.bin`)).length).toBeLessThanOrEqual(1024 ** 2);
+  });
+
+  it("works in the daemon's workspace inside Mercury's home, which stays hidden around it", async () => {
+    const { mkdir } = await import("node:fs/promises");
+    const daemonWorkspace = `${user.mercuryHome}/workspace`;
+    await mkdir(daemonWorkspace, { recursive: true });
+    const result = await allowAllTool().execute(
+      {
+        command:
+          "echo made > made.txt && cat made.txt; cat ../.env; cat ../config.yaml; ls ..; echo x > ../planted",
+      },
+      fakeContext({ cwd: daemonWorkspace, home: user.mercuryHome }, "allow"),
+    );
+    const output = result.ok ? result.output : result.error;
+    expect(output).toContain("made");
+    expectNoSecret(output);
+    expect(output).not.toContain("writeRoots");
+    expect(await readFile(`${daemonWorkspace}/made.txt`, "utf8")).toBe("made\n");
+    expect(existsSync(`${user.mercuryHome}/planted`)).toBe(false);
   });
 
   it("refuses the home folder or / as the workspace and asks for a project folder", async () => {

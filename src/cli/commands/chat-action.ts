@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { createTaskAuthorizer } from "../../app/authorization.js";
 import { createApp } from "../../app/container.js";
 import { TerminalChat } from "../../channels/cli/chat.js";
+import { userHomeOf, workspaceRefusal } from "../../sandbox/workspace.js";
 import { configFlagsFrom, type GlobalFlags } from "../flags.js";
 import { assertUsableProvider } from "../provider-guard.js";
 import { stderrColors } from "../terminal.js";
@@ -16,6 +17,9 @@ export async function runChat(options: ChatCommandOptions, globals: GlobalFlags)
   const app = createApp({ flags: configFlagsFrom(globals), extractAfterTasks: true });
   try {
     const cwd = resolve(options.cwd ?? process.cwd());
+    const refusal = workspaceRefusal(cwd, userHomeOf(app.env), app.home);
+    // Talking needs no workspace; running commands does, and run_command refuses them here.
+    if (refusal) process.stderr.write(`mercury: commands will not run in this chat. ${refusal}\n`);
     const sessionId = options.new ? app.agent.transcriptStore.createSession("owner", "cli") : options.session;
     const chat = new TerminalChat(app, {
       input: process.stdin,

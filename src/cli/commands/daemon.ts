@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { z } from "zod";
 import { ConfigError } from "../../config/errors.js";
 import { homePaths, mercuryHome } from "../../config/paths.js";
+import { describeSandbox } from "../../sandbox/describe.js";
 import { exitCodes } from "../exit-codes.js";
 import { configFlagsFrom, type GlobalFlags } from "../flags.js";
 
@@ -40,6 +41,10 @@ const statusShape = z
       costUsdToday: z.number(),
       dailyTokens: z.number().nullable(),
     }),
+    sandbox: z.union([
+      z.object({ available: z.literal(true), kind: z.enum(["bubblewrap", "sandbox-exec"]) }),
+      z.object({ available: z.literal(false), reason: z.string(), fix: z.string() }),
+    ]),
   })
   .passthrough();
 
@@ -128,9 +133,13 @@ export function registerDaemonCommands(program: Command): void {
         const message = holder
           ? `the daemon (pid ${holder.pid}) holds the lock but does not answer on ${home.socket}; see \`mercury logs\``
           : "mercury is not running (start it with `mercury start`)";
+        const { detectSandbox } = await import("../../sandbox/detect.js");
+        const sandbox = detectSandbox();
         if (options.json)
-          process.stdout.write(`${JSON.stringify({ running: false, pid: holder?.pid ?? null, message })}\n`);
-        else process.stdout.write(`${message}\n`);
+          process.stdout.write(
+            `${JSON.stringify({ running: false, pid: holder?.pid ?? null, message, sandbox })}\n`,
+          );
+        else process.stdout.write(`${message}\nsandbox: ${describeSandbox(sandbox)}\n`);
         process.exitCode = exitCodes.failure;
         return;
       }
@@ -199,6 +208,7 @@ function formatStatus(status: z.infer<typeof statusShape>): string {
         `  paused  ${task.id.slice(0, 8)} ${task.input.slice(0, 60)}${task.reason ? ` — ${task.reason}` : ""}`,
     ),
     `approvals pending: ${status.pendingApprovals.length}`,
+    `sandbox: ${describeSandbox(status.sandbox)}`,
     `budget today: ${status.budget.tokensToday} tokens${status.budget.dailyTokens === null ? "" : ` of ${status.budget.dailyTokens}`}, $${status.budget.costUsdToday.toFixed(4)}`,
   ];
   return `${lines.join("\n")}\n`;

@@ -4,6 +4,8 @@ import { dotEnvModeProblem } from "../../config/secrets.js";
 import { loadSettings } from "../../config/settings.js";
 import { probeProvider } from "../../model/probe.js";
 import { apiKeyFor, keyProblem } from "../../model/providers.js";
+import { describeSandbox } from "../../sandbox/describe.js";
+import { detectSandbox } from "../../sandbox/detect.js";
 import { soulFileNames } from "../../soul/templates.js";
 import { latestSchemaVersion, openDatabase, schemaVersion } from "../../storage/database.js";
 
@@ -76,6 +78,18 @@ export async function runChecks(offline: boolean): Promise<Check[]> {
       fix: "move the database aside (it is a plain SQLite file) or upgrade Mercury",
     });
   }
+
+  const sandbox = detectSandbox();
+  checks.push(
+    sandbox.available
+      ? { name: "sandbox", status: "ok", detail: describeSandbox(sandbox) }
+      : {
+          name: "sandbox",
+          status: "warn",
+          detail: `no OS sandbox for commands: ${sandbox.reason}; commands that are not provably read-only need approval and --yes refuses them`,
+          fix: sandbox.fix,
+        },
+  );
 
   const envProblem = dotEnvModeProblem(paths.env);
   checks.push(

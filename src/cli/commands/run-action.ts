@@ -3,7 +3,8 @@ import { createTaskAuthorizer } from "../../app/authorization.js";
 import { createApp, type MercuryApp } from "../../app/container.js";
 import { createTerminalRenderer } from "../../channels/cli/renderer.js";
 import { ConfigError } from "../../config/errors.js";
-import { exitCodeForOutcome } from "../exit-codes.js";
+import { userHomeOf, workspaceRefusal } from "../../sandbox/workspace.js";
+import { exitCodeForOutcome, exitCodes } from "../exit-codes.js";
 import { configFlagsFrom } from "../flags.js";
 import { assertUsableProvider } from "../provider-guard.js";
 import { taskWithStdin } from "../stdin.js";
@@ -24,6 +25,12 @@ export async function runTask(taskArgument: string, options: RunOptions): Promis
   const tracker = trackRun(app.bus);
   try {
     const cwd = resolve(options.cwd ?? process.cwd());
+    // Commands may write the task's folder: the home folder or / would put everything in reach.
+    const refusal = workspaceRefusal(cwd, userHomeOf(app.env), app.home);
+    if (refusal) {
+      process.stderr.write(`mercury: ${refusal}\n`);
+      return exitCodes.usage;
+    }
     if (output === "text") {
       app.bus.subscribe(
         createTerminalRenderer(
