@@ -64,6 +64,7 @@ export const askPriority = [
   "command.brace-expansion",
   "command.expansion",
   "command.glob",
+  "command.wrapper-option",
   "command.environment-dump",
   "command.program-path",
   "command.not-readonly",

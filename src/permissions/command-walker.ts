@@ -366,7 +366,7 @@ class Walker {
     }
     const judgement = judgeReadonly(final);
     for (const finding of judgement.findings) this.add(finding);
-    if (program === "git" && judgement.findings.length === 0) this.gitRepositoryConfig(judgement.paths);
+    if (program === "git" && judgement.findings.length === 0) this.gitRepositoryConfig(judgement.git ?? {});
     if (judgement.findings.length > 0 && !isShell(program)) this.hiddenHardline(final.words);
     // An argument the engine could not evaluate is already asked; its partial text is no path to check.
     if (judgement.findings.length > 0 || final.words.some((word) => !word.exact)) return;
@@ -422,20 +422,26 @@ class Walker {
    * `tmux new 'mkfs …'`): every argument suffix and every multi-word argument is held to the hardline.
    * Read-only programs are not scanned, so `echo rm -rf /` stays harmless text.
    */
-  /** A read-only git command still runs programs named in the repository's own config: ask then. */
-  private gitRepositoryConfig(directories: readonly string[]): void {
-    for (const directory of [this.context.cwd, ...directories]) {
-      const resolved = resolveReal(directory, this.context.cwd, this.context.home, this.fsApi);
-      if (!resolved.ok) continue;
-      const risk = gitConfigRisk(resolved.realPath);
-      if (risk) {
-        this.add({
-          decision: "ask",
-          rule: "command.git-repo-config",
-          reason: `${risk.configPath} makes git run programs (${risk.keys.join(", ")}); a repository's config is untrusted`,
-        });
-        return;
-      }
+  /** A read-only git command still runs programs named in its effective configuration: ask then. */
+  private gitRepositoryConfig(where: { chdir?: string; gitDir?: string }): void {
+    let directory = this.context.cwd;
+    if (where.chdir) {
+      const resolved = resolveReal(where.chdir, this.context.cwd, this.context.home, this.fsApi);
+      if (!resolved.ok) return;
+      directory = resolved.realPath;
+    }
+    const risk = gitConfigRisk({
+      directory,
+      home: this.context.home,
+      env: this.context.env,
+      ...(where.gitDir ? { gitDir: where.gitDir } : {}),
+    });
+    if (risk) {
+      this.add({
+        decision: "ask",
+        rule: "command.git-repo-config",
+        reason: `${risk.configPath} makes git run programs (${risk.keys.join(", ")}); git configuration can run anything`,
+      });
     }
   }
 

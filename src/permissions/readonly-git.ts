@@ -21,6 +21,7 @@ const gitReadonly = new Set([
   "remote",
   "tag",
   "stash",
+  "version",
   "reflog",
   "cat-file",
   "ls-tree",
@@ -99,33 +100,86 @@ const tagListing = {
   ]),
 };
 
+/** git's own options before the subcommand; anything else (`-c`, `--exec-path=`, `-p`…) is not trusted. */
+const globalFlags = new Set([
+  "--no-pager",
+  "-P",
+  "--no-replace-objects",
+  "--literal-pathspecs",
+  "--glob-pathspecs",
+  "--noglob-pathspecs",
+  "--icase-pathspecs",
+  "--no-optional-locks",
+  "--bare",
+  "--version",
+  "--no-lazy-fetch",
+  "--no-advice",
+]);
+const globalPathOptions = new Set(["-C", "--git-dir", "--work-tree"]);
+
+/**
+ * Options of read-only subcommands that write a file, run a program or open a pager/editor,
+ * matched with every abbreviation git's option parser accepts (`--outp=` is `--output=`).
+ */
+const forbiddenLong = [
+  "--output",
+  "--output-directory",
+  "--ext-diff",
+  "--open-files-in-pager",
+  "--textconv",
+  "--upload-pack",
+  "--receive-pack",
+  "--exec",
+  "--edit-description",
+  "--set-upstream-to",
+  "--unset-upstream",
+  "--create-reflog",
+  "--delete",
+  "--move",
+  "--copy",
+  "--force",
+  "--annotate",
+  "--sign",
+  "--local-user",
+  "--file",
+  "--contents",
+];
+
 export function judgeGit(args: string[], judgement: ReadonlyJudgement): ReadonlyJudgement {
   let index = 0;
   for (; index < args.length; index++) {
     const arg = args[index] as string;
     if (
       arg === "-c" ||
+      arg.startsWith("-c") ||
       arg.startsWith("--config-env") ||
-      arg.startsWith("--exec-path") ||
-      arg.startsWith("-c")
+      arg.startsWith("--exec-path")
     ) {
       judgement.findings.push(gitInjection);
       return judgement;
     }
-    if (arg === "-C" || arg === "--git-dir" || arg === "--work-tree") {
-      judgement.paths.push(args[index + 1] ?? "");
-      index += 1;
+    const equals = arg.indexOf("=");
+    const name = equals === -1 ? arg : arg.slice(0, equals);
+    if (globalPathOptions.has(name)) {
+      const value = equals === -1 ? (args[index + 1] ?? "") : arg.slice(equals + 1);
+      judgement.paths.push(value);
+      judgement.git ??= {};
+      if (name === "-C")
+        judgement.git.chdir = judgement.git.chdir ? `${judgement.git.chdir}/${value}` : value;
+      if (name === "--git-dir") judgement.git.gitDir = value;
+      if (equals === -1) index += 1;
       continue;
     }
-    if (arg.startsWith("--git-dir=") || arg.startsWith("--work-tree=")) {
-      judgement.paths.push(arg.slice(arg.indexOf("=") + 1));
-      continue;
+    if (globalFlags.has(arg)) continue;
+    if (arg.startsWith("-")) {
+      judgement.findings.push(notReadonly("git", `${arg} is not a listed read-only git option`));
+      return judgement;
     }
-    if (arg.startsWith("-")) continue;
     break;
   }
   const sub = args[index];
   const rest = args.slice(index + 1);
+  if (sub === undefined && args.includes("--version")) return judgement;
   if (
     rest.some(
       (arg) =>
@@ -140,11 +194,22 @@ export function judgeGit(args: string[], judgement: ReadonlyJudgement): Readonly
     judgement.findings.push(notReadonly("git", `${sub ?? "(no subcommand)"} is not a read-only git command`));
     return judgement;
   }
-  const forbidden = rest.find(
-    (arg) => /^--(output|ext-diff|open-files-in-pager)/.test(arg) || (sub === "grep" && /^-O/.test(arg)),
-  );
-  if (forbidden) {
-    judgement.findings.push(notReadonly("git", `${sub} ${forbidden} writes a file or runs another program`));
+  const dashDash = rest.indexOf("--");
+  const options = (dashDash >= 0 ? rest.slice(0, dashDash) : rest).filter((arg) => arg.startsWith("--"));
+  const forbidden = options.find((arg) => {
+    const name = arg.split("=")[0] as string;
+    return forbiddenLong.some(
+      (option) => name.length >= 4 && (option.startsWith(name) || name.startsWith(`${option}-`)),
+    );
+  });
+  const shortForbidden = rest.find((arg) => sub === "grep" && /^-O/.test(arg));
+  if (forbidden || shortForbidden) {
+    judgement.findings.push(
+      notReadonly(
+        "git",
+        `${sub} ${forbidden ?? shortForbidden} writes a file, runs another program or changes refs`,
+      ),
+    );
     return judgement;
   }
   const positional = rest.filter((arg) => !arg.startsWith("-"));
@@ -161,23 +226,36 @@ export function judgeGit(args: string[], judgement: ReadonlyJudgement): Readonly
     }
     return judgement;
   }
-  if (sub === "remote" && positional.length > 0 && !["show", "get-url"].includes(positional[0] as string)) {
-    judgement.findings.push(notReadonly("git", `remote ${positional[0]} changes the remotes`));
-    return judgement;
-  }
+  // `git remote show NAME` contacts the remote (runs ssh or an upload-pack); only local listing is read-only.
   if (
-    (sub === "stash" || sub === "reflog") &&
-    positional.length > 0 &&
-    !["list", "show"].includes(positional[0] as string)
+    sub === "remote" &&
+    ((positional.length > 0 && positional[0] !== "get-url") ||
+      rest.some((arg) => !/^(-v|--verbose)$/.test(arg) && arg.startsWith("-")))
   ) {
-    judgement.findings.push(notReadonly("git", `${sub} ${positional[0]} changes the repository`));
+    judgement.findings.push(notReadonly("git", `remote ${rest.join(" ")} contacts or changes the remotes`));
     return judgement;
   }
-  const dashDash = rest.indexOf("--");
+  // A bare `git stash` (or `stash -u`, `stash push`…) saves and resets changes: only list and show read.
+  if (sub === "stash" && !["list", "show"].includes(positional[0] ?? "")) {
+    judgement.findings.push(notReadonly("git", `stash ${rest.join(" ")} changes the working tree`.trim()));
+    return judgement;
+  }
+  if (sub === "reflog" && positional.length > 0 && !["list", "show"].includes(positional[0] as string)) {
+    judgement.findings.push(notReadonly("git", `reflog ${positional[0]} changes the repository`));
+    return judgement;
+  }
   if (dashDash >= 0) judgement.paths.push(...rest.slice(dashDash + 1));
-  // Revisions look like "HEAD~1" or "origin/main"; anything absolute or climbing out is a file to check
-  // (`git diff --no-index /etc/passwd x` reads outside the project).
+  // Revisions look like "HEAD~1" or "origin/main"; every word that names a file (absolute, relative,
+  // climbing out with `..`, or an existing path) is checked: `git diff --no-index ./../../etc/passwd x`.
   const before = dashDash >= 0 ? rest.slice(0, dashDash) : rest;
-  judgement.paths.push(...before.filter((arg) => /^(\/|~|\.\.)/.test(arg)));
+  for (const arg of before) {
+    if (arg.startsWith("-")) {
+      const value = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : "";
+      if (/^(\/|~|\.)/.test(value)) judgement.paths.push(value);
+      continue;
+    }
+    if (arg.includes(":") || arg.includes("@{")) continue;
+    if (/^(\/|~|\.)/.test(arg) || arg.includes("/")) judgement.paths.push(arg);
+  }
   return judgement;
 }

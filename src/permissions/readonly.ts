@@ -16,7 +16,12 @@ export interface ReadonlyJudgement {
   recursive: string[];
   /** Recursion follows symlinks, so a link inside the tree could lead anywhere. */
   followsLinks: boolean;
+  /** git: where it starts (`-C`) and which repository it uses (`--git-dir`), to read its effective config. */
+  git?: { chdir?: string; gitDir?: string };
 }
+
+const npmListOptions =
+  /^(--all|-a|--json|--long|-l|--parseable|-p|--prod|--production|--dev|--link|--global|-g|--workspaces|--no-unicode|--unicode|--depth(=\d+)?|\d+|--omit=(dev|optional|peer)|--include=(dev|optional|peer)|(?!-)[@\w./-]+)$/;
 
 const notReadonly = (program: string, why: string): Finding => ({
   decision: "ask",
@@ -50,14 +55,22 @@ export function judgeReadonly(invocation: Invocation): ReadonlyJudgement {
     });
     return judgement;
   }
-  if (program === "command" && args.some((arg) => arg === "-v" || arg === "-V")) return judgement;
+  if (program === "command") {
+    const lookup = args.findIndex((arg) => !/^-[pvV]+$/.test(arg));
+    const options = lookup === -1 ? args : args.slice(0, lookup);
+    if (
+      options.some((arg) => /[vV]/.test(arg)) &&
+      args.slice(options.length).every((arg) => /^[\w.+-]+$/.test(arg))
+    )
+      return judgement;
+  }
   if (program === "find") return judgeFind(args, judgement);
   if (program === "git") return judgeGit(args, judgement);
-  if (
-    program === "npm" &&
-    ["ls", "list", "ll", "la"].includes(args[0] ?? "") &&
-    args.every((a) => !a.startsWith("--prefix"))
-  ) {
+  if (program === "npm" && ["ls", "list", "ll", "la"].includes(args[0] ?? "")) {
+    // Only listing options: `--prefix`, `--logs-dir`, `--cache`, `--userconfig`… point npm elsewhere or write.
+    const unknown = args.slice(1).find((arg) => !npmListOptions.test(arg));
+    if (unknown)
+      judgement.findings.push(notReadonly(program, `ls ${unknown} is not a listed read-only option`));
     return judgement;
   }
   const spec = specs[program];
@@ -77,21 +90,16 @@ function judgeBySpec(
   const positional: string[] = [];
   let patternGiven = false;
   let recursive = spec.alwaysRecursive ?? false;
-  let optionsDone = false;
+  let optionsDone = spec.anyText === true;
+  const refuse = (arg: string, why: string) => judgement.findings.push(notReadonly(program, `${arg} ${why}`));
+  const noted = (name: string) => {
+    if (["-e", "--regexp", "-f", "--file"].includes(name)) patternGiven = true;
+    if (spec.recursiveFlags?.includes(name)) recursive = true;
+    if (spec.followFlags?.includes(name)) judgement.followsLinks = true;
+  };
   for (let index = 0; index < args.length; index++) {
     const arg = args[index] as string;
-    if (optionsDone || arg === "-" || !arg.startsWith("-") || spec.positional === "text") {
-      if (!optionsDone && arg === "--" && spec.positional !== "text") {
-        optionsDone = true;
-        continue;
-      }
-      if (spec.positional === "text" && arg.startsWith("-")) {
-        if (spec.forbidden?.includes(arg.split("=")[0] as string)) {
-          judgement.findings.push(notReadonly(program, `${arg} changes state`));
-        }
-        if (spec.values?.includes(arg)) index += 1;
-        continue;
-      }
+    if (optionsDone || arg === "-" || !arg.startsWith("-")) {
       positional.push(arg);
       continue;
     }
@@ -99,30 +107,58 @@ function judgeBySpec(
       optionsDone = true;
       continue;
     }
-    const [name, inlineValue] = splitOption(arg);
-    if (
-      spec.forbidden?.includes(name) ||
-      (name.startsWith("-") &&
-        !name.startsWith("--") &&
-        // A short-option cluster such as `sort -uo out` hides -o inside it.
-        spec.forbidden?.some((f) => f.length === 2 && name.slice(1).includes(f.slice(1))))
-    ) {
-      judgement.findings.push(notReadonly(program, `${arg} writes files or runs another program`));
+    if (spec.numericOption && /^-\d+$/.test(arg)) continue;
+    if (arg.startsWith("--")) {
+      const equals = arg.indexOf("=");
+      const name = equals === -1 ? arg : arg.slice(0, equals);
+      const inline = equals === -1 ? undefined : arg.slice(equals + 1);
+      if (spec.forbidden?.includes(name)) {
+        refuse(arg, "writes files or runs another program");
+        continue;
+      }
+      const takesValue = spec.values?.includes(name) || spec.fileValues?.includes(name);
+      if (!takesValue && !spec.long?.includes(name)) {
+        refuse(
+          arg,
+          "is not a listed read-only option (unknown options and abbreviations of long options are not trusted)",
+        );
+        continue;
+      }
+      let value = inline;
+      if (takesValue && value === undefined) {
+        value = args[index + 1];
+        index += 1;
+      }
+      if (spec.fileValues?.includes(name) && value !== undefined) judgement.paths.push(value);
+      noted(name);
       continue;
     }
-    const takesValue = spec.values?.includes(name) || spec.fileValues?.includes(name);
-    let value = inlineValue;
-    if (takesValue && value === undefined) {
-      value = args[index + 1];
-      index += 1;
+    // A short-option cluster (`-la`, `-uo FILE`, `-n5`): every letter must be known.
+    for (let at = 1; at < arg.length; at++) {
+      const letter = `-${arg[at]}`;
+      if (spec.forbidden?.includes(letter)) {
+        refuse(arg, `(${letter}) writes files or runs another program`);
+        break;
+      }
+      const takesValue = spec.values?.includes(letter) || spec.fileValues?.includes(letter);
+      if (takesValue) {
+        let value: string | undefined = arg.slice(at + 1);
+        if (value === "") {
+          value = args[index + 1];
+          index += 1;
+        }
+        if (spec.fileValues?.includes(letter) && value !== undefined) judgement.paths.push(value);
+        noted(letter);
+        break;
+      }
+      if (!spec.short?.includes(arg[at] as string)) {
+        refuse(arg, `(${letter}) is not a listed read-only option`);
+        break;
+      }
+      noted(arg[at] as string);
     }
-    if (spec.fileValues?.includes(name) && value !== undefined) judgement.paths.push(value);
-    if (["-e", "--regexp", "-f", "--file"].includes(name)) patternGiven = true;
-    const shortFlags = name.startsWith("--") ? [] : name.slice(1).split("");
-    if (spec.recursiveFlags?.some((flag) => flag === name || shortFlags.includes(flag))) recursive = true;
-    if (spec.followFlags?.some((flag) => flag === name || shortFlags.includes(flag)))
-      judgement.followsLinks = true;
   }
+  if (spec.positional === "text") return judgement;
   if (spec.positional === "none" && positional.length > 0) {
     judgement.findings.push(
       notReadonly(program, `with arguments (${positional.join(" ")}) may change state`),
@@ -141,14 +177,6 @@ function judgeBySpec(
   judgement.paths.push(...files);
   if (recursive) judgement.recursive.push(...files);
   return judgement;
-}
-
-function splitOption(arg: string): [string, string | undefined] {
-  if (arg.startsWith("--")) {
-    const equals = arg.indexOf("=");
-    return equals === -1 ? [arg, undefined] : [arg.slice(0, equals), arg.slice(equals + 1)];
-  }
-  return [arg, undefined];
 }
 
 const findPrimariesWithValue = new Set([

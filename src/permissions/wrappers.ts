@@ -26,14 +26,23 @@ export function programName(word: EvaluatedWord | undefined): string {
 }
 
 interface WrapperSpec {
-  /** Options that take a separate value. */
+  /**
+   * Options that take no value. When listed, any other option is refused (`command.wrapper-option`):
+   * a wrapper option we do not know could change directory, write a file or run something.
+   */
+  flags?: string[];
+  /** Options that take a separate value (a `--long=value` or `-xVALUE` form is handled by itself). */
   valueOptions?: string[];
+  /** Options that make the wrapper change directory, write files or run elsewhere: they ask. */
+  unsafeOptions?: Record<string, string>;
   /** Count of leading positional operands before the wrapped command (timeout DURATION, flock FILE). */
   operands?: number;
   /** Finding added when this wrapper is used; transparent wrappers add none. */
   finding?: Finding;
   /** Accept leading NAME=VALUE words (env). */
   assignments?: boolean;
+  /** `nice -10`: a bare number is an option. */
+  numeric?: boolean;
 }
 
 const privilege: Finding = {
@@ -41,6 +50,7 @@ const privilege: Finding = {
   rule: "command.privilege",
   reason: "the command runs with other privileges (sudo, doas, su, pkexec)",
 };
+const notReadonly = (reason: string): Finding => ({ decision: "ask", rule: "command.not-readonly", reason });
 
 const wrappers: Record<string, WrapperSpec> = {
   sudo: {
@@ -52,32 +62,64 @@ const wrappers: Record<string, WrapperSpec> = {
   run0: { valueOptions: ["--user", "-u"], finding: privilege },
   gosu: { operands: 1, finding: privilege },
   chroot: { operands: 1, finding: privilege },
-  env: { valueOptions: ["-u", "--unset", "-C", "--chdir"], assignments: true },
-  nice: { valueOptions: ["-n", "--adjustment"] },
-  nohup: {},
-  setsid: {},
-  builtin: {},
-  exec: { valueOptions: ["-a"] },
-  command: {},
-  timeout: { valueOptions: ["-s", "--signal", "-k", "--kill-after"], operands: 1 },
-  stdbuf: { valueOptions: ["-i", "-o", "-e"] },
-  ionice: { valueOptions: ["-c", "-n", "-t"] },
-  taskset: { operands: 1 },
-  flock: { valueOptions: ["-w", "-E", "--timeout", "--conflict-exit-code"], operands: 1 },
-  unbuffer: {},
-  time: {},
-  busybox: {},
-  strace: { valueOptions: ["-o", "-e", "-p", "-s", "-E", "-u", "-P", "-I", "-b", "-a", "-O", "-S", "-X"] },
-  ltrace: { valueOptions: ["-o", "-e", "-p", "-s", "-u", "-n", "-l"] },
-  valgrind: {},
-  caffeinate: { valueOptions: ["-t", "-w"] },
-  chronic: {},
+  env: {
+    flags: ["-i", "--ignore-environment", "-0", "--null", "-v", "--debug", "--list-signal-handling", "-"],
+    valueOptions: ["-u", "--unset", "--default-signal", "--ignore-signal", "--block-signal"],
+    unsafeOptions: {
+      "-C": "changes the directory the command runs in",
+      "--chdir": "changes the directory the command runs in",
+    },
+    assignments: true,
+  },
+  nice: { flags: [], valueOptions: ["-n", "--adjustment"], numeric: true },
+  nohup: { flags: [] },
+  setsid: { flags: ["-c", "--ctty", "-f", "--fork", "-w", "--wait"] },
+  builtin: { flags: [] },
+  exec: { flags: ["-c", "-l"], valueOptions: ["-a"] },
+  command: { flags: ["-p"] },
+  timeout: {
+    flags: ["--foreground", "--preserve-status", "-v", "--verbose"],
+    valueOptions: ["-s", "--signal", "-k", "--kill-after"],
+    operands: 1,
+  },
+  stdbuf: { flags: [], valueOptions: ["-i", "-o", "-e", "--input", "--output", "--error"] },
+  ionice: { flags: ["-t", "--ignore"], valueOptions: ["-c", "--class", "-n", "--classdata"] },
+  taskset: { flags: ["-a", "--all-tasks", "-c", "--cpu-list"], operands: 1 },
+  flock: {
+    valueOptions: ["-w", "-E", "--timeout", "--conflict-exit-code"],
+    operands: 1,
+    finding: notReadonly("flock creates its lock file"),
+  },
+  unbuffer: { flags: ["-p"] },
+  time: {
+    flags: ["-p", "--portability", "-v", "--verbose", "-q", "--quiet"],
+    valueOptions: ["-f", "--format"],
+    unsafeOptions: {
+      "-o": "writes its report to a file",
+      "--output": "writes its report to a file",
+      "-a": "appends its report to a file",
+      "--append": "appends its report to a file",
+    },
+  },
+  busybox: { flags: [] },
+  strace: {
+    valueOptions: ["-o", "-e", "-p", "-s", "-E", "-u", "-P", "-I", "-b", "-a", "-O", "-S", "-X"],
+    finding: notReadonly("strace traces the program and can write its log anywhere"),
+  },
+  ltrace: {
+    valueOptions: ["-o", "-e", "-p", "-s", "-u", "-n", "-l"],
+    finding: notReadonly("ltrace traces the program and can write its log anywhere"),
+  },
+  valgrind: { finding: notReadonly("valgrind runs the program under a tool that can write logs anywhere") },
+  caffeinate: { flags: ["-d", "-i", "-m", "-s", "-u"], valueOptions: ["-t", "-w"] },
+  chronic: { flags: ["-e", "-v"] },
   "systemd-run": {
     valueOptions: ["-p", "--property", "-u", "--unit", "-E", "--setenv", "--uid", "--gid", "-M", "--machine"],
+    finding: notReadonly("systemd-run starts the command as a service outside Mercury's control"),
   },
-  unshare: {},
+  unshare: { finding: notReadonly("unshare runs the command in new namespaces") },
   nsenter: { valueOptions: ["-t", "--target"], finding: privilege },
-  firejail: {},
+  firejail: { finding: notReadonly("firejail runs the command under its own profile") },
   runuser: { valueOptions: ["-u", "-g", "-G", "--user", "--group"], finding: privilege },
   xargs: {
     valueOptions: [
@@ -160,7 +202,8 @@ export function unwrap(words: EvaluatedWord[], via: string[] = [], depth = 0): U
   }
   const spec = wrappers[program];
   if (!spec) return out;
-  if (program === "command" && texts.slice(1).some((text) => text === "-v" || text === "-V")) return out;
+  // `command -v NAME` only looks a name up; `-v` must come before the name (`command ls -v` runs ls).
+  if (program === "command" && commandLookup(texts)) return out;
   if (program === "env") {
     // `env -S "rm -rf /"` splits its argument into a command line of its own.
     const split = texts.findIndex(
@@ -214,8 +257,36 @@ export function unwrap(words: EvaluatedWord[], via: string[] = [], depth = 0): U
       index += 1;
       continue;
     }
-    if (text.startsWith("-") && text !== "-") {
-      index += spec.valueOptions?.includes(text) ? 2 : 1;
+    if (text.startsWith("-") && (text !== "-" || program === "env")) {
+      const name = text.startsWith("--") ? (text.split("=")[0] as string) : text;
+      const attached = !text.startsWith("--") && text.length > 2 ? text.slice(0, 2) : null;
+      const unsafe = spec.unsafeOptions?.[name] ?? (attached ? spec.unsafeOptions?.[attached] : undefined);
+      if (unsafe) {
+        out.findings.push({
+          decision: "ask",
+          rule: "command.wrapper-option",
+          reason: `${program} ${text} ${unsafe}`,
+        });
+        const takes =
+          !text.includes("=") && text.length === name.length && (name.startsWith("--") || name.length === 2);
+        index += takes ? 2 : 1;
+        continue;
+      }
+      const takesValue = spec.valueOptions?.includes(name) && !text.includes("=");
+      const known =
+        takesValue ||
+        spec.valueOptions?.includes(name) ||
+        (attached !== null && spec.valueOptions?.includes(attached)) ||
+        spec.flags?.includes(name) ||
+        (spec.numeric && /^-\d+$/.test(text));
+      if (spec.flags && !known) {
+        out.findings.push({
+          decision: "ask",
+          rule: "command.wrapper-option",
+          reason: `${program} ${text} is not a known option of ${program}; it could change what runs or where`,
+        });
+      }
+      index += takesValue ? 2 : 1;
       continue;
     }
     if (operands > 0) {
@@ -232,6 +303,14 @@ export function unwrap(words: EvaluatedWord[], via: string[] = [], depth = 0): U
   out.findings.push(...nested.findings);
   out.innerScripts.push(...nested.innerScripts);
   return out;
+}
+
+function commandLookup(texts: string[]): boolean {
+  for (const text of texts.slice(1)) {
+    if (!text.startsWith("-")) return false;
+    if (/^-[pvV]*[vV][pvV]*$/.test(text)) return true;
+  }
+  return false;
 }
 
 /** The script given to `sh -c` (also `-lc`, `-xc`, `-o x -c`), or null when the shell reads a file or stdin. */
