@@ -1,9 +1,9 @@
 // Peak extra memory of read_file on a file of one huge line, against plain streaming of the same
 // file (the floor any reader pays) measured in the same run.
 //   npm run build && node --expose-gc scripts/bench-read-file.mjs [--mb 600]
+
+import { createReadStream, mkdtempSync } from "node:fs";
 import { open, rm } from "node:fs/promises";
-import { mkdtempSync } from "node:fs";
-import { createReadStream } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readFileTool } from "../dist/tools/read-file.js";
