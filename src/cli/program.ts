@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import { ConfigError } from "../config/errors.js";
 import { Redactor } from "../config/secrets.js";
 import { DatabaseVersionError } from "../storage/errors.js";
+import { describeStateError } from "../storage/state-errors.js";
 import { registerChatCommand } from "./commands/chat.js";
 import { registerConfigCommands } from "./commands/config.js";
 import { registerDoctorCommand } from "./commands/doctor.js";
@@ -64,6 +65,11 @@ export function reportError(error: unknown): number {
   }
   if (error instanceof ConfigError || error instanceof DatabaseVersionError) {
     process.stderr.write(`mercury: ${redactor.redact(error.message)}\n`);
+    return exitCodes.usage;
+  }
+  const state = describeStateError(error);
+  if (state !== null) {
+    process.stderr.write(`mercury: ${redactor.redact(state)}\n`);
     return exitCodes.usage;
   }
   const message = error instanceof Error ? (error.stack ?? error.message) : String(error);

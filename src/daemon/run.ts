@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { WorkLedger } from "../agent/ledger.js";
 import { DeliveryLedger } from "../agent/ledger-deliveries.js";
+import { adoptProcessGroups } from "../agent/process-ledger.js";
 import { createApp } from "../app/container.js";
 import { createLogger, type Logger } from "../app/logger.js";
 import { DaemonGateway } from "../channels/gateway.js";
@@ -54,6 +55,9 @@ export async function runDaemon(options: DaemonOptions = {}): Promise<number> {
   const guards = installProcessGuards(logger, () => lock.release());
 
   const ledger = new WorkLedger(app.database, app.clock);
+  const orphans = adoptProcessGroups(app.database, app.clock);
+  if (orphans.length > 0)
+    logger.warn({ pids: orphans }, "stopped commands a previous Mercury process left running");
   const deliveries = new DeliveryLedger(app.database, app.clock);
   const workspace = join(app.home, "workspace");
   mkdirSync(workspace, { recursive: true });

@@ -4,6 +4,7 @@ import { performance } from "node:perf_hooks";
 import { StringDecoder } from "node:string_decoder";
 import type { Launch } from "../sandbox/types.js";
 import { HeadTailBuffer } from "./output-limits.js";
+import { recordGroupEnded, recordGroupStarted } from "./process-records.js";
 
 export interface RunOptions {
   cwd: string;
@@ -182,7 +183,10 @@ export async function runInProcessGroup(command: string, options: RunOptions): P
       });
     }
 
-    if (child.pid !== undefined) trackGroup(child.pid);
+    if (child.pid !== undefined) {
+      trackGroup(child.pid);
+      recordGroupStarted(child.pid, command);
+    }
 
     child.on("error", (error) => {
       cleanup();
@@ -218,7 +222,10 @@ export async function runInProcessGroup(command: string, options: RunOptions): P
     });
 
     function cleanup() {
-      if (child.pid !== undefined) runningGroups.delete(child.pid);
+      if (child.pid !== undefined) {
+        runningGroups.delete(child.pid);
+        recordGroupEnded(child.pid);
+      }
       options.signal.removeEventListener("abort", onAbort);
       clearTimeout(timeoutTimer);
       if (leftoverTimer) clearTimeout(leftoverTimer);

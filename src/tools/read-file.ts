@@ -1,8 +1,7 @@
-import { createReadStream } from "node:fs";
 import { open, stat } from "node:fs/promises";
-import { createInterface } from "node:readline";
 import { z } from "zod";
 import { abortedResult, authorizePath, describeFsError } from "./authorize-path.js";
+import { boundedLines } from "./bounded-lines.js";
 import type { ToolDefinition, ToolResult } from "./types.js";
 
 export const READ_MAX_LINES = 2000;
@@ -93,14 +92,16 @@ async function readRange(
   let selected = 0;
   let lineNo = 0;
 
-  const stream = createReadStream(path, { encoding: "utf8", signal });
-  const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
-  for await (const raw of lines) {
+  // Lines are kept only up to 4 bytes per allowed character (UTF-8), never whole (see bounded-lines.ts).
+  for await (const raw of boundedLines(path, signal, READ_MAX_LINE_CHARS * 4)) {
     lineNo++;
     if (lineNo > end && huge) break;
     if (lineNo < start || lineNo > end) continue;
     selected++;
-    const cut = raw.length > READ_MAX_LINE_CHARS ? `${raw.slice(0, READ_MAX_LINE_CHARS)} [line cut]` : raw;
+    const cut =
+      raw.cut || raw.text.length > READ_MAX_LINE_CHARS
+        ? `${raw.text.slice(0, READ_MAX_LINE_CHARS)} [line cut]`
+        : raw.text;
     const line = `${lineNo}\t${cut}`;
     if (!headFull && head.length < headLimit && headChars + line.length <= headCharLimit) {
       head.push(line);

@@ -150,3 +150,25 @@ describe("read_file on special files", () => {
     );
   });
 });
+
+describe("read_file on a file of any shape", () => {
+  it("a 600 MB file that is one line is cut, not built as a string (no RangeError)", async () => {
+    const { open } = await import("node:fs/promises");
+    const path = join(dirs.cwd, "one-line.txt");
+    // Sparse: 8 KB of text (so it is not taken for binary), then 600 MB without a newline.
+    const handle = await open(path, "w");
+    await handle.write(Buffer.alloc(8192, "a"));
+    await handle.truncate(600 * 1024 * 1024);
+    await handle.close();
+    const output = expectOk(await readFileTool.execute({ path: "one-line.txt" }, fakeContext(dirs)));
+    expect(output).toContain("1\taaaa");
+    expect(output).toContain("[line cut]");
+    expect(output.length).toBeLessThan(10_000);
+  });
+
+  it("keeps CRLF and a last line without newline like before", async () => {
+    await writeFile(join(dirs.cwd, "crlf.txt"), "one\r\ntwo\r\nthree");
+    const output = expectOk(await readFileTool.execute({ path: "crlf.txt" }, fakeContext(dirs)));
+    expect(output.split("\n").slice(1)).toEqual(["1\tone", "2\ttwo", "3\tthree"]);
+  });
+});

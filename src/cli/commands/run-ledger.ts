@@ -1,4 +1,5 @@
 import { WorkLedger } from "../../agent/ledger.js";
+import { adoptProcessGroups } from "../../agent/process-ledger.js";
 import type { TaskReport } from "../../agent/runtime.js";
 import type { MercuryApp } from "../../app/container.js";
 import { isContinueRequest } from "../../channels/gateway.js";
@@ -19,6 +20,7 @@ export function beginLedgerRun(
   entry: { input: string; cwd: string; sessionId?: string | undefined },
 ): LedgerRun {
   const ledger = new WorkLedger(app.database, app.clock);
+  adoptProcessGroups(app.database, app.clock);
   const store = app.agent.transcriptStore;
   if (entry.sessionId && isContinueRequest(entry.input)) {
     const resumable = ledger.resumableInSession(entry.sessionId);

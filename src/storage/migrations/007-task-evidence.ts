@@ -54,6 +54,9 @@ export const taskEvidenceMigration: Migration = {
       CREATE TABLE task_processes (
         pgid INTEGER NOT NULL,
         owner_pid INTEGER NOT NULL,
+        -- Start times from /proc (clock ticks since boot; -1 unknown): a reused pid is not the owner.
+        owner_start INTEGER NOT NULL,
+        leader_start INTEGER NOT NULL,
         task_id TEXT,
         command TEXT NOT NULL,
         started_at TEXT NOT NULL,

@@ -1,0 +1,137 @@
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { cliPath, fastRetryConfig, makeHome, providerEnv, runCli } from "../helpers/cli.js";
+import { useFakeServers } from "../helpers/fake-servers.js";
+
+const server = useFakeServers();
+
+function gitProject(files: Record<string, string>): string {
+  const { workspace } = makeHome();
+  for (const [path, content] of Object.entries(files)) writeFileSync(join(workspace, path), content);
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: workspace, stdio: "pipe" });
+  git("init", "-q");
+  git("-c", "user.email=t@t", "-c", "user.name=t", "add", "-A");
+  git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "-m", "start");
+  return workspace;
+}
+
+const failingSuite = { "package.json": JSON.stringify({ name: "p", scripts: { test: "exit 1" } }) };
+
+/** Waits for a condition that an event outside this process makes true (a file, a request). */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let round = 0; round < 6000; round++) {
+    if (condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+function latestTask(home: string): { id: string; session_id: string; status: string } {
+  const database = new Database(join(home, "mercury.db"), { readonly: true });
+  try {
+    return database.prepare("SELECT id, session_id, status FROM tasks ORDER BY rowid DESC LIMIT 1").get() as {
+      id: string;
+      session_id: string;
+      status: string;
+    };
+  } finally {
+    database.close();
+  }
+}
+
+const giveUp = [{ text: "Done." }, { text: "Done." }, { text: "Done." }];
+
+describe("continue keeps the task's evidence (built binary, loopback model)", () => {
+  it("a stalled task resumed with 'continue' is judged on its earlier change: failed, file listed", async () => {
+    const cwd = gitProject(failingSuite);
+    const fake = await server({
+      replies: [
+        { toolCalls: [{ name: "write_file", input: { path: "hello.txt", content: "hi\n" } }] },
+        { hang: true },
+      ],
+    });
+    const { home } = makeHome(fastRetryConfig);
+    const env = providerEnv(fake.url, { MERCURY_STALL_SOFT_MS: "200", MERCURY_STALL_HARD_MS: "600" });
+    const first = JSON.parse(
+      (await runCli(["run", "write hello.txt", "--json", "--yes"], { home, cwd, env })).stdout,
+    );
+    expect(first.outcome).toBe("paused");
+    expect(first.reason).toMatch(/^stalled/);
+    fake.push(...giveUp);
+    const resumed = await runCli(["run", "continue", "--session", first.sessionId, "--json", "--yes"], {
+      home,
+      cwd,
+      env: providerEnv(fake.url),
+    });
+    const report = JSON.parse(resumed.stdout);
+    expect(report).toMatchObject({ taskId: first.taskId, outcome: "failed" });
+    expect(resumed.code).toBe(1);
+    expect(report.filesChanged).toEqual([{ path: "hello.txt", added: 1, removed: 0 }]);
+    expect(report.reason).toContain("verification failed: `npm test` exited 1");
+    expect(latestTask(home)).toMatchObject({ id: first.taskId, status: "failed" });
+  });
+
+  it("kill -9 during a command: 'continue' repairs the session, no child survives, and the gate sees the change", async () => {
+    const cwd = gitProject(failingSuite);
+    const markers = mkdtempSync(join(tmpdir(), "mercury-kill-"));
+    const pidFile = join(markers, "pid");
+    // A script, because the policy refuses `$$` on the command line (unknown expansion).
+    writeFileSync(join(markers, "cmd.sh"), `echo $$ > ${pidFile}\nsleep 1000\n`);
+    const fake = await server({
+      replies: [
+        { toolCalls: [{ name: "write_file", input: { path: "hello.txt", content: "hi\n" } }] },
+        { toolCalls: [{ name: "run_command", input: { command: `sh ${join(markers, "cmd.sh")}` } }] },
+      ],
+    });
+    const { home } = makeHome(fastRetryConfig);
+    const child = spawn(process.execPath, [cliPath, "run", "write hello.txt", "--json", "--yes"], {
+      cwd,
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: home,
+        MERCURY_HOME: home,
+        NO_COLOR: "1",
+        ...providerEnv(fake.url),
+      },
+      stdio: "ignore",
+    });
+    const exited = new Promise((resolve) => child.on("exit", resolve));
+    await until(
+      () => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "",
+      "the command to start",
+    );
+    const commandPid = Number(readFileSync(pidFile, "utf8").trim());
+    child.kill("SIGKILL");
+    await exited;
+    expect(alive(commandPid)).toBe(true); // kill -9 gave Mercury no chance to stop it
+    const task = latestTask(home);
+    expect(task.status).toBe("running");
+
+    fake.push(...giveUp);
+    const resumed = await runCli(["run", "continue", "--session", task.session_id, "--json", "--yes"], {
+      home,
+      cwd,
+      env: providerEnv(fake.url),
+    });
+    const report = JSON.parse(resumed.stdout);
+    expect(alive(commandPid)).toBe(false);
+    expect(report).toMatchObject({ taskId: task.id, outcome: "failed" });
+    expect(report.filesChanged).toEqual([{ path: "hello.txt", added: 1, removed: 0 }]);
+    // The dangling call got an honest result, so the provider accepted the history.
+    const resumedRequest = JSON.stringify(fake.chatRequests()[2]?.body);
+    expect(resumedRequest).toContain("interrupted: Mercury stopped");
+  });
+});
