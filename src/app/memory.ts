@@ -67,6 +67,8 @@ export function createMemoryService(wiring: MemoryWiring): { service: MemoryServ
     index,
     clock: wiring.clock,
     model: memoryModelOver(wiring.chain, wiring.usage),
+    // Whenever a model is configured it judges consolidation; the rules only decide without one.
+    judgeWithModel: wiring.config.chain.length > 0,
     canSpend: () => checkBudget(wiring.config.budget, wiring.usage.today()).ok,
     onReceipt: (receipt) =>
       wiring.bus.emit({
