@@ -6,7 +6,7 @@ import { createMemoryForgetTool } from "../tools/memory-forget.js";
 import { createMemorySaveTool } from "../tools/memory-save.js";
 import { createMemorySearchTool } from "../tools/memory-search.js";
 import type { AnyTool } from "../tools/types.js";
-import { transcriptExcerpt } from "./memory.js";
+import { messageText, transcriptExcerpt } from "./memory.js";
 
 export function memoryTools(memory: MemoryService): AnyTool[] {
   return [createMemorySearchTool(memory), createMemorySaveTool(memory), createMemoryForgetTool(memory)];
@@ -30,7 +30,7 @@ export function rememberTask(
   for (const entry of stored) {
     const role = entry.message.role;
     if (role !== "user" && role !== "assistant") continue;
-    const text = transcriptExcerpt([entry.message]).replace(/^(User|Assistant): /, "");
+    const text = messageText(entry.message);
     if (text.trim() === "") continue;
     memory.recordEpisode({
       userKey,

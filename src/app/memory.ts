@@ -67,6 +67,8 @@ export function createMemoryService(wiring: MemoryWiring): { service: MemoryServ
     index,
     clock: wiring.clock,
     model: memoryModelOver(wiring.chain, wiring.usage),
+    // Whenever a model is configured it judges consolidation; the rules only decide without one.
+    judgeWithModel: wiring.config.chain.length > 0,
     canSpend: () => checkBudget(wiring.config.budget, wiring.usage.today()).ok,
     onReceipt: (receipt) =>
       wiring.bus.emit({
@@ -83,23 +85,30 @@ export function createMemoryService(wiring: MemoryWiring): { service: MemoryServ
   return { service, index };
 }
 
+/**
+ * Continuation lines are indented, so only a real turn starts a line with "User:" — an answer that
+ * contains a line "User: I am a pilot" cannot pass as the user's own words (attribution reads turns).
+ */
+function indentContinuation(text: string): string {
+  return text.replace(/\r?\n/g, "\n  ");
+}
+
+/** The visible text of a user or assistant message ("" for other roles and non-text parts). */
+export function messageText(message: ModelMessage): string {
+  if (message.role !== "user" && message.role !== "assistant") return "";
+  return typeof message.content === "string"
+    ? message.content
+    : message.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+}
+
 /** The text of a task's messages for extraction: what the user said and what the agent answered. */
 export function transcriptExcerpt(messages: readonly ModelMessage[]): string {
   const lines: string[] = [];
   for (const message of messages) {
-    if (message.role === "user") {
-      const text =
-        typeof message.content === "string"
-          ? message.content
-          : message.content.map((part) => (part.type === "text" ? part.text : "")).join("");
-      if (text.trim() !== "") lines.push(`User: ${text}`);
-    } else if (message.role === "assistant") {
-      const text =
-        typeof message.content === "string"
-          ? message.content
-          : message.content.map((part) => (part.type === "text" ? part.text : "")).join("");
-      if (text.trim() !== "") lines.push(`Assistant: ${text}`);
-    }
+    const text = messageText(message);
+    if (text.trim() === "") continue;
+    if (message.role === "user") lines.push(`User: ${indentContinuation(text)}`);
+    else if (message.role === "assistant") lines.push(`Assistant: ${indentContinuation(text)}`);
   }
   return lines.join("\n");
 }

@@ -2,10 +2,12 @@ import { type Clock, systemClock } from "../agent/clock.js";
 import type { SqliteDatabase } from "../storage/database.js";
 import { confidence } from "./confidence.js";
 import { type ConsolidationOutcome, consolidate } from "./consolidation/consolidate.js";
+import { type DrainSummary, drainJudgeQueue } from "./consolidation/queue-drain.js";
 import type { MemoryModel } from "./extraction/model.js";
 import { type RunSummary, runPendingExtractions } from "./extraction/runner.js";
 import { type Episode, type EpisodeInput, EpisodeRepository } from "./store/episodes.js";
 import { type ExtractionJob, JobRepository } from "./store/jobs.js";
+import { JudgeQueue } from "./store/judge-queue.js";
 import { type ListFilter, MemoryRepository } from "./store/memory-repo.js";
 import { rankRecalled } from "./store/ranking.js";
 import { formatRecall } from "./store/recall.js";
@@ -93,6 +95,7 @@ export class MemoryService {
   readonly memories: MemoryRepository;
   readonly episodes: EpisodeRepository;
   readonly jobs: JobRepository;
+  readonly judgeQueue: JudgeQueue;
   private readonly index: MemoryIndex;
   private readonly clock: Clock;
   private readonly options: MemoryServiceOptions;
@@ -108,10 +111,15 @@ export class MemoryService {
     this.memories = new MemoryRepository(options.database);
     this.episodes = new EpisodeRepository(options.database);
     this.jobs = new JobRepository(options.database);
+    this.judgeQueue = new JudgeQueue(options.database);
   }
 
   private emit(receipt: Receipt): void {
-    this.options.log?.("info", `[memory ${receipt.userKey}] ${receipt.text}`);
+    // Logs carry ids, never memory text: a forgotten memory must not survive in a log file.
+    this.options.log?.(
+      "info",
+      `[memory ${receipt.userKey}] ${receipt.kind}${receipt.memoryId !== undefined ? ` #${receipt.memoryId}` : ""}`,
+    );
     this.options.onReceipt?.(receipt);
   }
 
@@ -123,6 +131,7 @@ export class MemoryService {
       database: this.database,
       memories: this.memories,
       jobs: this.jobs,
+      queue: this.judgeQueue,
       index: this.index,
       clock: this.clock,
       emit: (receipt: Receipt) => this.emit(receipt),
@@ -202,10 +211,21 @@ export class MemoryService {
     });
   }
 
-  runPendingExtractions(signal?: AbortSignal): Promise<RunSummary> {
+  /** Judges the pairs that waited for the model judge; a no-op without one. */
+  runJudgeQueue(signal?: AbortSignal): Promise<DrainSummary> {
+    const run = this.consolidating.then(() => drainJudgeQueue(this.consolidationDeps(), signal));
+    this.consolidating = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  async runPendingExtractions(signal?: AbortSignal): Promise<RunSummary> {
+    if (this.judgeQueue.count(null) > 0) await this.runJudgeQueue(signal);
     const recoverInterrupted = !this.recoveredInterruptedJobs;
     this.recoveredInterruptedJobs = true;
-    return runPendingExtractions(
+    return await runPendingExtractions(
       {
         jobs: this.jobs,
         clock: this.clock,
@@ -351,7 +371,7 @@ export class MemoryService {
       this.index.remove("memory", id);
       this.memories.delete(id, userKey, at);
     })();
-    this.emit({ kind: "forgotten", userKey, text: `Forgotten: memory #${id}` });
+    this.emit({ kind: "forgotten", userKey, memoryId: id, text: `Forgotten: memory #${id}` });
   }
 
   /** Memories shown to the model (a search result) count as used: it keeps them active. */

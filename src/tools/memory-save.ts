@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { cappedImportance, isSubstantialQuote } from "../memory/extraction/attribution.js";
 import type { MemoryService } from "../memory/service.js";
 import { importanceSchema, memoryKindSchema } from "../memory/store/types.js";
 import type { ToolDefinition } from "./types.js";
@@ -34,8 +35,11 @@ export function createMemorySaveTool(service: MemoryService): ToolDefinition<Mem
     mutating: false,
     async execute(input, context) {
       if (context.signal.aborted) return { ok: false, error: "Cancelled: the task was aborted." };
+      const substantial =
+        input.sourceQuote !== undefined && isSubstantialQuote(input.sourceQuote, input.text);
       const stated =
         input.sourceQuote !== undefined &&
+        substantial &&
         service.userSaidRecently({
           sessionId: context.sessionId,
           userKey: context.userKey,
@@ -46,7 +50,11 @@ export function createMemorySaveTool(service: MemoryService): ToolDefinition<Mem
           userKey: context.userKey,
           text: input.text,
           kind: input.kind,
-          importance: input.importance,
+          importance: cappedImportance(
+            input.importance,
+            stated ? "user-stated" : "inferred",
+            input.sourceQuote ?? null,
+          ),
           evidence: stated ? "user-stated" : "inferred",
           sessionId: context.sessionId,
           quote: input.sourceQuote ?? null,
@@ -57,7 +65,9 @@ export function createMemorySaveTool(service: MemoryService): ToolDefinition<Mem
         ? "user-stated (quote found in their message)"
         : input.sourceQuote === undefined
           ? "inferred (no quote given)"
-          : "inferred (the quote is not in their recent messages)";
+          : substantial
+            ? "inferred (the quote is not in their recent messages)"
+            : "inferred (the quote is too short or does not carry the fact's words)";
       const summary: Record<typeof outcome.action, string> = {
         created: `Remembered #${outcome.memory.id}: ${outcome.memory.text}`,
         confirmed: `Confirmed #${outcome.memory.id}: ${outcome.memory.text}`,

@@ -8,7 +8,7 @@ import {
   parseMarkdown,
 } from "../../src/memory/export-import.js";
 import type { MemoryService } from "../../src/memory/service.js";
-import { makeHarness } from "./store/harness.js";
+import { makeHarness, verdictJudge } from "./store/harness.js";
 
 async function populate(service: MemoryService, clock: ReturnType<typeof makeHarness>["clock"]) {
   await service.remember({
@@ -88,9 +88,19 @@ function conflictTexts(service: MemoryService) {
   return service.conflicts("owner").map((conflict) => [conflict.a.text, conflict.b.text, conflict.reason]);
 }
 
+/** The judge a configured model would be: the colour changed, the coffee claims contradict. */
+function populateJudge() {
+  return verdictJudge((said, stored) => {
+    if (said === stored) return "same";
+    if (said.includes("favorite color") && stored.includes("favorite color")) return "update";
+    if (said.includes("coffee") && stored.includes("coffee")) return "contradiction";
+    return "different";
+  });
+}
+
 describe("export and import", () => {
   it("JSONL round trip loses nothing: versions, provenance, counts, tiers, supersession, conflicts", async () => {
-    const source = makeHarness();
+    const source = makeHarness({ model: populateJudge(), judgeWithModel: true });
     await populate(source.service, source.clock);
     const exported = exportJsonl(source.service, ["owner", "telegram:5"], source.clock.now());
     expect(exported.count).toBe(6);
@@ -111,7 +121,7 @@ describe("export and import", () => {
   });
 
   it("Markdown round trip loses nothing either, and a text edited in the file becomes a manual edit", async () => {
-    const source = makeHarness();
+    const source = makeHarness({ model: populateJudge(), judgeWithModel: true });
     await populate(source.service, source.clock);
     const markdown = exportMarkdown(source.service, ["owner", "telegram:5"], source.clock.now()).content;
     expect(markdown).toContain("## telegram:5");

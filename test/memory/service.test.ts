@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { RememberInput } from "../../src/memory/service.js";
 import { estimateTokens } from "../../src/memory/store/recall.js";
-import { dumpAllTables, makeHarness } from "./store/harness.js";
+import { dumpAllTables, makeHarness, verdictJudge } from "./store/harness.js";
 
 function claim(text: string, extra: Partial<RememberInput> = {}): RememberInput {
   return { userKey: "owner", text, kind: "fact", importance: "normal", evidence: "user-stated", ...extra };
@@ -188,6 +188,7 @@ describe("forget", () => {
     expect(receipts.at(-1)).toEqual({
       kind: "forgotten",
       userKey: "owner",
+      memoryId: secret.memory.id,
       text: `Forgotten: memory #${secret.memory.id}`,
     });
     // The id is never reused, so the tombstone can never point at a new memory.
@@ -202,7 +203,7 @@ describe("forget", () => {
 
 describe("forget after a contradiction", () => {
   it("removes the echoes a forgotten memory left in other memories' histories", async () => {
-    const { service, database } = makeHarness();
+    const { service, database } = makeHarness({ model: verdictJudge(() => "update"), judgeWithModel: true });
     const blue = await service.remember(
       claim("My favorite color is blue", { quote: "favorite color is blue" }),
     );

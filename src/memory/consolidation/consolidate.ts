@@ -3,6 +3,7 @@ import type { SqliteDatabase } from "../../storage/database.js";
 import { EVIDENCE_BASE } from "../confidence.js";
 import type { MemoryModel } from "../extraction/model.js";
 import type { JobRepository } from "../store/jobs.js";
+import type { JudgeQueue } from "../store/judge-queue.js";
 import type { MemoryRepository } from "../store/memory-repo.js";
 import {
   type Candidate,
@@ -14,22 +15,28 @@ import {
   type Receipt,
 } from "../store/types.js";
 import { lexicalSimilarity } from "../text/index.js";
+import { covers } from "./features.js";
+import { guardJudgement } from "./guards.js";
 import { type Judgement, judgeByModel, judgeByRules } from "./judge.js";
-import { type Claim, decideContradiction } from "./rule.js";
+import { type Claim, type Decision, decideContradiction, sourceRank } from "./rule.js";
 
 export interface ConsolidationDeps {
   database: SqliteDatabase;
   memories: MemoryRepository;
   jobs: JobRepository;
+  queue: JudgeQueue;
   index: MemoryIndex;
   clock: Clock;
   emit(receipt: Receipt): void;
-  /** When set, the model judges same/contradicts/unrelated; the rules decide when it fails. */
+  /**
+   * When set, the model judges same/update/different/contradiction; when it fails (after one
+   * repair) the pair waits in the judge queue. Without it, the conservative rules decide.
+   */
   judge?: MemoryModel;
 }
 
 export type ConsolidationOutcome =
-  | { action: "created"; memory: Memory }
+  | { action: "created"; memory: Memory; queued?: boolean }
   | { action: "confirmed"; memory: Memory; judgement: Judgement }
   | { action: "superseded"; memory: Memory; previous: Memory; rule: string }
   | { action: "kept-existing"; memory: Memory; rejected: Memory; rule: string }
@@ -52,13 +59,82 @@ export async function consolidate(
   signal?: AbortSignal,
 ): Promise<ConsolidationOutcome> {
   const neighbours = await similarMemories(deps, candidate);
-  for (const existing of neighbours) {
-    signal?.throwIfAborted();
-    const judgement = await judge(deps, candidate, existing, signal);
-    if (judgement.verdict === "same") return confirm(deps, existing, candidate, judgement);
-    if (judgement.verdict === "contradicts") return resolve(deps, existing, candidate, judgement);
+  if (neighbours.length === 0) return create(deps, candidate);
+  signal?.throwIfAborted();
+  const judged = await judgeAll(deps, candidate.text, neighbours, signal);
+  if (!judged.ok) {
+    // Never a guess: the candidate is kept as its own memory and the pairs wait for the judge.
+    const outcome = create(deps, candidate);
+    deps.queue.enqueue(
+      outcome.memory.id,
+      candidate.userKey,
+      neighbours.map((memory) => memory.id),
+      judged.problem,
+      deps.clock.now().toISOString(),
+    );
+    return { ...outcome, queued: true };
   }
-  return create(deps, candidate);
+  const pick = pickDecision(neighbours, judged.judgements);
+  if (!pick) return create(deps, candidate);
+  if (pick.judgement.verdict === "same") return confirm(deps, pick.existing, candidate, pick.judgement);
+  return resolve(deps, pick.existing, candidate, pick.judgement);
+}
+
+/** The first neighbour (most similar first) that is the same claim; else one updated; else one contradicted. */
+export function pickDecision(
+  neighbours: readonly Memory[],
+  judgements: readonly Judgement[],
+): { existing: Memory; judgement: Judgement } | undefined {
+  for (const verdict of ["same", "update", "contradiction"] as const) {
+    const index = judgements.findIndex((judgement) => judgement.verdict === verdict);
+    const existing = neighbours[index];
+    const judgement = judgements[index];
+    if (index >= 0 && existing && judgement) return { existing, judgement };
+  }
+  return undefined;
+}
+
+type Judged = { ok: true; judgements: Judgement[] } | { ok: false; problem: string };
+
+/** The model judges when configured (one batched call, one repair); otherwise the rules. Guards apply to both. */
+export async function judgeAll(
+  deps: Pick<ConsolidationDeps, "judge" | "jobs" | "clock">,
+  text: string,
+  neighbours: readonly Memory[],
+  signal: AbortSignal | undefined,
+  userKey = neighbours[0]?.userKey ?? "",
+): Promise<Judged> {
+  if (!deps.judge) {
+    return {
+      ok: true,
+      judgements: neighbours.map((existing) =>
+        guardJudgement(judgeByRules(text, existing.text), text, existing.text),
+      ),
+    };
+  }
+  const result = await judgeByModel(
+    deps.judge,
+    text,
+    neighbours.map((memory) => memory.text),
+    signal,
+  );
+  if (result.ok) {
+    return {
+      ok: true,
+      judgements: result.judgements.map((judgement, index) =>
+        guardJudgement(judgement, text, neighbours[index]?.text ?? ""),
+      ),
+    };
+  }
+  deps.jobs.recordFailure({
+    jobId: null,
+    userKey,
+    stage: "judge",
+    rawOutput: result.raw,
+    reason: `${result.problem}; the pair waits in the judge queue`,
+    createdAt: deps.clock.now().toISOString(),
+  });
+  return { ok: false, problem: result.problem };
 }
 
 async function similarMemories(deps: ConsolidationDeps, candidate: Candidate): Promise<Memory[]> {
@@ -90,27 +166,6 @@ async function similarMemories(deps: ConsolidationDeps, candidate: Candidate): P
     .map((entry) => entry.memory);
 }
 
-async function judge(
-  deps: ConsolidationDeps,
-  candidate: Candidate,
-  existing: Memory,
-  signal?: AbortSignal,
-): Promise<Judgement> {
-  if (!deps.judge) return judgeByRules(candidate.text, existing.text);
-  const result = await judgeByModel(deps.judge, candidate.text, existing.text, signal);
-  if (result.ok) return result.judgement;
-  // The fallback is the documented behaviour, but the model's failure is still recorded and visible.
-  deps.jobs.recordFailure({
-    jobId: null,
-    userKey: candidate.userKey,
-    stage: "judge",
-    rawOutput: result.raw,
-    reason: `${result.problem}; decided by the deterministic rules instead`,
-    createdAt: deps.clock.now().toISOString(),
-  });
-  return judgeByRules(candidate.text, existing.text);
-}
-
 function stronger(a: EvidenceKind, b: EvidenceKind): EvidenceKind {
   return EVIDENCE_BASE[b] > EVIDENCE_BASE[a] ? b : a;
 }
@@ -129,7 +184,10 @@ function confirm(
   }
   // The kept wording is the most recent one in the user's own words; a paraphrase replaces only
   // another paraphrase. Length never matters.
-  const takeWording = isUserLevel(candidate.evidence) || !isUserLevel(existing.wordingEvidence);
+  // A new wording never drops what the stored one held ("likes sushi" keeps "likes sushi and ramen").
+  const takeWording =
+    (isUserLevel(candidate.evidence) || !isUserLevel(existing.wordingEvidence)) &&
+    covers(candidate.text, existing.text);
   const importance =
     IMPORTANCE_ORDER[candidate.importance] > IMPORTANCE_ORDER[existing.importance]
       ? candidate.importance
@@ -158,14 +216,19 @@ function confirm(
       },
       at,
     );
-    if (updated.text !== existing.text) {
-      deps.index.upsert({ namespace: "memory", id: updated.id, scope: updated.userKey, text: updated.text });
+    // Every wording of a confirmed claim stays findable, even the one not kept for display.
+    const wordings = covers(updated.text, candidate.text)
+      ? updated.text
+      : `${updated.text}\n${candidate.text}`;
+    if (wordings !== existing.text) {
+      deps.index.upsert({ namespace: "memory", id: updated.id, scope: updated.userKey, text: wordings });
     }
     return updated;
   })();
   deps.emit({
     kind: "confirmed",
     userKey: memory.userKey,
+    memoryId: memory.id,
     text:
       memory.text === existing.text
         ? `Confirmed: ${memory.text}`
@@ -190,12 +253,18 @@ function resolve(
   judgement: Judgement,
 ): ConsolidationOutcome {
   const at = deps.clock.now().toISOString();
-  const decision = decideContradiction(claimOf(existing), {
+  const ruled = decideContradiction(claimOf(existing), {
     evidence: candidate.evidence,
     confirmations: 0,
     importance: candidate.importance,
     statedAt: at,
   });
+  // Only an "update" replaces anything. A contradiction is shown to the user as a conflict, except
+  // that an unconfirmed inference is set aside against what the user said (it never supersedes it).
+  const decision: Decision =
+    judgement.verdict === "update" || (ruled.winner === "existing" && sourceRank(candidate.evidence) === 0)
+      ? ruled
+      : { winner: "undecidable", rule: "a contradiction is for the user to settle" };
   const why = `${judgement.reason}; ${decision.rule}`;
   let receipt: Receipt | undefined;
   // Receipts go out after the commit, so a failing listener can never roll a write back.
@@ -207,6 +276,7 @@ function resolve(
       receipt = {
         kind: "updated",
         userKey: incoming.userKey,
+        memoryId: incoming.id,
         text: `Updated: ${incoming.text} (was: ${existing.text})`,
       };
       return { action: "superseded", memory: incoming, previous, rule: why };
@@ -228,6 +298,7 @@ function resolve(
       receipt = {
         kind: "updated",
         userKey: kept.userKey,
+        memoryId: kept.id,
         text: `Kept: ${kept.text} (set aside the contradicting "${candidate.text}": ${decision.rule})`,
       };
       return { action: "kept-existing", memory: kept, rejected, rule: why };
@@ -236,6 +307,7 @@ function resolve(
     receipt = {
       kind: "remembered",
       userKey: incoming.userKey,
+      memoryId: incoming.id,
       text: `Remembered: ${incoming.text} (conflicts with: ${existing.text}; see \`mercury memory conflicts\`)`,
     };
     return { action: "conflict", memory: incoming, other: existing, rule: why };
@@ -276,13 +348,18 @@ function supersede(
   );
 }
 
-function create(deps: ConsolidationDeps, candidate: Candidate): ConsolidationOutcome {
+function create(deps: ConsolidationDeps, candidate: Candidate): { action: "created"; memory: Memory } {
   const at = deps.clock.now().toISOString();
   const memory = deps.database.transaction(() => {
     const inserted = deps.memories.insert(candidate, at, "created");
     deps.index.upsert({ namespace: "memory", id: inserted.id, scope: inserted.userKey, text: inserted.text });
     return inserted;
   })();
-  deps.emit({ kind: "remembered", userKey: memory.userKey, text: `Remembered: ${memory.text}` });
+  deps.emit({
+    kind: "remembered",
+    userKey: memory.userKey,
+    memoryId: memory.id,
+    text: `Remembered: ${memory.text}`,
+  });
   return { action: "created", memory };
 }

@@ -1,9 +1,14 @@
 import { z } from "zod";
 import type { MemoryModel } from "../extraction/model.js";
 import { stripCodeFence } from "../extraction/schema.js";
-import { analyze, cosineOfCounts, hasNegation, termCounts, tokenize } from "../text/index.js";
 
-export type Verdict = "same" | "contradicts" | "unrelated";
+/**
+ * same: one claim (confirm). update: same subject and attribute, the new value replaces the old
+ * (supersede). contradiction: both cannot hold and it is not clear which is current (conflict, both
+ * kept and shown). different: both can be true (keep both).
+ */
+export const VERDICTS = ["same", "update", "different", "contradiction"] as const;
+export type Verdict = (typeof VERDICTS)[number];
 
 export interface Judgement {
   verdict: Verdict;
@@ -12,102 +17,98 @@ export interface Judgement {
   by: "model" | "rules";
 }
 
-/**
- * Thresholds of the deterministic judge, over the cosine of stemmed content-term counts with
- * numbers taken out (numbers are compared as values, separately).
- *   >= SAME: same topic and wording close enough to be one claim
- *   >= TOPIC: about the same thing; a differing negation or number makes it a contradiction
- */
-export const SAME_THRESHOLD = 0.75;
-export const TOPIC_THRESHOLD = 0.5;
-
-const NUMBER = /^\d+(?:[.,]\d+)?$/;
-
-function contentCounts(text: string) {
-  const terms = analyze(text);
-  const numbers = new Set(terms.filter((term) => NUMBER.test(term)).map((term) => term.replace(",", ".")));
-  const words = termCounts(terms.filter((term) => !NUMBER.test(term)));
-  return { numbers, words };
-}
-
-function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
-  return a.size === b.size && [...a].every((value) => b.has(value));
-}
-
-/**
- * Deterministic same/contradicts/unrelated. Negation is decided on whole tokens ("notes" is not
- * "not"); similarity is over stemmed content words ("loves hiking" = "loved hikes"); two claims
- * that share a frame but differ in one value each ("favorite color is blue" / "... green") are a
- * contradiction, while claims that merely share one word are unrelated.
- */
-export function judgeByRules(candidate: string, existing: string): Judgement {
-  const a = contentCounts(candidate);
-  const b = contentCounts(existing);
-  const similarity = cosineOfCounts(a.words, b.words);
-  const negA = hasNegation(tokenize(candidate));
-  const negB = hasNegation(tokenize(existing));
-  const numbersDiffer = a.numbers.size > 0 && b.numbers.size > 0 && !sameSet(a.numbers, b.numbers);
-  if (similarity >= TOPIC_THRESHOLD) {
-    if (negA !== negB) {
-      return { verdict: "contradicts", reason: "one claim negates the other", by: "rules" };
-    }
-    if (numbersDiffer) {
-      return {
-        verdict: "contradicts",
-        reason: `different values: ${[...a.numbers].join(", ")} vs ${[...b.numbers].join(", ")}`,
-        by: "rules",
-      };
-    }
-    if (similarity >= SAME_THRESHOLD) return { verdict: "same", reason: "same content words", by: "rules" };
-    const onlyA = [...a.words.keys()].filter((term) => !b.words.has(term));
-    const onlyB = [...b.words.keys()].filter((term) => !a.words.has(term));
-    const shared = [...a.words.keys()].filter((term) => b.words.has(term));
-    if (shared.length >= 2 && onlyA.length === 1 && onlyB.length === 1) {
-      return { verdict: "contradicts", reason: `different values: ${onlyA[0]} vs ${onlyB[0]}`, by: "rules" };
-    }
-  }
-  return { verdict: "unrelated", reason: `similarity ${similarity.toFixed(2)}`, by: "rules" };
-}
-
 const judgeOutputSchema = z.strictObject({
-  verdict: z.enum(["same", "contradicts", "unrelated"]),
-  reason: z.string().min(1).max(300),
+  judgements: z.array(
+    z.strictObject({
+      id: z.number().int().positive(),
+      verdict: z.enum(VERDICTS),
+      reason: z.string().min(1).max(300),
+    }),
+  ),
 });
 
-export const JUDGE_SYSTEM = `You compare two statements about the same user.
-Answer ONLY with JSON: {"verdict":"same|contradicts|unrelated","reason":"short explanation"}
-- same: both say the same thing (possibly in other words)
-- contradicts: both cannot be true at the same time
-- unrelated: anything else (different topics, or compatible facts)`;
+export const JUDGE_SYSTEM = `You compare a NEW statement about a user with STORED statements about the same user.
+Answer ONLY with JSON: {"judgements":[{"id":1,"verdict":"same|update|different|contradiction","reason":"short explanation"}]}, exactly one entry per stored statement id.
+- same: both say the same thing in other words; neither holds information the other lacks
+- update: same person, same attribute, the new value replaces the stored one (moved, changed job, no longer allergic, turned 8)
+- contradiction: both cannot be true at once, and it is not clear that the new one replaces the stored one
+- different: both can be true (another person, object, number, date, or one adds or drops details)`;
 
-export type ModelJudgement = { ok: true; judgement: Judgement } | { ok: false; raw: string; problem: string };
+export function judgePrompt(candidate: string, stored: readonly string[]): string {
+  return [`NEW: ${candidate}`, "STORED:", ...stored.map((text, index) => `[${index + 1}] ${text}`)].join(
+    "\n",
+  );
+}
 
-/** Asks the model; any failure (provider, JSON, schema) is returned for the caller to record. */
-export async function judgeByModel(
-  model: MemoryModel,
-  candidate: string,
-  existing: string,
-  signal?: AbortSignal,
-): Promise<ModelJudgement> {
-  const result = await model.complete({
-    system: JUDGE_SYSTEM,
-    prompt: `Statement A (new): ${candidate}\nStatement B (stored): ${existing}`,
-    ...(signal ? { signal } : {}),
-  });
-  if (!result.ok) return { ok: false, raw: "", problem: `provider failed: ${result.cause}` };
+export type ModelJudgement =
+  | { ok: true; judgements: Judgement[] }
+  | { ok: false; raw: string; problem: string };
+
+type Parsed = { ok: true; judgements: Judgement[] } | { ok: false; problem: string };
+
+function parseJudgements(raw: string, count: number): Parsed {
   let value: unknown;
   try {
-    value = JSON.parse(stripCodeFence(result.text));
+    value = JSON.parse(stripCodeFence(raw));
   } catch (error) {
-    return { ok: false, raw: result.text, problem: `judge output is not JSON (${String(error)})` };
+    return { ok: false, problem: `not JSON (${error instanceof Error ? error.message : String(error)})` };
   }
   const parsed = judgeOutputSchema.safeParse(value);
   if (!parsed.success) {
+    const issues = parsed.error.issues
+      .slice(0, 5)
+      .map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`)
+      .join("; ");
+    return { ok: false, problem: `does not match the schema (${issues})` };
+  }
+  const byId = new Map(parsed.data.judgements.map((entry) => [entry.id, entry]));
+  if (byId.size !== parsed.data.judgements.length || byId.size !== count) {
+    return { ok: false, problem: `expected exactly one judgement for each id 1..${count}` };
+  }
+  const judgements: Judgement[] = [];
+  for (let id = 1; id <= count; id++) {
+    const entry = byId.get(id);
+    if (!entry) return { ok: false, problem: `judgement for id ${id} is missing` };
+    judgements.push({ verdict: entry.verdict, reason: entry.reason, by: "model" });
+  }
+  return { ok: true, judgements };
+}
+
+/**
+ * One batched call for a candidate against all its stored neighbours, and exactly one repair with
+ * the problem spelled out. Any failure is returned (never guessed over): the caller queues the pair.
+ */
+export async function judgeByModel(
+  model: MemoryModel,
+  candidate: string,
+  stored: readonly string[],
+  signal?: AbortSignal,
+): Promise<ModelJudgement> {
+  const prompt = judgePrompt(candidate, stored);
+  const options = signal ? { signal } : {};
+  const first = await model.complete({ system: JUDGE_SYSTEM, prompt, ...options });
+  if (!first.ok) return { ok: false, raw: "", problem: `provider failed: ${first.cause}` };
+  const parsed = parseJudgements(first.text, stored.length);
+  if (parsed.ok) return parsed;
+  const second = await model.complete({
+    system: JUDGE_SYSTEM,
+    prompt: `${prompt}\n\nYour previous answer was rejected.\nIt was:\n<<<\n${first.text}\n>>>\nProblem: ${parsed.problem}\nAnswer again with ONLY the corrected JSON object.`,
+    ...options,
+  });
+  if (!second.ok) {
     return {
       ok: false,
-      raw: result.text,
-      problem: `judge output does not match the schema (${parsed.error.message})`,
+      raw: first.text,
+      problem: `${parsed.problem}; the repair call failed: ${second.cause}`,
     };
   }
-  return { ok: true, judgement: { ...parsed.data, by: "model" } };
+  const repaired = parseJudgements(second.text, stored.length);
+  if (repaired.ok) return repaired;
+  return {
+    ok: false,
+    raw: `--- first output ---\n${first.text}\n--- repaired output ---\n${second.text}`,
+    problem: `invalid judge output after one repair: first ${parsed.problem}; repaired ${repaired.problem}`,
+  };
 }
+
+export { judgeByRules } from "./fallback.js";

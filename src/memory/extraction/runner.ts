@@ -2,6 +2,7 @@ import type { Clock } from "../../agent/clock.js";
 import type { ConsolidationOutcome } from "../consolidation/consolidate.js";
 import type { ExtractionJob, JobRepository } from "../store/jobs.js";
 import type { Candidate, Receipt } from "../store/types.js";
+import { attribute } from "./attribution.js";
 import type { MemoryModel } from "./model.js";
 import {
   EXTRACTION_SYSTEM,
@@ -105,8 +106,8 @@ function candidatesOf(job: ExtractionJob, output: ExtractionOutput): Candidate[]
     userKey: job.userKey,
     kind: item.kind,
     text: item.text,
-    evidence: item.evidence,
-    importance: item.importance,
+    // The transcript, not the model, says who said it and how much it matters.
+    ...attribute(item, job.transcriptExcerpt ?? ""),
     provenance: { sessionId: job.sessionId, messageIds: job.messageIds, quote: item.sourceQuote },
     validFrom: item.validFrom ?? null,
   }));

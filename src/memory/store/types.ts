@@ -113,6 +113,8 @@ export type Receipt = {
   kind: "remembered" | "updated" | "confirmed" | "failed" | "forgotten";
   text: string;
   userKey: string;
+  /** For logs, which carry ids and never the text. */
+  memoryId?: number;
 };
 
 export type ReceiptListener = (receipt: Receipt) => void;

@@ -3,7 +3,8 @@ import { isCjk, segmentCjk } from "./cjk.js";
 import { foldDiacritics, normalize } from "./normalize.js";
 import { isStopword } from "./stopwords.js";
 
-const WORD = /[\p{L}\p{N}\p{M}]+/gu;
+// An emoji is a word of its own: an emoji-only memory must be findable by that emoji.
+const WORD = /[\p{L}\p{N}\p{M}]+|\p{Extended_Pictographic}/gu;
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30FC]+/gu;
 const ASCII_WORD = /^[a-z]+$/;
 

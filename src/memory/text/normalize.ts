@@ -16,8 +16,25 @@ const IRREGULAR_NEGATIONS: Readonly<Record<string, string>> = {
 };
 const LATIN_WITH_MARKS = /[\u00C0-\u024F\u1E00-\u1EFF]/;
 
+/**
+ * Technology names whose punctuation is the name: without this "C++", "C#" and "C" are one token,
+ * and ".NET" is "net". Each becomes one searchable word, in documents and queries alike.
+ */
+const SYMBOL_WORDS: readonly [RegExp, string][] = [
+  [/(^|[^\p{L}\p{N}])c\+\+(?![\p{L}\p{N}])/gu, "$1cplusplus"],
+  [/(^|[^\p{L}\p{N}])([cfj])#(?![\p{L}\p{N}])/gu, "$1$2sharp"],
+  [/(^|[^\p{L}\p{N}.])\.net(?![\p{L}\p{N}])/gu, "$1dotnet"],
+  [/(^|[^\p{L}\p{N}])([\p{L}\p{N}]+)\.js(?![\p{L}\p{N}])/gu, "$1$2js"],
+];
+
+function symbolWords(text: string): string {
+  let result = text;
+  for (const [pattern, replacement] of SYMBOL_WORDS) result = result.replace(pattern, replacement);
+  return result;
+}
+
 export function normalize(text: string): string {
-  return (
+  return symbolWords(
     text
       .normalize("NFKC")
       .toLowerCase()
@@ -27,7 +44,7 @@ export function normalize(text: string): string {
       )
       .replace(CLITIC, "")
       // Any other apostrophe joins its word ("o'neil" -> "oneil") so query and document agree.
-      .replace(/(\p{L})'(?=\p{L})/gu, "$1")
+      .replace(/(\p{L})'(?=\p{L})/gu, "$1"),
   );
 }
 

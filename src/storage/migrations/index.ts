@@ -6,6 +6,7 @@ import { telegramMigration } from "./005-telegram.js";
 import { ledgerMigration } from "./006-ledger.js";
 import { taskEvidenceMigration } from "./007-task-evidence.js";
 import { schedulerMigration } from "./008-scheduler.js";
+import { memoryIntegrityMigration } from "./009-memory-integrity.js";
 import type { Migration } from "./types.js";
 
 /**
@@ -22,4 +23,5 @@ export const migrations: readonly Migration[] = [
   ledgerMigration,
   taskEvidenceMigration,
   schedulerMigration,
+  memoryIntegrityMigration,
 ];

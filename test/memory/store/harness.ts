@@ -77,3 +77,16 @@ export function dumpAllTables(database: SqliteDatabase): string {
   }
   return parts.join("\n");
 }
+
+/** A scripted judge answering, for each stored statement in the batched prompt, what `decide` says. */
+export function verdictJudge(decide: (said: string, stored: string) => string): ScriptedModel {
+  return new ScriptedModel((request) => {
+    const said = /^NEW: (.*)$/m.exec(request.prompt)?.[1] ?? "";
+    const judgements = [...request.prompt.matchAll(/^\[(\d+)\] (.*)$/gm)].map((match) => ({
+      id: Number(match[1]),
+      verdict: decide(said, match[2] ?? ""),
+      reason: "scripted",
+    }));
+    return { ok: true, text: JSON.stringify({ judgements }) };
+  });
+}

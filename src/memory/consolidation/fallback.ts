@@ -1,0 +1,86 @@
+import { normalize } from "../text/index.js";
+import { difference, FUNCTIONAL_ATTRIBUTES, featuresOf, sameSet } from "./features.js";
+import type { Judgement } from "./judge.js";
+
+function subsetOf(small: ReadonlySet<string>, large: ReadonlySet<string>): boolean {
+  return [...small].every((value) => large.has(value));
+}
+
+/**
+ * The deterministic judge, used when no model is configured (or none can be afforded). It is
+ * conservative by construction:
+ *   - "same" only when persons, names, numbers, dates, polarity and every content word agree;
+ *   - it never answers "update", so it never supersedes anything;
+ *   - "contradiction" (both kept, flagged as a conflict for the user) when one statement negates the
+ *     other, or when the only difference is the value of a one-value attribute (where someone lives,
+ *     an age, a favourite, a code) or of a number;
+ *   - everything else, including a shorter statement that says less, is "different": both are kept.
+ */
+export function judgeByRules(candidate: string, existing: string): Judgement {
+  if (normalize(candidate).trim() === normalize(existing).trim()) {
+    return { verdict: "same", reason: "identical wording", by: "rules" };
+  }
+  const a = featuresOf(candidate);
+  const b = featuresOf(existing);
+  const onlyA = difference(a.terms, b.terms);
+  const onlyB = difference(b.terms, a.terms);
+  const shared = [...a.terms].filter((term) => b.terms.has(term));
+  const personsDiffer = !sameSet(a.persons, b.persons);
+  const numbersDiffer = !sameSet(a.numbers, b.numbers);
+  const datesDiffer = !sameSet(a.dates, b.dates);
+  const polarityDiffers = a.negated !== b.negated || a.past !== b.past;
+  const different = (reason: string): Judgement => ({ verdict: "different", reason, by: "rules" });
+
+  if (personsDiffer) return different("about different people");
+  if (polarityDiffers) {
+    // The shorter claim's content must lie inside the longer one, or they are about other things.
+    const [small, large] = a.terms.size <= b.terms.size ? [a, b] : [b, a];
+    const sameContent =
+      shared.length > 0 &&
+      subsetOf(small.terms, large.terms) &&
+      subsetOf(small.names, large.names) &&
+      subsetOf(small.numbers, large.numbers) &&
+      subsetOf(small.dates, large.dates);
+    return sameContent
+      ? { verdict: "contradiction", reason: "one statement negates the other", by: "rules" }
+      : different("opposite polarity but about different things");
+  }
+  if (datesDiffer) return different("different dates or days");
+  if (numbersDiffer) {
+    if (
+      onlyA.length === 0 &&
+      onlyB.length === 0 &&
+      (shared.length > 0 || a.persons.size > 0) &&
+      a.numbers.size > 0 &&
+      b.numbers.size > 0
+    ) {
+      return {
+        verdict: "contradiction",
+        reason: `possible update of a number: ${[...a.numbers].join(", ")} vs ${[...b.numbers].join(", ")}`,
+        by: "rules",
+      };
+    }
+    return different("different numbers");
+  }
+  if (onlyA.length === 0 && onlyB.length === 0 && shared.length > 0) {
+    return { verdict: "same", reason: "same content words, people, numbers and dates", by: "rules" };
+  }
+  const attribute = shared.find((term) => FUNCTIONAL_ATTRIBUTES.has(term));
+  // The differing word must be the attribute's value (after it in both statements): a differing
+  // word before it is another subject ("my friend Bob lives in Paris" / "... Alice ...").
+  const isValue = (features: typeof a, value: string | undefined) => {
+    const order = [...features.terms];
+    return value !== undefined && attribute !== undefined && order.indexOf(value) > order.indexOf(attribute);
+  };
+  if (onlyA.length === 1 && onlyB.length === 1 && isValue(a, onlyA[0]) && isValue(b, onlyB[0])) {
+    return {
+      verdict: "contradiction",
+      reason: `possible update of ${attribute}: ${onlyA[0]} vs ${onlyB[0]}`,
+      by: "rules",
+    };
+  }
+  if (onlyA.length === 0 || onlyB.length === 0) {
+    return different("one statement says more than the other; both are kept");
+  }
+  return different(`different content (${onlyA.join(", ")} vs ${onlyB.join(", ")})`);
+}
