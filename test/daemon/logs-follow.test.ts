@@ -3,35 +3,65 @@ import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cliPath, makeHome } from "../helpers/cli.js";
-import { waitFor } from "./daemon-helpers.js";
+import { watchOutput } from "../helpers/output.js";
 
-describe("mercury logs -f", () => {
-  it("prints the tail, then new lines as they are written, across a copy-truncate rotation", async () => {
+function logsChild(home: string, args: string[]) {
+  return spawn(process.execPath, [cliPath, "logs", ...args], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, MERCURY_HOME: home, NO_COLOR: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+describe("mercury logs", () => {
+  // Waits are on the child's output events; only the test timeout bounds them, so a loaded machine
+  // makes this slower, never red.
+  it("-f prints the tail, then new lines as they are written, across a copy-truncate rotation", {
+    timeout: 120_000,
+  }, async () => {
     const { home } = makeHome();
     const logs = join(home, "logs");
     mkdirSync(logs, { recursive: true });
     const log = join(logs, "daemon.log");
     writeFileSync(log, "one\ntwo\nthree\n");
-    const child = spawn(process.execPath, [cliPath, "logs", "-f", "-n", "1"], {
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, MERCURY_HOME: home },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
+    const child = logsChild(home, ["-f", "-n", "1"]);
+    const output = watchOutput(child);
     try {
-      await waitFor(() => stdout.includes("three"), 10_000, "the tail");
-      expect(stdout).not.toContain("two");
+      await output.until((text) => text.includes("three"), "the tail");
+      expect(output.text()).not.toContain("two");
       appendFileSync(log, "four\n");
-      await waitFor(() => stdout.includes("four"), 10_000, "the appended line");
+      await output.until((text) => text.includes("four"), "the appended line");
       writeFileSync(log, "");
       appendFileSync(log, "after rotation\n");
-      await waitFor(() => stdout.includes("after rotation"), 10_000, "a line after truncation");
+      await output.until((text) => text.includes("after rotation"), "a line after truncation");
     } finally {
       child.kill("SIGINT");
     }
     const code = await new Promise<number | null>((resolve) => child.on("close", (exit) => resolve(exit)));
     expect(code).toBe(0);
+  });
+
+  it("prints pino lines readably by default (local time, level, component, message, fields) and raw with --json", {
+    timeout: 120_000,
+  }, async () => {
+    const { home } = makeHome();
+    mkdirSync(join(home, "logs"), { recursive: true });
+    const time = new Date(2026, 11, 1, 14, 3, 7, 123).getTime();
+    const record = {
+      level: 50,
+      time,
+      pid: 1,
+      hostname: "h",
+      component: "telegram",
+      taskId: "t-1",
+      msg: "poll failed",
+    };
+    writeFileSync(join(home, "logs", "daemon.log"), `${JSON.stringify(record)}\nplain text line\n`);
+    const readable = logsChild(home, []);
+    const text = await watchOutput(readable).until((out) => out.includes("plain text line"), "the log");
+    expect(text).toContain("2026-12-01 14:03:07.123 ERROR telegram: poll failed taskId=t-1\n");
+    expect(text).not.toContain('"level"');
+    const raw = logsChild(home, ["--json"]);
+    const rawText = await watchOutput(raw).until((out) => out.includes("plain text line"), "the raw log");
+    expect(rawText.split("\n")[0]).toBe(JSON.stringify(record));
   });
 });

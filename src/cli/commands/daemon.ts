@@ -5,6 +5,7 @@ import { homePaths, mercuryHome } from "../../config/paths.js";
 import { describeSandbox } from "../../sandbox/describe.js";
 import { exitCodes } from "../exit-codes.js";
 import { configFlagsFrom, type GlobalFlags } from "../flags.js";
+import { stdoutColors } from "../terminal.js";
 
 function paths() {
   return homePaths(mercuryHome(process.env));
@@ -160,7 +161,8 @@ export function registerDaemonCommands(program: Command): void {
     .description("show the daemon's log (logs/daemon.log)")
     .option("-n, --lines <n>", "how many lines from the end", "50")
     .option("-f, --follow", "keep printing new lines until Ctrl+C")
-    .action(async (options: { lines: string; follow?: boolean }) => {
+    .option("--json", "print the raw JSON lines as written (one pino record per line)")
+    .action(async (options: { lines: string; follow?: boolean; json?: boolean }) => {
       const count = z.coerce.number().int().min(0).max(1_000_000).safeParse(options.lines);
       if (!count.success)
         throw new ConfigError(`-n "${options.lines}": expected a whole number of lines (0 or more).`);
@@ -168,13 +170,22 @@ export function registerDaemonCommands(program: Command): void {
       const path = daemonLogPath(paths());
       const { existsSync, statSync } = await import("node:fs");
       const printedUpTo = existsSync(path) ? statSync(path).size : 0;
+      const { formatLogLine, lineFormatter } = await import("../../daemon/log-format.js");
+      const colors = stdoutColors();
+      const format = (line: string) => (options.json ? line : formatLogLine(line, colors));
       const lines = tailLines(path, count.data, printedUpTo);
-      if (lines.length > 0) process.stdout.write(`${lines.join("\n")}\n`);
+      if (lines.length > 0) process.stdout.write(`${lines.map(format).join("\n")}\n`);
       if (!options.follow) return;
       const controller = new AbortController();
       process.once("SIGINT", () => controller.abort());
       process.once("SIGTERM", () => controller.abort());
-      await followLog(path, (text) => process.stdout.write(text), controller.signal, printedUpTo);
+      const formatChunk = lineFormatter(format);
+      await followLog(
+        path,
+        (text) => process.stdout.write(formatChunk(text)),
+        controller.signal,
+        printedUpTo,
+      );
     });
 
   const daemon = program.command("daemon", { hidden: true }).description("internal: the daemon process");
