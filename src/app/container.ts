@@ -1,4 +1,4 @@
-import { platform } from "node:os";
+import { homedir, platform } from "node:os";
 import type { Clock } from "../agent/clock.js";
 import { systemClock } from "../agent/clock.js";
 import { EventBus } from "../agent/events.js";
@@ -13,6 +13,7 @@ import { ProviderChain } from "../model/chain.js";
 import { buildProviders, defaultModelFactory, type ModelFactory } from "../model/providers.js";
 import { ApprovalBroker } from "../permissions/approvals.js";
 import { AuditLog } from "../permissions/audit.js";
+import { schedulerTools } from "../scheduler/tools.js";
 import { assembleSystemPrompt, readSoul } from "../soul/soul.js";
 import { openDatabase, type SqliteDatabase } from "../storage/database.js";
 import { UsageStore } from "../storage/usage.js";
@@ -81,7 +82,11 @@ export function createApp(options: AppOptions = {}): MercuryApp {
     ? createMemoryService({ database, chain, bus, config, env, clock, usage, logger })
     : null;
   const memory = memoryParts?.service ?? null;
-  const tools = options.tools ?? [...builtinTools(), ...(memory ? memoryTools(memory) : [])];
+  const tools = options.tools ?? [
+    ...builtinTools(),
+    ...(memory ? memoryTools(memory) : []),
+    ...schedulerTools({ database, clock, mercuryHome: home, userHome: env.HOME?.trim() || homedir() }),
+  ];
   const background = new Set<Promise<void>>();
   const backgroundController = new AbortController();
   const track = (work: Promise<void>) => {
