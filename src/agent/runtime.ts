@@ -5,7 +5,7 @@ import type { SqliteDatabase } from "../storage/database.js";
 import { TranscriptStore } from "../storage/transcripts.js";
 import { UsageStore } from "../storage/usage.js";
 import type { AnyTool, AuthorizationRequest, AuthorizationResult } from "../tools/types.js";
-import { type BudgetLimits, checkBudget } from "./budget.js";
+import { type BudgetCheck, type BudgetLimits, checkBudget } from "./budget.js";
 import { type Clock, systemClock } from "./clock.js";
 import type { CheckChange } from "./completion/check-changes.js";
 import type { HeapGovernorSettings } from "./completion/compaction.js";
@@ -41,6 +41,10 @@ export interface TaskRequest {
   askUser?(question: string, choices?: string[]): Promise<string>;
   /** The user approved, up front, changes the task makes to its own checks (--accept-check-changes). */
   acceptCheckChanges?: boolean;
+  /** A narrower tool list for this task (scheduled runs, sub-agents); the agent's own otherwise. */
+  tools?: readonly AnyTool[];
+  /** A budget of this task on top of the daily caps (a scheduled job's, a parent's). */
+  checkBudget?: () => BudgetCheck;
 }
 
 export interface TaskIdentity {
@@ -176,7 +180,8 @@ export class Agent {
         state,
       );
       state.append(this.transcripts.append(sessionId, taskId, [{ role: "user", content: request.input }]));
-      const toolNames = this.tools.map((tool) => tool.name);
+      const tools = request.tools ?? this.tools;
+      const toolNames = tools.map((tool) => tool.name);
       const systemPrompt = await this.hooks.systemPrompt({
         userKey: request.userKey,
         input: request.input,
@@ -193,7 +198,7 @@ export class Agent {
       const result: LoopResult = await runAgentLoop(
         {
           model: this.model,
-          tools: this.tools,
+          tools,
           systemPrompt,
           maxSteps: this.settings.maxSteps,
           maxOutputTokens: this.settings.maxOutputTokens,
@@ -205,7 +210,10 @@ export class Agent {
           emit,
           persist: (messages) => this.transcripts.append(sessionId, taskId, messages),
           recordUsage: (attempts) => this.usage.record(attempts, sessionId, taskId),
-          checkBudget: () => checkBudget(this.settings.budget, this.usage.today()),
+          checkBudget: () => {
+            const daily = checkBudget(this.settings.budget, this.usage.today());
+            return daily.ok && request.checkBudget ? request.checkBudget() : daily;
+          },
           takeSteering: () => this.steering.get(sessionId)?.splice(0) ?? [],
           toolContext: () => ({
             signal: request.signal,

@@ -14,6 +14,7 @@ import { buildProviders, defaultModelFactory, type ModelFactory } from "../model
 import { ApprovalBroker } from "../permissions/approvals.js";
 import { AuditLog } from "../permissions/audit.js";
 import { userHomeOf } from "../sandbox/workspace.js";
+import { schedulerTools } from "../scheduler/tools.js";
 import { assembleSystemPrompt, readSoul } from "../soul/soul.js";
 import { openDatabase, type SqliteDatabase } from "../storage/database.js";
 import { UsageStore } from "../storage/usage.js";
@@ -87,6 +88,7 @@ export function createApp(options: AppOptions = {}): MercuryApp {
   const tools = options.tools ?? [
     ...builtinTools({ runCommand: { sandbox: { userHome } } }),
     ...(memory ? memoryTools(memory) : []),
+    ...schedulerTools({ database, clock, mercuryHome: home, userHome }),
   ];
   const background = new Set<Promise<void>>();
   const backgroundController = new AbortController();

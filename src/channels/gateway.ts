@@ -38,6 +38,9 @@ interface OpenQuestion {
 
 export type TaskFinishedListener = (task: LedgerTask, report: TaskReport | null) => void;
 
+/** The ledger channel of scheduled runs' tasks. */
+export const scheduledTaskChannel = "schedule";
+
 /** After this many crash-resumes a task is paused instead of resumed again. */
 export const maxCrashResumes = 3;
 
@@ -116,6 +119,8 @@ export class DaemonGateway implements AgentGateway {
     const resumed: LedgerTask[] = [];
     for (const task of this.options.ledger.interrupted()) {
       if (this.running.has(task.id)) continue;
+      // Scheduled runs are resumed by the scheduler, under the job's permissions (never "ask").
+      if (task.channel === scheduledTaskChannel) continue;
       if (task.resumes >= maxCrashResumes) {
         // Resuming it again may crash again: a restart loop helps nobody. The person decides.
         this.options.ledger.pause(

@@ -66,6 +66,7 @@ const groups: Record<string, Registrar> = {
     } = await settingsAndDatabase();
     registerTelegramCommands(program, { openDatabase: () => openDatabase(paths.database) });
   },
+  schedule: async (program) => (await import("./commands/schedule.js")).registerScheduleCommands(program),
   start: daemonCommands,
   stop: daemonCommands,
   restart: daemonCommands,

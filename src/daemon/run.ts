@@ -8,9 +8,9 @@ import { createLogger, type Logger } from "../app/logger.js";
 import { DaemonGateway } from "../channels/gateway.js";
 import { version } from "../cli/version.js";
 import type { ConfigFlags } from "../config/load.js";
+import { createDaemonScheduler } from "../scheduler/daemon.js";
 import { errorFields } from "./error-fields.js";
 import { installProcessGuards } from "./guards.js";
-import { startHeartbeat } from "./heartbeat.js";
 import { AlreadyRunningError, acquireLock } from "./lock.js";
 import { copyTruncateIfLarge, defaultLogMaxBytes } from "./log-rotation.js";
 import { startMaintenance } from "./maintenance.js";
@@ -106,12 +106,13 @@ export async function runDaemon(options: DaemonOptions = {}): Promise<number> {
   }, 30_000);
   rotation.unref();
   const stopMaintenance = startMaintenance(app, logger);
-  const stopHeartbeat = startHeartbeat({
-    soulDirectory: app.paths.soul,
-    intervalMinutes: app.config.heartbeat.intervalMinutes,
+  // Scheduled jobs (the heartbeat among them) run through the scheduler, under their own rules.
+  const scheduled = createDaemonScheduler(app, {
+    ledger,
+    deliveries,
     logger,
-    submit: (input) => gateway.submit(input),
-    isRunning: (taskId) => gateway.runningTasks().some((task) => task.taskId === taskId),
+    workspace,
+    flushTerminal: () => socket.flushDeliveries(),
   });
 
   let finish: (code: number) => void = () => undefined;
@@ -133,7 +134,7 @@ export async function runDaemon(options: DaemonOptions = {}): Promise<number> {
         logger.info({ cancelled: result.cancelled, timedOut: result.timedOut }, "tasks cancelled");
       }
       stopMaintenance();
-      stopHeartbeat();
+      await scheduled.scheduler.stop(`Mercury was stopped (${reason})`);
       await supervisor.stopAll();
       await socket.close();
       await app.drain(shutdownTaskTimeoutMs);
@@ -181,6 +182,7 @@ export async function runDaemon(options: DaemonOptions = {}): Promise<number> {
     // Recovery, after the channels listen so the re-asked approvals and resumed replies reach them.
     const approvals = app.approvals.pendingForRestart();
     const resumed = gateway.resumeInterrupted();
+    scheduled.scheduler.start();
     const paused = ledger.list({ statuses: ["paused"] });
     logger.info(
       {

@@ -186,6 +186,11 @@ export class SocketServer {
     for (const client of this.clients) if (client.subscribed) this.flushPending(client);
   }
 
+  /** Sends answers queued for the terminal (e.g. a scheduled run's) to every attached terminal now. */
+  flushDeliveries(): void {
+    for (const client of this.clients) if (client.subscribed) this.flushPending(client);
+  }
+
   private flushPending(client: Client): void {
     const { deliveries, ledger } = this.options;
     for (const delivery of deliveries.pending(terminalTarget)) {

@@ -295,6 +295,17 @@ export class JobStore {
     return this.require(id);
   }
 
+  /** A new interval for a job with a fixed id (the heartbeat follows config.yaml). */
+  reschedule(id: string, minutes: number, nowMs: number, graceMs: number): ScheduledJob {
+    this.database
+      .prepare(
+        `UPDATE scheduled_jobs SET kind = 'interval', expression = ?, anchor_ms = ?, next_due_ms = ?, grace_ms = ?,
+           updated_at = ? WHERE id = ?`,
+      )
+      .run(String(minutes), nowMs, nowMs + minutes * 60_000, graceMs, this.clock.now().toISOString(), id);
+    return this.require(id);
+  }
+
   /**
    * The claim: moves the job's next due time from what was planned on to the next one, and inserts
    * the run, in one transaction. Returns null when another tick got there first.

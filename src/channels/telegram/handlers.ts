@@ -19,6 +19,10 @@ export const BOT_COMMANDS = [
   { command: "memory", description: "Ask about your memory (forwarded to the agent)" },
   { command: "budget", description: "Token and cost budget today" },
   { command: "permissions", description: "Ask about permissions (forwarded to the agent)" },
+  {
+    command: "schedule",
+    description: "Scheduled jobs: list, add, cancel (through the agent; changes ask you)",
+  },
   { command: "help", description: "What I can do here" },
 ];
 
@@ -250,6 +254,7 @@ async function runCommand(
       return true;
     case "memory":
     case "permissions":
+    case "schedule":
       // The agent owns memory and permissions; it receives the command as text and answers it.
       await submit(ctx, deps, {
         userKey,

@@ -1,0 +1,252 @@
+import { homedir } from "node:os";
+import { systemClock } from "../../agent/clock.js";
+import { WorkLedger } from "../../agent/ledger.js";
+import { DeliveryLedger } from "../../agent/ledger-deliveries.js";
+import { loadSettings } from "../../config/settings.js";
+import { readLiveLock } from "../../daemon/lock.js";
+import { createJob, type JobRequest, jobRequestSchema, presentJob } from "../../scheduler/create.js";
+import { createDaemonScheduler } from "../../scheduler/daemon.js";
+import { formatDuration, JobNotFoundError, JobStore, type ScheduledRun } from "../../scheduler/jobs.js";
+import { ScheduleError } from "../../scheduler/timing.js";
+import { openDatabase } from "../../storage/database.js";
+import { exitCodes } from "../exit-codes.js";
+import type { ScheduleAddOptions } from "./schedule.js";
+
+const out = (text: string) => process.stdout.write(text);
+const err = (text: string) => process.stderr.write(text);
+
+/** Runs one `mercury schedule` subcommand; returns the exit code. */
+export async function scheduleAction(name: string, args: unknown[]): Promise<number> {
+  const settings = loadSettings();
+  const database = openDatabase(settings.paths.database);
+  const store = new JobStore(database, systemClock);
+  try {
+    switch (name) {
+      case "add":
+        return add(store, settings, String(args[0]), String(args[1]), args[2] as ScheduleAddOptions);
+      case "list": {
+        const jobs = store.list().map(presentJob);
+        if ((args[0] as { json?: boolean }).json) out(`${JSON.stringify({ jobs })}\n`);
+        else if (jobs.length === 0)
+          out('No scheduled jobs. Add one: mercury schedule add "every 30 minutes" "…"\n');
+        else
+          for (const job of jobs)
+            out(
+              `${job.id}  ${job.status.padEnd(6)}  ${job.schedule}  next ${job.nextDueAt ?? "-"}  ${job.name}\n`,
+            );
+        return exitCodes.success;
+      }
+      case "show": {
+        const options = args[1] as { json?: boolean };
+        const job = presentJob(store.require(String(args[0])));
+        const runs = store.runs(job.id, 5).map(presentRun);
+        if (options.json) out(`${JSON.stringify({ job, runs })}\n`);
+        else {
+          for (const [key, value] of Object.entries(job))
+            out(
+              `${key}: ${typeof value === "object" && value !== null ? JSON.stringify(value) : String(value)}\n`,
+            );
+          for (const run of runs) out(`  ${runLine(run)}\n`);
+        }
+        return exitCodes.success;
+      }
+      case "pause":
+      case "resume":
+      case "remove": {
+        const id = String(args[0]);
+        const before = store.require(id);
+        if (name === "resume" && before.status !== "paused") {
+          err(`job ${id} is ${before.status}, not paused; nothing to resume\n`);
+          return exitCodes.failure;
+        }
+        const status = name === "pause" ? "paused" : name === "resume" ? "active" : "removed";
+        const job = store.setStatus(
+          id,
+          status,
+          name === "pause" ? "paused by the owner (mercury schedule pause)" : null,
+        );
+        if ((args[1] as { json?: boolean }).json) out(`${JSON.stringify({ job: presentJob(job) })}\n`);
+        else out(`${id} is ${job.status}.\n`);
+        return exitCodes.success;
+      }
+      case "history": {
+        const options = args[1] as { json?: boolean; limit?: string };
+        const job = store.require(String(args[0]));
+        const limit = Number(options.limit ?? "20");
+        if (!Number.isInteger(limit) || limit < 1) {
+          err(`--limit must be a positive whole number, got "${options.limit}"\n`);
+          return exitCodes.usage;
+        }
+        const runs = store.runs(job.id, limit).map(presentRun);
+        if (options.json) out(`${JSON.stringify({ job: presentJob(job), runs })}\n`);
+        else if (runs.length === 0)
+          out(`No runs of ${job.id} yet; next due ${presentJob(job).nextDueAt ?? "never"}.\n`);
+        else for (const run of runs) out(`${runLine(run)}\n`);
+        return exitCodes.success;
+      }
+      case "run-now":
+        return await runNow(store, settings, String(args[0]), args[1] as { json?: boolean });
+      default:
+        err(`unknown schedule command ${name}\n`);
+        return exitCodes.usage;
+    }
+  } catch (error) {
+    if (error instanceof JobNotFoundError) {
+      err(`mercury: ${error.message}\n`);
+      return exitCodes.failure;
+    }
+    throw error;
+  } finally {
+    database.close();
+  }
+}
+
+function add(
+  store: JobStore,
+  settings: ReturnType<typeof loadSettings>,
+  when: string,
+  task: string,
+  options: ScheduleAddOptions,
+): number {
+  const numbers: Partial<Record<"graceMinutes" | "runTokens" | "runUsd" | "dayTokens" | "dayUsd", number>> =
+    {};
+  for (const [key, flag] of [
+    ["graceMinutes", "--grace-minutes"],
+    ["runTokens", "--run-tokens"],
+    ["runUsd", "--run-usd"],
+    ["dayTokens", "--day-tokens"],
+    ["dayUsd", "--day-usd"],
+  ] as const) {
+    const raw = options[key];
+    if (raw === undefined) continue;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value <= 0) {
+      err(`${flag} must be a positive number, got "${raw}"\n`);
+      return exitCodes.usage;
+    }
+    numbers[key] = value;
+  }
+  const request: JobRequest = {
+    schedule: when,
+    task,
+    ...(options.name ? { name: options.name } : {}),
+    ...(options.tz ? { timezone: options.tz } : {}),
+    ...(options.workspace ? { workspace: options.workspace } : {}),
+    ...(options.deliver ? { delivery: options.deliver } : {}),
+    ...(options.silent ? { silent: true } : {}),
+    ...numbers,
+    ...(options.tools
+      ? {
+          permissions: {
+            tools: options.tools
+              .split(",")
+              .map((tool) => tool.trim())
+              .filter(Boolean),
+          },
+        }
+      : {}),
+  };
+  const parsed = jobRequestSchema.safeParse(request);
+  if (!parsed.success) {
+    err(
+      `mercury: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}\n`,
+    );
+    return exitCodes.usage;
+  }
+  try {
+    const job = createJob(parsed.data, {
+      store,
+      clock: systemClock,
+      owner: "owner",
+      createdBy: "cli",
+      defaultWorkspace: process.cwd(),
+      defaultDelivery: "terminal",
+      userHome: settings.env.HOME && settings.env.HOME.trim() !== "" ? settings.env.HOME : homedir(),
+      mercuryHome: settings.home,
+    });
+    if (options.json) out(`${JSON.stringify({ job: presentJob(job) })}\n`);
+    else out(`Added ${job.id}: ${presentJob(job).schedule}, next at ${presentJob(job).nextDueAt}.\n`);
+    return exitCodes.success;
+  } catch (error) {
+    if (error instanceof ScheduleError || error instanceof Error) {
+      err(`mercury: ${error.message}\n`);
+      return exitCodes.usage;
+    }
+    throw error;
+  }
+}
+
+/**
+ * With a daemon running, the run is claimed here and executed by the daemon at its next tick (it
+ * owns the channels); without one, it runs in this process and the result is printed.
+ */
+async function runNow(
+  store: JobStore,
+  settings: ReturnType<typeof loadSettings>,
+  id: string,
+  options: { json?: boolean },
+): Promise<number> {
+  const job = store.require(id);
+  if (job.status === "removed") {
+    err(`job ${id} was removed; add it again\n`);
+    return exitCodes.failure;
+  }
+  if (readLiveLock(settings.paths.lock)) {
+    const run = store.claimManual(job, Date.now());
+    if (options.json) out(`${JSON.stringify({ run: presentRun(run), executedBy: "daemon" })}\n`);
+    else out(`Run ${run.id} queued; the daemon runs it now. See \`mercury schedule history ${id}\`.\n`);
+    return exitCodes.success;
+  }
+  const { createApp } = await import("../../app/container.js");
+  const app = createApp();
+  try {
+    const ledger = new WorkLedger(app.database, app.clock);
+    const deliveries = new DeliveryLedger(app.database, app.clock);
+    const { store: appStore, runner } = createDaemonScheduler(app, {
+      ledger,
+      deliveries,
+      logger: app.logger,
+      workspace: job.workspace,
+      flushTerminal: () => undefined,
+    });
+    const run = appStore.claimManual(appStore.require(id), app.clock.now().getTime());
+    await runner.start(appStore.require(id), run);
+    const finished = presentRun(appStore.requireRun(run.id));
+    if (options.json) out(`${JSON.stringify({ run: finished, executedBy: "cli" })}\n`);
+    else out(`${runLine(finished)}\n`);
+    return finished.outcome === "completed" || finished.outcome === "responded"
+      ? exitCodes.success
+      : exitCodes.failure;
+  } finally {
+    app.close();
+  }
+}
+
+export function presentRun(run: ScheduledRun) {
+  return {
+    id: run.id,
+    jobId: run.jobId,
+    dueAt: new Date(run.dueMs).toISOString(),
+    firstDueAt: new Date(run.firstDueMs).toISOString(),
+    collapsed: run.collapsed,
+    firedAt: new Date(run.firedMs).toISOString(),
+    lateMs: run.lateMs,
+    timing: run.timing,
+    status: run.status,
+    taskId: run.taskId,
+    attempts: run.attempts,
+    nextAttemptAt: run.nextAttemptMs === null ? null : new Date(run.nextAttemptMs).toISOString(),
+    outcome: run.outcome,
+    reason: run.reason,
+    usage: run.usage,
+    refusals: run.refusals,
+    delivery: run.delivery,
+  };
+}
+
+function runLine(run: ReturnType<typeof presentRun>): string {
+  const late = run.timing === "late" || run.timing === "missed" ? ` ${formatDuration(run.lateMs)} late` : "";
+  const collapsed = run.collapsed > 1 ? ` (${run.collapsed} due times collapsed)` : "";
+  const tokens = run.usage.inputTokens + run.usage.outputTokens;
+  return `${run.dueAt}  ${run.timing}${late}${collapsed}  ${run.status}${run.outcome ? `/${run.outcome}` : ""}  ${tokens} tokens $${run.usage.costUsd.toFixed(4)}${run.delivery ? `  ${run.delivery}` : ""}${run.reason ? `  — ${run.reason}` : ""}`;
+}
