@@ -82,6 +82,11 @@ export interface AgentHooks {
     cwd: string;
     toolNames: string[];
   }): Promise<string>;
+  /**
+   * The tools one task gets, from the agent's own (skills add activate_skill and narrow by
+   * allowed-tools per task). The agent's tools are used as they are when absent.
+   */
+  taskTools?(tools: readonly AnyTool[], context: { cwd: string; userKey: string; taskId: string }): AnyTool[];
   /** After a task ends (memory extraction, ledger); failures are reported as notices, never dropped. */
   afterTask?(report: TaskReport, messages: ModelMessage[], userKey: string): Promise<void>;
 }
@@ -149,7 +154,10 @@ export class Agent {
       emit({ type: "task-start", input: request.input });
       const state = new TaskState(taskId, sessionId, request.userKey, this.transcripts.load(sessionId));
       state.append(this.transcripts.append(sessionId, taskId, [{ role: "user", content: request.input }]));
-      const toolNames = this.tools.map((tool) => tool.name);
+      const tools = this.hooks.taskTools
+        ? this.hooks.taskTools(this.tools, { cwd: request.cwd, userKey: request.userKey, taskId })
+        : this.tools;
+      const toolNames = tools.map((tool) => tool.name);
       const systemPrompt = await this.hooks.systemPrompt({
         userKey: request.userKey,
         input: request.input,
@@ -166,7 +174,7 @@ export class Agent {
       const result: LoopResult = await runAgentLoop(
         {
           model: this.model,
-          tools: this.tools,
+          tools,
           systemPrompt,
           maxSteps: this.settings.maxSteps,
           maxOutputTokens: this.settings.maxOutputTokens,

@@ -4,6 +4,7 @@ import { memoryMigration } from "./003-memory.js";
 import { permissionsMigration } from "./004-permissions.js";
 import { telegramMigration } from "./005-telegram.js";
 import { ledgerMigration } from "./006-ledger.js";
+import { skillsMigration } from "./007-skills.js";
 import type { Migration } from "./types.js";
 
 /**
@@ -18,4 +19,5 @@ export const migrations: readonly Migration[] = [
   permissionsMigration,
   telegramMigration,
   ledgerMigration,
+  skillsMigration,
 ];
