@@ -94,6 +94,11 @@ export interface AgentHooks {
     cwd: string;
     toolNames: string[];
   }): Promise<string>;
+  /**
+   * The tools one task gets, from the agent's own (skills add activate_skill and narrow by
+   * allowed-tools per task). The agent's tools are used as they are when absent.
+   */
+  taskTools?(tools: readonly AnyTool[], context: { cwd: string; userKey: string; taskId: string }): AnyTool[];
   /** After a task ends (memory extraction, ledger); failures are reported as notices, never dropped. */
   afterTask?(report: TaskReport, messages: ModelMessage[], userKey: string): Promise<void>;
 }
@@ -180,7 +185,12 @@ export class Agent {
         state,
       );
       state.append(this.transcripts.append(sessionId, taskId, [{ role: "user", content: request.input }]));
-      const tools = request.tools ?? this.tools;
+      // A narrowed list (scheduled run, sub-agent) is final; otherwise the task's hooks (skills) shape it.
+      const tools =
+        request.tools ??
+        (this.hooks.taskTools
+          ? this.hooks.taskTools(this.tools, { cwd: request.cwd, userKey: request.userKey, taskId })
+          : this.tools);
       const toolNames = tools.map((tool) => tool.name);
       const systemPrompt = await this.hooks.systemPrompt({
         userKey: request.userKey,

@@ -30,7 +30,8 @@ export function createTaskAuthorizer(
     home: app.env.HOME && app.env.HOME.trim() !== "" ? app.env.HOME : homedir(),
     mercuryHome: app.home,
     writeRoots: [options.cwd, ...app.config.permissions.writeRoots],
-    readRoots: app.config.permissions.readRoots,
+    // A skill's own folder is readable without asking (its references and scripts are read on demand).
+    readRoots: [...app.config.permissions.readRoots, ...app.skills.readRoots(options.cwd)],
     mode: options.mode === "ask" ? "ask" : "refuse",
     ...(options.mode === "allow-all"
       ? { allowAll: { until: new Date(app.clock.now().getTime() + runAllowAllMs) } }

@@ -1,4 +1,4 @@
-import { platform } from "node:os";
+import { homedir, platform } from "node:os";
 import type { Clock } from "../agent/clock.js";
 import { systemClock } from "../agent/clock.js";
 import { EventBus } from "../agent/events.js";
@@ -15,6 +15,7 @@ import { ApprovalBroker } from "../permissions/approvals.js";
 import { AuditLog } from "../permissions/audit.js";
 import { userHomeOf } from "../sandbox/workspace.js";
 import { schedulerTools } from "../scheduler/tools.js";
+import { SkillService } from "../skills/service.js";
 import { assembleSystemPrompt, readSoul } from "../soul/soul.js";
 import { openDatabase, type SqliteDatabase } from "../storage/database.js";
 import { UsageStore } from "../storage/usage.js";
@@ -24,6 +25,7 @@ import { logEvents } from "./event-log.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createMemoryService } from "./memory.js";
 import { memoryTools, recallOrNotice, rememberTask } from "./memory-hooks.js";
+import { withSkillHooks } from "./skill-hooks.js";
 
 export interface AppOptions {
   env?: NodeJS.ProcessEnv;
@@ -55,6 +57,7 @@ export interface MercuryApp {
   clock: Clock;
   /** Null when memory is disabled in config. */
   memory: MemoryService | null;
+  skills: SkillService;
   /** Waits for background work (memory extraction) started after tasks. */
   /**
    * Waits for background work (memory extraction, embeddings) started after tasks; after
@@ -96,6 +99,12 @@ export function createApp(options: AppOptions = {}): MercuryApp {
     background.add(work);
     void work.finally(() => background.delete(work));
   };
+  const skills = new SkillService({
+    home,
+    userHome: env.HOME && env.HOME.trim() !== "" ? env.HOME : homedir(),
+    database,
+    clock,
+  });
   const approvals = new ApprovalBroker({ database, clock, onEvent: (event) => bus.emit(event) });
   const audit = new AuditLog(database, clock);
   const agent = new Agent(
@@ -113,7 +122,7 @@ export function createApp(options: AppOptions = {}): MercuryApp {
       stall: config.stall,
       verifyCommand: config.agent.verifyCommand,
     },
-    {
+    withSkillHooks(skills, bus, clock, {
       systemPrompt: async ({ cwd, toolNames, userKey, input }) => {
         const recalled = memory
           ? await recallOrNotice(memory, bus, clock, { userKey, input, tokens: config.memory.promptTokens })
@@ -124,6 +133,7 @@ export function createApp(options: AppOptions = {}): MercuryApp {
           date: clock.now().toISOString().slice(0, 10),
           toolNames,
           memorySection: recalled.section,
+          skillsSection: skills.promptSection(cwd),
         });
       },
       ...(memory
@@ -166,7 +176,7 @@ export function createApp(options: AppOptions = {}): MercuryApp {
             },
           }
         : {}),
-    },
+    }),
     clock,
   );
   return {
@@ -185,6 +195,7 @@ export function createApp(options: AppOptions = {}): MercuryApp {
     audit,
     clock,
     memory,
+    skills,
     async drain(timeoutMs = Number.POSITIVE_INFINITY) {
       const all = Promise.all([...background]).then(() => undefined);
       if (!Number.isFinite(timeoutMs)) return all;

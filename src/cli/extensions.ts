@@ -73,6 +73,10 @@ const groups: Record<string, Registrar> = {
   status: daemonCommands,
   logs: daemonCommands,
   daemon: daemonCommands,
+  skills: async (program) => {
+    const { registerSkillsCommands } = await import("./commands/skills.js");
+    registerSkillsCommands(program);
+  },
   service: async (program) => {
     const { registerServiceCommands } = await import("./commands/service.js");
     registerServiceCommands(program);

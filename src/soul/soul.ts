@@ -45,6 +45,8 @@ export interface PromptContext {
   /** Day granularity only: a per-minute timestamp would defeat prompt caching. */
   date: string;
   memorySection?: string;
+  /** The skills catalogue (src/skills/catalogue.ts); omitted when empty. */
+  skillsSection?: string;
   toolNames: string[];
 }
 
@@ -69,6 +71,8 @@ export function assembleSystemPrompt(soul: Soul, context: PromptContext): string
       `- Date: ${context.date}`,
     ].join("\n"),
   ];
+  if (context.skillsSection && context.skillsSection.trim() !== "")
+    sections.push(context.skillsSection.trim());
   if (context.memorySection && context.memorySection.trim() !== "")
     sections.push(context.memorySection.trim());
   return sections.join("\n\n");

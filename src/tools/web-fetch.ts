@@ -8,7 +8,7 @@ import { z } from "zod";
 import { NetworkRefusal, type Resolver, resolvePublicAddress } from "../permissions/network.js";
 import { htmlToText, htmlToTextSync } from "./html-text.js";
 import { truncateHeadTail } from "./output-limits.js";
-import type { ToolContext, ToolDefinition, ToolResult } from "./types.js";
+import type { AuthorizationResult, ToolDefinition, ToolResult } from "./types.js";
 
 export interface WebFetchOptions {
   /** DNS resolver; the default asks the system. Tests inject one to simulate rebinding. */
@@ -41,7 +41,7 @@ const inputSchema = z.object({
 
 export type WebFetchInput = z.infer<typeof inputSchema>;
 
-interface Page {
+export interface Page {
   url: string;
   status: number;
   statusText: string;
@@ -75,7 +75,17 @@ export function createWebFetchTool(options: WebFetchOptions = {}): ToolDefinitio
       const signal = controller.signal;
       const hops: string[] = [];
       try {
-        const page = await fetchFollowing(input.url, context, signal, hops);
+        const page = await fetchFollowing(
+          input.url,
+          (url) => context.authorize({ kind: "network", url }),
+          signal,
+          hops,
+          {
+            ...options,
+            maxBytes,
+            maxRedirects,
+          },
+        );
         return await render(page, hops, input.offset ?? 0, maxChars, maxBytes, signal);
       } catch (error) {
         if (context.signal.aborted)
@@ -91,37 +101,56 @@ export function createWebFetchTool(options: WebFetchOptions = {}): ToolDefinitio
       }
     },
   };
+}
 
-  async function fetchFollowing(raw: string, context: ToolContext, signal: AbortSignal, hops: string[]) {
-    let url = parseHttpUrl(raw);
-    for (let hop = 0; ; hop++) {
-      const decision = await context.authorize({ kind: "network", url: url.href });
-      if (!decision.allowed) {
-        throw new Error(
-          `Permission denied: fetching ${url.href} was refused (${decision.rule}): ${decision.reason}`,
-        );
-      }
-      // Checked on every hop: a public page may redirect to http://169.254.169.254/.
-      const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
-      // getaddrinfo cannot be cancelled; stop waiting for it when the time cap or an abort hits.
-      const pinned = await untilAborted(
-        resolvePublicAddress(url.hostname, {
-          resolver: options.resolver,
-          allow: (address) =>
-            (options.allowForTests ?? []).some((a) => a.address === address && a.port === port),
-        }),
-        signal,
+export interface DownloadSettings {
+  resolver?: Resolver | undefined;
+  allowForTests?: { address: string; port: number }[] | undefined;
+  maxBytes: number;
+  maxRedirects: number;
+  ca?: string | undefined;
+}
+
+/**
+ * Fetches a URL through the SSRF guard: each hop is authorized, resolved, checked as public and
+ * connected to the checked address (no DNS rebinding). Shared by web_fetch and skill installation.
+ */
+export async function fetchFollowing(
+  raw: string,
+  authorize: (url: string) => Promise<AuthorizationResult>,
+  signal: AbortSignal,
+  hops: string[],
+  settings: DownloadSettings,
+): Promise<Page> {
+  const { maxRedirects, maxBytes } = settings;
+  let url = parseHttpUrl(raw);
+  for (let hop = 0; ; hop++) {
+    const decision = await authorize(url.href);
+    if (!decision.allowed) {
+      throw new Error(
+        `Permission denied: fetching ${url.href} was refused (${decision.rule}): ${decision.reason}`,
       );
-      const result = await request(url, pinned, port, signal, maxBytes, options.ca);
-      if ("location" in result) {
-        if (hop >= maxRedirects)
-          throw new Error(`Too many redirects (more than ${maxRedirects}) starting at ${raw}.`);
-        hops.push(url.href);
-        url = parseHttpUrl(new URL(result.location, url).href);
-        continue;
-      }
-      return result;
     }
+    // Checked on every hop: a public page may redirect to http://169.254.169.254/.
+    const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+    // getaddrinfo cannot be cancelled; stop waiting for it when the time cap or an abort hits.
+    const pinned = await untilAborted(
+      resolvePublicAddress(url.hostname, {
+        resolver: settings.resolver,
+        allow: (address) =>
+          (settings.allowForTests ?? []).some((a) => a.address === address && a.port === port),
+      }),
+      signal,
+    );
+    const result = await request(url, pinned, port, signal, maxBytes, settings.ca);
+    if ("location" in result) {
+      if (hop >= maxRedirects)
+        throw new Error(`Too many redirects (more than ${maxRedirects}) starting at ${raw}.`);
+      hops.push(url.href);
+      url = parseHttpUrl(new URL(result.location, url).href);
+      continue;
+    }
+    return result;
   }
 }
 

@@ -1,6 +1,8 @@
 import type { StoredMessage } from "../../storage/transcripts.js";
 
 export const keepNewestMessages = 8;
+/** Tool results never shortened or summarized away (activated skill text). */
+export const keptWhole = "activate_skill";
 export const compactAboveBytes = 8 * 1024;
 const keepEachSide = 2 * 1024;
 
@@ -18,7 +20,8 @@ export function compactToolResults(history: StoredMessage[]): number {
     if (message.role !== "tool") continue;
     let changed = false;
     const content = message.content.map((part) => {
-      if (part.type !== "tool-result") return part;
+      // A loaded skill's instructions stay whole: the task is following them.
+      if (part.type !== "tool-result" || part.toolName === keptWhole) return part;
       const output = part.output;
       if (
         (output.type !== "text" && output.type !== "error-text") ||

@@ -4,7 +4,14 @@ import type { LoopDependencies } from "../loop.js";
 import type { TaskState } from "../state.js";
 import { compactToolResults, type HeapGovernorSettings } from "./compaction.js";
 import { sumUsage } from "./messages.js";
-import { historyTokens, summarizeAtShare, summarizeOlder, summaryCut, summaryMessage } from "./summarize.js";
+import {
+  historyTokens,
+  keptWholeTexts,
+  summarizeAtShare,
+  summarizeOlder,
+  summaryCut,
+  summaryMessage,
+} from "./summarize.js";
 
 export const defaultHeapGovernor = (): HeapGovernorSettings => ({
   limitBytes: Math.floor(getHeapStatistics().heap_size_limit * 0.8),
@@ -78,7 +85,10 @@ async function summarize(deps: LoopDependencies, state: TaskState, signal: Abort
     });
     return;
   }
-  state.history = [summaryMessage(result.text.trim(), older.length), ...state.history.slice(cut)];
+  state.history = [
+    summaryMessage(result.text.trim(), older.length, keptWholeTexts(older)),
+    ...state.history.slice(cut),
+  ];
   state.summaries += 1;
   deps.emit({
     type: "notice",

@@ -1,5 +1,6 @@
 import type { ModelMessage, ModelStepper, StepResult } from "../../model/types.js";
 import type { StoredMessage } from "../../storage/transcripts.js";
+import { keptWhole } from "./compaction.js";
 
 /** Summarize when the history is over this share of what we may send. */
 export const summarizeAtShare = 0.8;
@@ -88,8 +89,30 @@ export async function summarizeOlder(
   );
 }
 
-export function summaryMessage(text: string, replaced: number): StoredMessage {
-  const content = `[Summary by Mercury of ${replaced} earlier messages; the full transcript is kept in the database]\n${text}`;
+/** Texts of activated skills among messages about to be summarized: they are carried over verbatim. */
+export function keptWholeTexts(messages: readonly StoredMessage[]): string[] {
+  const texts: string[] = [];
+  for (const { message } of messages) {
+    if (message.role !== "tool") continue;
+    for (const part of message.content) {
+      if (part.type === "tool-result" && part.toolName === keptWhole && part.output.type === "text") {
+        texts.push(part.output.value);
+      }
+    }
+  }
+  return texts;
+}
+
+export function summaryMessage(
+  text: string,
+  replaced: number,
+  skillTexts: readonly string[] = [],
+): StoredMessage {
+  const kept =
+    skillTexts.length > 0
+      ? `\n\n[Skills loaded earlier in this conversation, kept verbatim]\n${skillTexts.join("\n\n")}`
+      : "";
+  const content = `[Summary by Mercury of ${replaced} earlier messages; the full transcript is kept in the database]\n${text}${kept}`;
   return {
     id: -1,
     taskId: null,

@@ -7,6 +7,7 @@ import { ledgerMigration } from "./006-ledger.js";
 import { taskEvidenceMigration } from "./007-task-evidence.js";
 import { schedulerMigration } from "./008-scheduler.js";
 import { memoryIntegrityMigration } from "./009-memory-integrity.js";
+import { skillsMigration } from "./010-skills.js";
 import type { Migration } from "./types.js";
 
 /**
@@ -24,4 +25,5 @@ export const migrations: readonly Migration[] = [
   taskEvidenceMigration,
   schedulerMigration,
   memoryIntegrityMigration,
+  skillsMigration,
 ];
