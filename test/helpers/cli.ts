@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 
 export const cliPath = resolve(import.meta.dirname, "../../dist/cli.js");
 
@@ -40,7 +40,7 @@ export function runCli(
 ): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [cliPath, ...args], {
-      cwd: options.cwd ?? options.home,
+      cwd: options.cwd ?? defaultWorkspace(options.home),
       env: {
         PATH: process.env.PATH ?? "/usr/bin:/bin",
         HOME: options.userHome ?? options.home,
@@ -69,6 +69,16 @@ export function runCli(
     });
     child.stdin.end(options.input ?? "");
   });
+}
+
+/**
+ * A project folder beside MERCURY_HOME: tasks refuse to make MERCURY_HOME or the home folder their
+ * writable workspace, so a test that names no cwd runs in this sibling folder.
+ */
+export function defaultWorkspace(home: string): string {
+  const workspace = join(dirname(home), `${basename(home)}-workspace`);
+  mkdirSync(workspace, { recursive: true });
+  return workspace;
 }
 
 export function providerEnv(url: string, extra: Record<string, string> = {}): Record<string, string> {
