@@ -1,7 +1,8 @@
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { limitPrologue } from "./limits.js";
 import type { Mask } from "./masks.js";
-import type { Launch, SandboxLimits, SandboxPolicy } from "./types.js";
+import type { Launch, SandboxPolicy } from "./types.js";
 import { isInside, realOrResolved } from "./workspace.js";
 
 export interface BubblewrapInput {
@@ -9,7 +10,6 @@ export interface BubblewrapInput {
   command: string;
   masks: Mask[];
   bwrap: string;
-  prlimit: string;
 }
 
 /**
@@ -44,7 +44,8 @@ export function bubblewrapLaunch(input: BubblewrapInput): Launch {
   args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try");
   if (!policy.network) args.push("--unshare-net");
   args.push("--die-with-parent", "--new-session", "--cap-drop", "ALL", "--chdir", cwd);
-  args.push("--", input.prlimit, ...prlimitArgs(policy.limits), "--", "/bin/sh", "-c", input.command);
+  // The limits are set by the shell before it runs the command (an exec of prlimit cost ~15 ms more).
+  args.push("--", "/bin/sh", "-c", limitPrologue(policy.limits), "sh", input.command);
   return { file: input.bwrap, args };
 }
 
@@ -61,10 +62,6 @@ function resolvConfBack(): string[] {
   const target = realOrResolved("/etc/resolv.conf");
   if (!isInside(target, "/run") || !existsSync(target)) return [];
   return ["--ro-bind", target, target];
-}
-
-export function prlimitArgs(limits: SandboxLimits): string[] {
-  return [`--as=${limits.memoryBytes}`, `--fsize=${limits.fileSizeBytes}`, `--nofile=${limits.openFiles}`];
 }
 
 function isDirectory(path: string): boolean {

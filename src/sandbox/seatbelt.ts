@@ -1,6 +1,7 @@
 import { join } from "node:path";
+import { limitPrologue } from "./limits.js";
 import type { Mask } from "./masks.js";
-import type { Launch, SandboxLimits, SandboxPolicy } from "./types.js";
+import type { Launch, SandboxPolicy } from "./types.js";
 
 /**
  * The macOS `sandbox-exec` profile (SBPL) with the same rules as the Linux sandbox. In SBPL the last
@@ -52,14 +53,6 @@ export function seatbeltLaunch(policy: SandboxPolicy, masks: Mask[], command: st
       command,
     ],
   };
-}
-
-/** macOS has no prlimit: the shell sets the same limits, then runs the command with them. */
-export function limitPrologue(limits: SandboxLimits): string {
-  // POSIX units: -v in KiB, -f in 512-byte blocks (macOS /bin/sh is bash in POSIX mode).
-  const memoryKib = Math.floor(limits.memoryBytes / 1024);
-  const fileBlocks = Math.floor(limits.fileSizeBytes / 512);
-  return `ulimit -v ${memoryKib} && ulimit -f ${fileBlocks} && ulimit -n ${limits.openFiles} && exec /bin/sh -c "$1"`;
 }
 
 function subpath(path: string): string {

@@ -19,5 +19,5 @@ export function sandboxLaunch(command: string, policy: SandboxPolicy, status: Sa
   if (status.kind === "sandbox-exec") return seatbeltLaunch(policy, masks, command);
   const tools = linuxSandboxTools();
   if (!tools) throw new SandboxUnavailableError("bubblewrap was found unusable", "run `mercury doctor`");
-  return bubblewrapLaunch({ policy, command, masks, bwrap: tools.bwrap, prlimit: tools.prlimit });
+  return bubblewrapLaunch({ policy, command, masks, bwrap: tools.bwrap });
 }

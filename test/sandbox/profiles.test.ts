@@ -1,8 +1,9 @@
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bubblewrapLaunch } from "../../src/sandbox/bubblewrap.js";
+import { limitPrologue } from "../../src/sandbox/limits.js";
 import { secretMasks } from "../../src/sandbox/masks.js";
-import { limitPrologue, quote, seatbeltLaunch, seatbeltProfile } from "../../src/sandbox/seatbelt.js";
+import { quote, seatbeltLaunch, seatbeltProfile } from "../../src/sandbox/seatbelt.js";
 import { defaultSandboxLimits, type SandboxPolicy } from "../../src/sandbox/types.js";
 import { workspaceRefusal } from "../../src/sandbox/workspace.js";
 import { type FakeUser, makeFakeUser } from "./fixture.js";
@@ -94,7 +95,6 @@ describe("the bubblewrap command line", () => {
       command: "echo hi",
       masks: secretMasks(user.home, user.mercuryHome),
       bwrap: "/usr/bin/bwrap",
-      prlimit: "/usr/bin/prlimit",
     }).args.join(" ");
 
   it("mounts the workspace writable after hiding Mercury's home, and masks secrets after the workspace", () => {
@@ -109,8 +109,7 @@ describe("the bubblewrap command line", () => {
     expect(args).toContain(`--ro-bind ${user.mercuryHome}/skills ${user.mercuryHome}/skills`);
     expect(args).toContain("--unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try --unshare-net");
     expect(args).toContain("--die-with-parent --new-session --cap-drop ALL");
-    expect(args).toContain(`-- /usr/bin/prlimit --as=${defaultSandboxLimits.memoryBytes}`);
-    expect(args.endsWith("-- /bin/sh -c echo hi")).toBe(true);
+    expect(args.endsWith(`-- /bin/sh -c ${limitPrologue(defaultSandboxLimits)} sh echo hi`)).toBe(true);
   });
 
   it("shares the network only when the command was granted it", () => {
