@@ -5,7 +5,7 @@ export type SandboxStatus =
 
 /** Resource limits applied to every process of a sandboxed command (inherited by its children). */
 export interface SandboxLimits {
-  /** Address space per process (RLIMIT_AS), bytes. */
+  /** Private writable memory per process (RLIMIT_DATA), bytes. */
   memoryBytes: number;
   /** Largest file a process may write (RLIMIT_FSIZE), bytes. */
   fileSizeBytes: number;

@@ -159,7 +159,7 @@ describe("the sandbox with a policy that allows everything", () => {
     );
   });
 
-  it("cannot reach a loopback server when the network was not granted", async () => {
+  it("cannot reach a loopback server when the network was not granted (and can when a person granted it)", async () => {
     let requests = 0;
     const server: Server = createServer((_request, response) => {
       requests++;
@@ -173,6 +173,20 @@ describe("the sandbox with a policy that allows everything", () => {
       );
       expect(output).toContain("blocked ECONNREFUSED");
       expect(requests).toBe(0);
+      // What README says is NOT contained: a command a person granted the network shares the
+      // host's, loopback services included. This pins the documented behaviour.
+      const granted = await allowAllTool().execute(
+        {
+          command: `node -e "fetch('http://127.0.0.1:${port}/').then(r => r.text()).then(t => console.log('got', t))"`,
+        },
+        fakeContext({ cwd: user.workspace, home: user.mercuryHome }, () => ({
+          allowed: true,
+          rule: "test.approved",
+          network: true,
+        })),
+      );
+      expect(expectOk(granted)).toContain("sandbox: bubblewrap (network granted)");
+      expect(expectOk(granted)).toContain("got reached");
     } finally {
       server.close();
     }

@@ -83,7 +83,7 @@ describe("the macOS sandbox-exec profile", () => {
       "npm test",
     ]);
     expect(limitPrologue({ memoryBytes: 1024 ** 3, fileSizeBytes: 1024 ** 2, openFiles: 64 })).toBe(
-      'ulimit -v 1048576 && ulimit -f 2048 && ulimit -n 64 && exec /bin/sh -c "$1"',
+      'ulimit -d 1048576 && ulimit -f 2048 && ulimit -n 64 && exec /bin/sh -c "$1"',
     );
   });
 });
