@@ -7,7 +7,8 @@ import { isInside, realOrResolved } from "./workspace.js";
 
 export interface BubblewrapInput {
   policy: SandboxPolicy;
-  command: string;
+  /** The program and its arguments to run inside (a shell command is `/bin/sh -c COMMAND`). */
+  argv: string[];
   masks: Mask[];
   bwrap: string;
 }
@@ -32,6 +33,8 @@ export function bubblewrapLaunch(input: BubblewrapInput): Launch {
   const mercuryInsideWorkspace = isInside(mercuryHome, workspace);
   if (!mercuryInsideWorkspace) args.push(...hideMercuryHome(mercuryHome));
   args.push("--bind", workspace, workspace);
+  for (const extra of policy.extraWritable ?? [])
+    args.push("--bind", realOrResolved(extra), realOrResolved(extra));
   if (!isInside(cwd, workspace) && cwd !== workspace && existsSync(cwd)) args.push("--ro-bind", cwd, cwd);
   for (const mask of input.masks) {
     if (isInside(mask.path, mercuryHome)) continue; // already hidden with all of Mercury's home
@@ -45,7 +48,7 @@ export function bubblewrapLaunch(input: BubblewrapInput): Launch {
   if (!policy.network) args.push("--unshare-net");
   args.push("--die-with-parent", "--new-session", "--cap-drop", "ALL", "--chdir", cwd);
   // The limits are set by the shell before it runs the command (an exec of prlimit cost ~15 ms more).
-  args.push("--", "/bin/sh", "-c", limitPrologue(policy.limits), "sh", input.command);
+  args.push("--", "/bin/sh", "-c", limitPrologue(policy.limits), "sh", ...input.argv);
   return { file: input.bwrap, args };
 }
 

@@ -1,8 +1,8 @@
 import type { SandboxLimits } from "./types.js";
 
 /**
- * A shell script that sets the limits, then runs the command (`"$1"`) with them: every process the
- * command starts inherits them. Used as `/bin/sh -c PROLOGUE sh COMMAND`. Memory is the data limit
+ * A shell script that sets the limits, then execs its arguments with them: every process started
+ * from there inherits them. Used as `/bin/sh -c PROLOGUE sh PROGRAM ARGS…`. Memory is the data limit
  * (RLIMIT_DATA: private writable memory actually used), not the address space (RLIMIT_AS): Node's
  * WebAssembly (fetch's HTTP parser) and Go reserve many GiB of address space they never use, and
  * broke under an 8 GiB RLIMIT_AS. Units: -d in KiB, -f in 512-byte blocks (dash, and bash as /bin/sh,
@@ -12,5 +12,5 @@ import type { SandboxLimits } from "./types.js";
 export function limitPrologue(limits: SandboxLimits): string {
   const memoryKib = Math.floor(limits.memoryBytes / 1024);
   const fileBlocks = Math.floor(limits.fileSizeBytes / 512);
-  return `ulimit -d ${memoryKib} && ulimit -f ${fileBlocks} && ulimit -n ${limits.openFiles} && exec /bin/sh -c "$1"`;
+  return `ulimit -d ${memoryKib} && ulimit -f ${fileBlocks} && ulimit -n ${limits.openFiles} && exec "$@"`;
 }

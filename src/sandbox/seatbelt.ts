@@ -22,7 +22,7 @@ export function seatbeltProfile(policy: SandboxPolicy, masks: Mask[]): string {
     "(allow ipc-posix-shm)",
     "(allow iokit-open)",
     "(allow file-read*)",
-    `(allow file-write* ${[policy.workspace, "/private/tmp", "/private/var/folders"].map(subpath).join(" ")} (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/"))`,
+    `(allow file-write* ${[policy.workspace, ...(policy.extraWritable ?? []), "/private/tmp", "/private/var/folders"].map(subpath).join(" ")} (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/"))`,
     `(deny file-read* file-write* ${subpath(policy.mercuryHome)})`,
     `(allow file-read* ${subpath(join(policy.mercuryHome, "skills"))})`,
     // The daemon's default workspace lives inside Mercury's home: it is the one writable part of it.
@@ -40,18 +40,11 @@ export function seatbeltProfile(policy: SandboxPolicy, masks: Mask[]): string {
   return `${lines.join("\n")}\n`;
 }
 
-export function seatbeltLaunch(policy: SandboxPolicy, masks: Mask[], command: string): Launch {
+export function seatbeltLaunch(policy: SandboxPolicy, masks: Mask[], argv: string[]): Launch {
+  const profile = seatbeltProfile(policy, masks);
   return {
     file: "/usr/bin/sandbox-exec",
-    args: [
-      "-p",
-      seatbeltProfile(policy, masks),
-      "/bin/sh",
-      "-c",
-      limitPrologue(policy.limits),
-      "sh",
-      command,
-    ],
+    args: ["-p", profile, "/bin/sh", "-c", limitPrologue(policy.limits), "sh", ...argv],
   };
 }
 

@@ -29,6 +29,8 @@ export interface SandboxPolicy {
   userHome: string;
   /** MERCURY_HOME: masked, except its skills/ folder (read-only). */
   mercuryHome: string;
+  /** Other folders Mercury itself needs writable (a git directory outside the workspace, a scratch folder). */
+  extraWritable?: string[];
   /** True only when the approved command needs the network. */
   network: boolean;
   limits: SandboxLimits;

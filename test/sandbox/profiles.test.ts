@@ -73,17 +73,19 @@ describe("the macOS sandbox-exec profile", () => {
   });
 
   it("runs the command through sandbox-exec with the limits set by the shell first", () => {
-    const launch = seatbeltLaunch(policy, [], "npm test");
+    const launch = seatbeltLaunch(policy, [], ["/bin/sh", "-c", "npm test"]);
     expect(launch.file).toBe("/usr/bin/sandbox-exec");
     expect(launch.args.slice(2)).toEqual([
       "/bin/sh",
       "-c",
       limitPrologue(defaultSandboxLimits),
       "sh",
+      "/bin/sh",
+      "-c",
       "npm test",
     ]);
     expect(limitPrologue({ memoryBytes: 1024 ** 3, fileSizeBytes: 1024 ** 2, openFiles: 64 })).toBe(
-      'ulimit -d 1048576 && ulimit -f 2048 && ulimit -n 64 && exec /bin/sh -c "$1"',
+      'ulimit -d 1048576 && ulimit -f 2048 && ulimit -n 64 && exec "$@"',
     );
   });
 });
@@ -92,7 +94,7 @@ describe("the bubblewrap command line", () => {
   const launchFor = (overrides: Partial<SandboxPolicy> = {}) =>
     bubblewrapLaunch({
       policy: { ...policy, ...overrides },
-      command: "echo hi",
+      argv: ["/bin/sh", "-c", "echo hi"],
       masks: secretMasks(user.home, user.mercuryHome),
       bwrap: "/usr/bin/bwrap",
     }).args.join(" ");
@@ -109,7 +111,9 @@ describe("the bubblewrap command line", () => {
     expect(args).toContain(`--ro-bind ${user.mercuryHome}/skills ${user.mercuryHome}/skills`);
     expect(args).toContain("--unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try --unshare-net");
     expect(args).toContain("--die-with-parent --new-session --cap-drop ALL");
-    expect(args.endsWith(`-- /bin/sh -c ${limitPrologue(defaultSandboxLimits)} sh echo hi`)).toBe(true);
+    expect(args.endsWith(`-- /bin/sh -c ${limitPrologue(defaultSandboxLimits)} sh /bin/sh -c echo hi`)).toBe(
+      true,
+    );
   });
 
   it("shares the network only when the command was granted it", () => {
