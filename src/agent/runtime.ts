@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { homedir } from "node:os";
 import { ProviderChain } from "../model/chain.js";
 import type { ModelMessage, ModelStepper } from "../model/types.js";
 import type { SqliteDatabase } from "../storage/database.js";
@@ -193,7 +194,10 @@ export class Agent {
           }),
           ...(this.settings.stall ? { stall: this.settings.stall } : {}),
           ...(this.settings.heap ? { heap: this.settings.heap } : {}),
-          changes: createChangeTracker(request.cwd),
+          changes: createChangeTracker(request.cwd, undefined, {
+            userHome: homedir(),
+            mercuryHome: this.settings.home,
+          }),
           verification: () => detectVerification(request.cwd, this.settings.verifyCommand),
           rotatedModel: (offset) => rotatedModel(this.model, offset),
           ...(request.askUser ? { askUser: request.askUser } : {}),

@@ -20,6 +20,10 @@ export function sandboxProgramLaunch(argv: string[], policy: SandboxPolicy, stat
   if (!status.available) throw new SandboxUnavailableError(status.reason, status.fix);
   const refusal = workspaceRefusal(policy.workspace, policy.userHome, policy.mercuryHome);
   if (refusal) throw new SandboxRefusedError(refusal);
+  for (const extra of policy.extraWritable ?? []) {
+    const extraRefusal = workspaceRefusal(extra, policy.userHome, policy.mercuryHome);
+    if (extraRefusal) throw new SandboxRefusedError(extraRefusal);
+  }
   const masks = secretMasks(policy.userHome, policy.mercuryHome);
   if (status.kind === "sandbox-exec") return seatbeltLaunch(policy, masks, argv);
   const tools = linuxSandboxTools();

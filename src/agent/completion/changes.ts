@@ -1,8 +1,8 @@
 import { copyFile, mkdtemp, rm, stat, utimes } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { FileChange } from "../events.js";
-import { execProgram } from "./exec.js";
+import { defaultGitContainment, type GitContainment, runContainedGit } from "./contained-git.js";
 import {
   type DirectorySnapshot,
   defaultSnapshotLimits,
@@ -26,7 +26,7 @@ export interface ChangeTracker {
 }
 
 type Baseline =
-  | { kind: "git"; top: string; gitDir: string; tree: string }
+  | { kind: "git"; top: string; gitDir: string; commonDir: string; tree: string }
   | { kind: "snapshot"; snapshot: DirectorySnapshot }
   | { kind: "failed"; note: string };
 
@@ -40,11 +40,12 @@ type Baseline =
 export function createChangeTracker(
   cwd: string,
   limits: SnapshotLimits = defaultSnapshotLimits,
+  containment: GitContainment = defaultGitContainment(),
 ): ChangeTracker {
   let baseline: Promise<Baseline> | null = null;
   return {
     begin() {
-      baseline ??= takeBaseline(cwd, limits);
+      baseline ??= takeBaseline(cwd, limits, containment);
       return baseline.then(() => undefined);
     },
     async report() {
@@ -53,8 +54,12 @@ export function createChangeTracker(
       try {
         if (start.kind === "failed") return { files: [], confirmed: false, method: "none", note: start.note };
         if (start.kind === "git") {
-          const tree = await writeWorkingTree(start.top, start.gitDir);
-          return { files: await diffTrees(start.top, start.tree, tree), confirmed: true, method: "git" };
+          const tree = await writeWorkingTree(start, containment);
+          return {
+            files: await diffTrees(start.top, start.tree, tree, containment),
+            confirmed: true,
+            method: "git",
+          };
         }
         const after = await takeSnapshot(cwd, limits);
         const files = diffSnapshots(start.snapshot, after);
@@ -79,14 +84,25 @@ export function createChangeTracker(
   };
 }
 
-async function takeBaseline(cwd: string, limits: SnapshotLimits): Promise<Baseline> {
+async function takeBaseline(
+  cwd: string,
+  limits: SnapshotLimits,
+  containment: GitContainment,
+): Promise<Baseline> {
   try {
-    const probe = await execProgram("git", ["rev-parse", "--show-toplevel", "--absolute-git-dir"], {
-      cwd,
-    }).catch((error: unknown) => ({ code: -1, stdout: "", stderr: message(error) }));
+    const probe = await runContainedGit(
+      ["rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"],
+      {
+        top: cwd,
+        containment,
+      },
+    ).catch((error: unknown) => ({ code: -1, stdout: "", stderr: message(error) }));
     if (probe.code === 0) {
-      const [top, gitDir] = probe.stdout.trim().split("\n");
-      if (top && gitDir) return { kind: "git", top, gitDir, tree: await writeWorkingTree(top, gitDir) };
+      const [top, gitDir, common] = probe.stdout.trim().split("\n");
+      if (top && gitDir && common) {
+        const repository = { top, gitDir, commonDir: resolve(cwd, common) };
+        return { kind: "git", ...repository, tree: await writeWorkingTree(repository, containment) };
+      }
     }
     return { kind: "snapshot", snapshot: await takeSnapshot(cwd, limits) };
   } catch (error) {
@@ -94,7 +110,14 @@ async function takeBaseline(cwd: string, limits: SnapshotLimits): Promise<Baseli
   }
 }
 
-async function writeWorkingTree(top: string, gitDir: string): Promise<string> {
+interface Repository {
+  top: string;
+  gitDir: string;
+  commonDir: string;
+}
+
+async function writeWorkingTree(repository: Repository, containment: GitContainment): Promise<string> {
+  const { top, gitDir, commonDir } = repository;
   const scratch = await mkdtemp(join(tmpdir(), "mercury-index-"));
   const index = join(scratch, "index");
   try {
@@ -110,10 +133,11 @@ async function writeWorkingTree(top: string, gitDir: string): Promise<string> {
       await copyFile(original, index);
       await utimes(index, info.atime, info.mtime);
     }
-    const env = { ...process.env, GIT_INDEX_FILE: index };
-    const add = await execProgram("git", ["add", "-A", "--", "."], { cwd: top, env, timeoutMs: 120_000 });
+    // git writes objects into the common git folder, which is outside `top` for a linked worktree.
+    const git = { top, env: { GIT_INDEX_FILE: index }, writable: [scratch, gitDir, commonDir], containment };
+    const add = await runContainedGit(["add", "-A", "--", "."], { ...git, timeoutMs: 120_000 });
     if (add.code !== 0) throw new Error(`git add failed: ${add.stderr.trim()}`);
-    const tree = await execProgram("git", ["write-tree"], { cwd: top, env });
+    const tree = await runContainedGit(["write-tree"], git);
     if (tree.code !== 0) throw new Error(`git write-tree failed: ${tree.stderr.trim()}`);
     return tree.stdout.trim();
   } finally {
@@ -121,11 +145,20 @@ async function writeWorkingTree(top: string, gitDir: string): Promise<string> {
   }
 }
 
-async function diffTrees(top: string, before: string, after: string): Promise<FileChange[]> {
+async function diffTrees(
+  top: string,
+  before: string,
+  after: string,
+  containment: GitContainment,
+): Promise<FileChange[]> {
   if (before === after) return [];
-  const diff = await execProgram("git", ["diff", "--numstat", "--no-renames", "-z", before, after], {
-    cwd: top,
-  });
+  const diff = await runContainedGit(
+    ["diff", "--numstat", "--no-renames", "--no-ext-diff", "-z", before, after],
+    {
+      top,
+      containment,
+    },
+  );
   if (diff.code !== 0) throw new Error(`git diff failed: ${diff.stderr.trim()}`);
   return parseNumstat(diff.stdout);
 }
