@@ -60,14 +60,16 @@ function percentile(values, p) {
 
 // Warm-up: the first spawns pay for loading programs into the page cache.
 for (let index = 0; index < 5; index++) {
-  await once(false);
-  await once(true);
+  await once("plain");
+  await once("sandboxed");
 }
 const plain = [];
 const sandboxed = [];
+const bwrapOnly = [];
 for (let index = 0; index < runs; index++) {
-  plain.push(await once(false));
-  sandboxed.push(await once(true));
+  plain.push(await once("plain"));
+  sandboxed.push(await once("sandboxed"));
+  if (status.kind === "bubblewrap") bwrapOnly.push(await once("bwrap"));
 }
 rmSync(workspace, { recursive: true, force: true });
 
@@ -77,6 +79,10 @@ const result = {
   kind: status.kind,
   plain: { p50: round(percentile(plain, 50)), p95: round(percentile(plain, 95)) },
   sandboxed: { p50: round(percentile(sandboxed, 50)), p95: round(percentile(sandboxed, 95)) },
+  bwrapMinimal:
+    bwrapOnly.length > 0
+      ? { p50: round(percentile(bwrapOnly, 50)), p95: round(percentile(bwrapOnly, 95)) }
+      : null,
 };
 result.overheadP50Ms = round(result.sandboxed.p50 - result.plain.p50);
 result.overheadP95Ms = round(result.sandboxed.p95 - result.plain.p95);
@@ -86,6 +92,10 @@ else {
   console.log(`sandbox overhead per command (${runs} runs each, interleaved, ${status.kind})`);
   console.log(`  plain spawn   p50 ${result.plain.p50} ms  p95 ${result.plain.p95} ms`);
   console.log(`  sandboxed     p50 ${result.sandboxed.p50} ms  p95 ${result.sandboxed.p95} ms`);
+  if (result.bwrapMinimal)
+    console.log(
+      `  bwrap minimal p50 ${result.bwrapMinimal.p50} ms  p95 ${result.bwrapMinimal.p95} ms  (bwrap --ro-bind / / true)`,
+    );
   console.log(
     `  overhead      p50 +${result.overheadP50Ms} ms (${result.ratioP50}x)  p95 +${result.overheadP95Ms} ms  (goal: <= 30 ms at p50)`,
   );
