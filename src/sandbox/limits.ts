@@ -12,5 +12,9 @@ import type { SandboxLimits } from "./types.js";
 export function limitPrologue(limits: SandboxLimits): string {
   const memoryKib = Math.floor(limits.memoryBytes / 1024);
   const fileBlocks = Math.floor(limits.fileSizeBytes / 512);
-  return `ulimit -d ${memoryKib} && ulimit -f ${fileBlocks} && ulimit -n ${limits.openFiles} && exec "$@"`;
+  // The wall-clock limit inside the sandbox is a backstop for when Mercury is gone: Mercury stops the
+  // command at its own time limit, but a sandbox whose Mercury died while bwrap was starting can miss
+  // its parent-death signal (a race in bwrap), and then only this ends it.
+  const deadline = limits.wallClockSeconds === undefined ? "" : `timeout -s KILL ${limits.wallClockSeconds} `;
+  return `ulimit -d ${memoryKib} && ulimit -f ${fileBlocks} && ulimit -n ${limits.openFiles} && exec ${deadline}"$@"`;
 }

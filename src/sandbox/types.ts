@@ -11,6 +11,8 @@ export interface SandboxLimits {
   fileSizeBytes: number;
   /** Open files per process (RLIMIT_NOFILE). */
   openFiles: number;
+  /** Linux: the whole command is killed after this many seconds even if Mercury is gone (coreutils `timeout`). */
+  wallClockSeconds?: number;
 }
 
 export const defaultSandboxLimits: SandboxLimits = {

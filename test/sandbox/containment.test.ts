@@ -306,3 +306,27 @@ describe("the sandbox with a policy that allows everything", () => {
     );
   });
 });
+
+describe("the sandbox when Mercury itself dies", () => {
+  it("kills the command and everything it started when Mercury is killed with SIGKILL", async () => {
+    const marker = "987.6544";
+    const { cliPath } = await import("../helpers/cli.js");
+    const toolModule = cliPath.replace(/cli\.js$/, "tools/run-command.js");
+    const script = `
+      const { createRunCommandTool } = await import(${JSON.stringify(toolModule)});
+      const tool = createRunCommandTool({ sandbox: { userHome: ${JSON.stringify(user.home)}, require: true } });
+      const context = {
+        signal: new AbortController().signal, cwd: ${JSON.stringify(user.workspace)},
+        home: ${JSON.stringify(user.mercuryHome)}, sessionId: "s", taskId: "t", userKey: "owner",
+        authorize: async () => ({ allowed: true, rule: "test.allow" }), reportActivity: () => {},
+      };
+      await tool.execute({ command: "sleep ${marker} & sleep ${marker}; wait" }, context);
+    `;
+    const mercury = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: "ignore" });
+    // The script's own command line holds the marker too: count the sleeps only.
+    const sleeps = async () => (await hostPidsWith(marker, (argv) => argv[0] === "sleep")).length;
+    expect(await waitFor(async () => (await sleeps()) === 2)).toBe(true);
+    mercury.kill("SIGKILL");
+    expect(await waitFor(async () => (await sleeps()) === 0)).toBe(true);
+  });
+});

@@ -87,6 +87,10 @@ describe("the macOS sandbox-exec profile", () => {
     expect(limitPrologue({ memoryBytes: 1024 ** 3, fileSizeBytes: 1024 ** 2, openFiles: 64 })).toBe(
       'ulimit -d 1048576 && ulimit -f 2048 && ulimit -n 64 && exec "$@"',
     );
+    // The wall-clock backstop for a sandbox that outlives Mercury.
+    expect(
+      limitPrologue({ memoryBytes: 1024 ** 3, fileSizeBytes: 1024 ** 2, openFiles: 64, wallClockSeconds: 7 }),
+    ).toBe('ulimit -d 1048576 && ulimit -f 2048 && ulimit -n 64 && exec timeout -s KILL 7 "$@"');
   });
 });
 
