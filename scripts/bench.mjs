@@ -27,4 +27,5 @@ if (existsSync(data))
   run("memory retrieval (LoCoMo)", process.execPath, [cli, "bench", "retrieval", "--data", data]);
 else console.log(`\n(skipping retrieval: ${data} not found; pass --data FILE)`);
 run("memory scale, 100,000 memories", process.execPath, [cli, "bench", "memory-scale", "--n", "100000"]);
+run("sandbox overhead per command", process.execPath, ["scripts/bench-sandbox.mjs"]);
 run("permission engine false-ask rate", "npx", ["vitest", "run", "test/permissions/benign.test.ts"]);

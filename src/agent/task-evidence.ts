@@ -1,3 +1,4 @@
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { type ChangeTracker, createChangeTracker } from "./completion/changes.js";
 import { type CheckChange, describeCheckChanges, findCheckChanges } from "./completion/check-changes.js";
@@ -54,6 +55,7 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
   const changes: ChangeTracker = createChangeTracker(cwd, defaultSnapshotLimits, {
     initial: evidence.baseline,
     store: join(options.home, "baselines", options.taskId),
+    containment: { userHome: homedir(), mercuryHome: options.home },
     onBaseline(baseline) {
       evidence.baseline = baseline;
       // The judge is fixed now, before the task's first change can alter it.

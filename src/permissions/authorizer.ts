@@ -47,6 +47,10 @@ export function createAuthorizer(
       audit.record({ ...base, outcome: "allowed", approvedBy, ...(approvalId ? { approvalId } : {}) });
       const result: AuthorizationResult = { allowed: true, rule: decision.rule };
       if (decision.resolvedPath) result.resolvedPath = decision.resolvedPath;
+      // Network inside the sandbox comes only from a person: their answer or standing grant, never
+      // the policy's own allow (read-only commands) nor allow-all (--yes).
+      if (request.kind === "command" && approvedBy !== "policy" && approvedBy !== "allow-all")
+        result.network = true;
       return result;
     };
     const refuse = (reason: string, approvalId?: string, answeredBy?: string): AuthorizationResult => {

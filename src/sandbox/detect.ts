@@ -12,7 +12,6 @@ export interface DetectOptions {
 /** The programs the Linux sandbox runs, resolved to absolute paths. */
 export interface LinuxTools {
   bwrap: string;
-  prlimit: string;
 }
 
 const cache = new Map<string, { status: SandboxStatus; tools: LinuxTools | null }>();
@@ -79,17 +78,6 @@ function probe(
       tools: null,
     };
   }
-  const prlimit = findProgram("prlimit", searchPath);
-  if (!prlimit) {
-    return {
-      status: {
-        available: false,
-        reason: "prlimit (util-linux), which sets the sandbox's memory and file limits, is not installed",
-        fix: "install util-linux: `sudo apt-get install util-linux`",
-      },
-      tools: null,
-    };
-  }
   const trial = spawnSync(
     bwrap,
     [
@@ -120,7 +108,7 @@ function probe(
       tools: null,
     };
   }
-  return { status: { available: true, kind: "bubblewrap" }, tools: { bwrap, prlimit } };
+  return { status: { available: true, kind: "bubblewrap" }, tools: { bwrap } };
 }
 
 function findProgram(name: string, searchPath: string): string | null {

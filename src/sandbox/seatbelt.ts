@@ -1,6 +1,7 @@
 import { join } from "node:path";
+import { limitPrologue } from "./limits.js";
 import type { Mask } from "./masks.js";
-import type { Launch, SandboxLimits, SandboxPolicy } from "./types.js";
+import type { Launch, SandboxPolicy } from "./types.js";
 
 /**
  * The macOS `sandbox-exec` profile (SBPL) with the same rules as the Linux sandbox. In SBPL the last
@@ -21,7 +22,7 @@ export function seatbeltProfile(policy: SandboxPolicy, masks: Mask[]): string {
     "(allow ipc-posix-shm)",
     "(allow iokit-open)",
     "(allow file-read*)",
-    `(allow file-write* ${[policy.workspace, "/private/tmp", "/private/var/folders"].map(subpath).join(" ")} (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/"))`,
+    `(allow file-write* ${[policy.workspace, ...(policy.extraWritable ?? []), "/private/tmp", "/private/var/folders"].map(subpath).join(" ")} (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/"))`,
     `(deny file-read* file-write* ${subpath(policy.mercuryHome)})`,
     `(allow file-read* ${subpath(join(policy.mercuryHome, "skills"))})`,
     // The daemon's default workspace lives inside Mercury's home: it is the one writable part of it.
@@ -39,27 +40,12 @@ export function seatbeltProfile(policy: SandboxPolicy, masks: Mask[]): string {
   return `${lines.join("\n")}\n`;
 }
 
-export function seatbeltLaunch(policy: SandboxPolicy, masks: Mask[], command: string): Launch {
+export function seatbeltLaunch(policy: SandboxPolicy, masks: Mask[], argv: string[]): Launch {
+  const profile = seatbeltProfile(policy, masks);
   return {
     file: "/usr/bin/sandbox-exec",
-    args: [
-      "-p",
-      seatbeltProfile(policy, masks),
-      "/bin/sh",
-      "-c",
-      limitPrologue(policy.limits),
-      "sh",
-      command,
-    ],
+    args: ["-p", profile, "/bin/sh", "-c", limitPrologue(policy.limits), "sh", ...argv],
   };
-}
-
-/** macOS has no prlimit: the shell sets the same limits, then runs the command with them. */
-export function limitPrologue(limits: SandboxLimits): string {
-  // POSIX units: -v in KiB, -f in 512-byte blocks (macOS /bin/sh is bash in POSIX mode).
-  const memoryKib = Math.floor(limits.memoryBytes / 1024);
-  const fileBlocks = Math.floor(limits.fileSizeBytes / 512);
-  return `ulimit -v ${memoryKib} && ulimit -f ${fileBlocks} && ulimit -n ${limits.openFiles} && exec /bin/sh -c "$1"`;
 }
 
 function subpath(path: string): string {

@@ -5,12 +5,14 @@ export type SandboxStatus =
 
 /** Resource limits applied to every process of a sandboxed command (inherited by its children). */
 export interface SandboxLimits {
-  /** Address space per process (RLIMIT_AS), bytes. */
+  /** Private writable memory per process (RLIMIT_DATA), bytes. */
   memoryBytes: number;
   /** Largest file a process may write (RLIMIT_FSIZE), bytes. */
   fileSizeBytes: number;
   /** Open files per process (RLIMIT_NOFILE). */
   openFiles: number;
+  /** Linux: the whole command is killed after this many seconds even if Mercury is gone (coreutils `timeout`). */
+  wallClockSeconds?: number;
 }
 
 export const defaultSandboxLimits: SandboxLimits = {
@@ -29,6 +31,8 @@ export interface SandboxPolicy {
   userHome: string;
   /** MERCURY_HOME: masked, except its skills/ folder (read-only). */
   mercuryHome: string;
+  /** Other folders Mercury itself needs writable (a git directory outside the workspace, a scratch folder). */
+  extraWritable?: string[];
   /** True only when the approved command needs the network. */
   network: boolean;
   limits: SandboxLimits;

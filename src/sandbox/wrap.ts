@@ -12,12 +12,21 @@ import { workspaceRefusal } from "./workspace.js";
  * SandboxRefusedError when the workspace is one the sandbox never makes writable.
  */
 export function sandboxLaunch(command: string, policy: SandboxPolicy, status: SandboxStatus): Launch {
+  return sandboxProgramLaunch(["/bin/sh", "-c", command], policy, status);
+}
+
+/** The same for a program and its arguments, without a shell (Mercury's own git calls). */
+export function sandboxProgramLaunch(argv: string[], policy: SandboxPolicy, status: SandboxStatus): Launch {
   if (!status.available) throw new SandboxUnavailableError(status.reason, status.fix);
   const refusal = workspaceRefusal(policy.workspace, policy.userHome, policy.mercuryHome);
   if (refusal) throw new SandboxRefusedError(refusal);
+  for (const extra of policy.extraWritable ?? []) {
+    const extraRefusal = workspaceRefusal(extra, policy.userHome, policy.mercuryHome);
+    if (extraRefusal) throw new SandboxRefusedError(extraRefusal);
+  }
   const masks = secretMasks(policy.userHome, policy.mercuryHome);
-  if (status.kind === "sandbox-exec") return seatbeltLaunch(policy, masks, command);
+  if (status.kind === "sandbox-exec") return seatbeltLaunch(policy, masks, argv);
   const tools = linuxSandboxTools();
   if (!tools) throw new SandboxUnavailableError("bubblewrap was found unusable", "run `mercury doctor`");
-  return bubblewrapLaunch({ policy, command, masks, bwrap: tools.bwrap, prlimit: tools.prlimit });
+  return bubblewrapLaunch({ policy, argv, masks, bwrap: tools.bwrap });
 }

@@ -105,7 +105,13 @@ export function createRunCommandTool(options: RunCommandOptions = {}): ToolDefin
               userHome,
               mercuryHome: context.home,
               network,
-              limits: options.sandbox?.limits ?? defaultSandboxLimits,
+              limits: {
+                ...(options.sandbox?.limits ?? defaultSandboxLimits),
+                // A backstop a little past Mercury's own time limit (see limits.ts).
+                ...(status.kind === "bubblewrap"
+                  ? { wallClockSeconds: Math.ceil((timeoutMs + killGraceMs) / 1000) + 5 }
+                  : {}),
+              },
             },
             status,
           );

@@ -11,13 +11,17 @@ describe("mercury run (built binary, loopback OpenAI-compatible server)", () => 
     const fake = await server({
       replies: [{ text: "Hello from the fake model." }, { text: "Second answer." }],
     });
-    const { home } = makeHome(fastRetryConfig);
-    const plain = await runCli(["run", "say hello"], { home, env: providerEnv(fake.url) });
+    const { home, workspace } = makeHome(fastRetryConfig);
+    const plain = await runCli(["run", "say hello"], { home, cwd: workspace, env: providerEnv(fake.url) });
     expect(plain.code).toBe(0);
     expect(plain.stdout).toContain("Hello from the fake model.");
     expect(plain.stderr).toContain("responded (text-stop)");
 
-    const json = await runCli(["run", "again", "--json"], { home, env: providerEnv(fake.url) });
+    const json = await runCli(["run", "again", "--json"], {
+      home,
+      cwd: workspace,
+      env: providerEnv(fake.url),
+    });
     expect(json.code).toBe(0);
     const report = JSON.parse(json.stdout);
     expect(report).toMatchObject({
@@ -37,8 +41,12 @@ describe("mercury run (built binary, loopback OpenAI-compatible server)", () => 
     const fake = await server({
       replies: [{ error: { status: 500, message: "internal boom" } }, { text: "Recovered." }],
     });
-    const { home } = makeHome(fastRetryConfig);
-    const result = await runCli(["run", "hi", "--json"], { home, env: providerEnv(fake.url) });
+    const { home, workspace } = makeHome(fastRetryConfig);
+    const result = await runCli(["run", "hi", "--json"], {
+      home,
+      cwd: workspace,
+      env: providerEnv(fake.url),
+    });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ outcome: "responded", text: "Recovered." });
     expect(fake.chatRequests()).toHaveLength(2);
@@ -47,10 +55,14 @@ describe("mercury run (built binary, loopback OpenAI-compatible server)", () => 
   it("falls back when the primary rejects the key with 401", async () => {
     const primary = await server({ apiKey: "the-right-key" });
     const backup = await server({ replies: [{ text: "Backup here." }] });
-    const { home } = makeHome(
+    const { home, workspace } = makeHome(
       `${fastRetryConfig}providers:\n  - name: openai-compatible\n    model: fake-model\n    baseUrl: ${primary.url}\n    label: primary\n  - name: openai-compatible\n    model: fake-model\n    baseUrl: ${backup.url}\n    label: backup\n`,
     );
-    const result = await runCli(["run", "hi", "--json"], { home, env: { MERCURY_API_KEY: "wrong-key-123" } });
+    const result = await runCli(["run", "hi", "--json"], {
+      home,
+      cwd: workspace,
+      env: { MERCURY_API_KEY: "wrong-key-123" },
+    });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ outcome: "responded", text: "Backup here." });
     expect(primary.chatRequests()).toHaveLength(1); // 401 is not retried
@@ -61,10 +73,14 @@ describe("mercury run (built binary, loopback OpenAI-compatible server)", () => 
     const closedPort = await server();
     const deadUrl = closedPort.url;
     await closedPort.close();
-    const { home } = makeHome(
+    const { home, workspace } = makeHome(
       `${fastRetryConfig}providers:\n  - name: openai-compatible\n    model: fake-model\n    baseUrl: ${primary.url}\n    label: primary\n  - name: ollama\n    model: llama3.1\n    baseUrl: ${deadUrl}\n`,
     );
-    const result = await runCli(["run", "hi", "--json"], { home, env: { MERCURY_API_KEY: "wrong-key-123" } });
+    const result = await runCli(["run", "hi", "--json"], {
+      home,
+      cwd: workspace,
+      env: { MERCURY_API_KEY: "wrong-key-123" },
+    });
     expect(result.code).toBe(1);
     const report = JSON.parse(result.stdout);
     expect(report.outcome).toBe("failed");
@@ -78,8 +94,8 @@ describe("mercury run (built binary, loopback OpenAI-compatible server)", () => 
   });
 
   it("stops with exit 2 and names the key when config.yaml is invalid", async () => {
-    const { home } = makeHome("agent:\n  maxSteps: many\n");
-    const result = await runCli(["run", "hi", "--json"], { home });
+    const { home, workspace } = makeHome("agent:\n  maxSteps: many\n");
+    const result = await runCli(["run", "hi", "--json"], { home, cwd: workspace });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(join(home, "config.yaml"));
     expect(result.stderr).toContain("agent.maxSteps");
@@ -87,20 +103,24 @@ describe("mercury run (built binary, loopback OpenAI-compatible server)", () => 
   });
 
   it("exits 2 on a usage error", async () => {
-    const { home } = makeHome();
-    const result = await runCli(["run"], { home });
+    const { home, workspace } = makeHome();
+    const result = await runCli(["run"], { home, cwd: workspace });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("missing required argument");
   });
 
   it("refuses a database from a newer Mercury with exit 2", async () => {
-    const { home } = makeHome();
+    const { home, workspace } = makeHome();
     const Database = (await import("better-sqlite3")).default;
     const raw = new Database(join(home, "mercury.db"));
     raw.pragma("user_version = 999");
     raw.close();
     writeFileSync(join(home, "config.yaml"), "");
-    const result = await runCli(["run", "hi"], { home, env: providerEnv("http://127.0.0.1:9/v1") });
+    const result = await runCli(["run", "hi"], {
+      home,
+      cwd: workspace,
+      env: providerEnv("http://127.0.0.1:9/v1"),
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("written by a newer version");
   });

@@ -73,6 +73,8 @@ describe("authorizer", () => {
     broker.setAllowAll(sandbox.context.sessionId, 30);
     const result = await authorizer()({ kind: "command", command: "npm install", cwd: sandbox.project });
     expect(result).toMatchObject({ allowed: true, rule: "command.not-readonly" });
+    // --yes never grants the command network inside the sandbox.
+    expect(result).not.toHaveProperty("network");
     expect(audit.list(1)[0]).toMatchObject({ approved_by: "allow-all", decision: "ask" });
   });
 
@@ -133,11 +135,12 @@ describe("authorizer", () => {
     expect(request.userKey).toBe("telegram:42");
     expect(() => broker.answer(request.approvalId, "once", "telegram:7")).toThrow(/cannot answer/);
     broker.answer(request.approvalId, "session", "telegram:42");
-    await expect(pending).resolves.toMatchObject({ allowed: true });
+    // A person's approval grants the command network inside the sandbox.
+    await expect(pending).resolves.toMatchObject({ allowed: true, network: true });
     expect(audit.list(1)[0]).toMatchObject({ approved_by: "telegram:42", approval_id: request.approvalId });
     // The session grant now covers the same command without asking.
     const again = await authorize({ kind: "command", command: "npm install", cwd: sandbox.project });
-    expect(again).toMatchObject({ allowed: true });
+    expect(again).toMatchObject({ allowed: true, network: true });
     expect(audit.list(1)[0]?.approved_by).toMatch(/^grant:/);
   });
 

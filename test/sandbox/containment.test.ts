@@ -159,7 +159,7 @@ describe("the sandbox with a policy that allows everything", () => {
     );
   });
 
-  it("cannot reach a loopback server when the network was not granted", async () => {
+  it("cannot reach a loopback server when the network was not granted (and can when a person granted it)", async () => {
     let requests = 0;
     const server: Server = createServer((_request, response) => {
       requests++;
@@ -173,6 +173,20 @@ describe("the sandbox with a policy that allows everything", () => {
       );
       expect(output).toContain("blocked ECONNREFUSED");
       expect(requests).toBe(0);
+      // What README says is NOT contained: a command a person granted the network shares the
+      // host's, loopback services included. This pins the documented behaviour.
+      const granted = await allowAllTool().execute(
+        {
+          command: `node -e "fetch('http://127.0.0.1:${port}/').then(r => r.text()).then(t => console.log('got', t))"`,
+        },
+        fakeContext({ cwd: user.workspace, home: user.mercuryHome }, () => ({
+          allowed: true,
+          rule: "test.approved",
+          network: true,
+        })),
+      );
+      expect(expectOk(granted)).toContain("sandbox: bubblewrap (network granted)");
+      expect(expectOk(granted)).toContain("got reached");
     } finally {
       server.close();
     }
@@ -290,5 +304,29 @@ describe("the sandbox with a policy that allows everything", () => {
     expect(output).toContain(
       "sandbox: NONE, the command ran without OS containment (bwrap is gone; fix: install it)",
     );
+  });
+});
+
+describe("the sandbox when Mercury itself dies", () => {
+  it("kills the command and everything it started when Mercury is killed with SIGKILL", async () => {
+    const marker = "987.6544";
+    const { cliPath } = await import("../helpers/cli.js");
+    const toolModule = cliPath.replace(/cli\.js$/, "tools/run-command.js");
+    const script = `
+      const { createRunCommandTool } = await import(${JSON.stringify(toolModule)});
+      const tool = createRunCommandTool({ sandbox: { userHome: ${JSON.stringify(user.home)}, require: true } });
+      const context = {
+        signal: new AbortController().signal, cwd: ${JSON.stringify(user.workspace)},
+        home: ${JSON.stringify(user.mercuryHome)}, sessionId: "s", taskId: "t", userKey: "owner",
+        authorize: async () => ({ allowed: true, rule: "test.allow" }), reportActivity: () => {},
+      };
+      await tool.execute({ command: "sleep ${marker} & sleep ${marker}; wait" }, context);
+    `;
+    const mercury = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: "ignore" });
+    // The script's own command line holds the marker too: count the sleeps only.
+    const sleeps = async () => (await hostPidsWith(marker, (argv) => argv[0] === "sleep")).length;
+    expect(await waitFor(async () => (await sleeps()) === 2)).toBe(true);
+    mercury.kill("SIGKILL");
+    expect(await waitFor(async () => (await sleeps()) === 0)).toBe(true);
   });
 });

@@ -73,7 +73,10 @@ export function requireSandbox(): void {
 }
 
 /** Host pids of processes whose command line contains `marker` (the host sees into the sandbox). */
-export async function hostPidsWith(marker: string): Promise<number[]> {
+export async function hostPidsWith(
+  marker: string,
+  accept: (argv: string[]) => boolean = () => true,
+): Promise<number[]> {
   const pids: number[] = [];
   for (const entry of await readdir("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
@@ -81,7 +84,8 @@ export async function hostPidsWith(marker: string): Promise<number[]> {
       const cmdline = await readFile(`/proc/${entry}/cmdline`, "utf8");
       const stat = await readFile(`/proc/${entry}/stat`, "utf8");
       const zombie = stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-      if (!zombie && cmdline.split("\0").join(" ").includes(marker)) pids.push(Number(entry));
+      const argv = cmdline.split("\0");
+      if (!zombie && argv.join(" ").includes(marker) && accept(argv)) pids.push(Number(entry));
     } catch {
       // The process ended while we looked: it is not running, which is what we count.
     }

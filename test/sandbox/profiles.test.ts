@@ -1,8 +1,9 @@
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bubblewrapLaunch } from "../../src/sandbox/bubblewrap.js";
+import { limitPrologue } from "../../src/sandbox/limits.js";
 import { secretMasks } from "../../src/sandbox/masks.js";
-import { limitPrologue, quote, seatbeltLaunch, seatbeltProfile } from "../../src/sandbox/seatbelt.js";
+import { quote, seatbeltLaunch, seatbeltProfile } from "../../src/sandbox/seatbelt.js";
 import { defaultSandboxLimits, type SandboxPolicy } from "../../src/sandbox/types.js";
 import { workspaceRefusal } from "../../src/sandbox/workspace.js";
 import { type FakeUser, makeFakeUser } from "./fixture.js";
@@ -72,18 +73,24 @@ describe("the macOS sandbox-exec profile", () => {
   });
 
   it("runs the command through sandbox-exec with the limits set by the shell first", () => {
-    const launch = seatbeltLaunch(policy, [], "npm test");
+    const launch = seatbeltLaunch(policy, [], ["/bin/sh", "-c", "npm test"]);
     expect(launch.file).toBe("/usr/bin/sandbox-exec");
     expect(launch.args.slice(2)).toEqual([
       "/bin/sh",
       "-c",
       limitPrologue(defaultSandboxLimits),
       "sh",
+      "/bin/sh",
+      "-c",
       "npm test",
     ]);
     expect(limitPrologue({ memoryBytes: 1024 ** 3, fileSizeBytes: 1024 ** 2, openFiles: 64 })).toBe(
-      'ulimit -v 1048576 && ulimit -f 2048 && ulimit -n 64 && exec /bin/sh -c "$1"',
+      'ulimit -d 1048576 && ulimit -f 2048 && ulimit -n 64 && exec "$@"',
     );
+    // The wall-clock backstop for a sandbox that outlives Mercury.
+    expect(
+      limitPrologue({ memoryBytes: 1024 ** 3, fileSizeBytes: 1024 ** 2, openFiles: 64, wallClockSeconds: 7 }),
+    ).toBe('ulimit -d 1048576 && ulimit -f 2048 && ulimit -n 64 && exec timeout -s KILL 7 "$@"');
   });
 });
 
@@ -91,10 +98,9 @@ describe("the bubblewrap command line", () => {
   const launchFor = (overrides: Partial<SandboxPolicy> = {}) =>
     bubblewrapLaunch({
       policy: { ...policy, ...overrides },
-      command: "echo hi",
+      argv: ["/bin/sh", "-c", "echo hi"],
       masks: secretMasks(user.home, user.mercuryHome),
       bwrap: "/usr/bin/bwrap",
-      prlimit: "/usr/bin/prlimit",
     }).args.join(" ");
 
   it("mounts the workspace writable after hiding Mercury's home, and masks secrets after the workspace", () => {
@@ -109,8 +115,9 @@ describe("the bubblewrap command line", () => {
     expect(args).toContain(`--ro-bind ${user.mercuryHome}/skills ${user.mercuryHome}/skills`);
     expect(args).toContain("--unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try --unshare-net");
     expect(args).toContain("--die-with-parent --new-session --cap-drop ALL");
-    expect(args).toContain(`-- /usr/bin/prlimit --as=${defaultSandboxLimits.memoryBytes}`);
-    expect(args.endsWith("-- /bin/sh -c echo hi")).toBe(true);
+    expect(args.endsWith(`-- /bin/sh -c ${limitPrologue(defaultSandboxLimits)} sh /bin/sh -c echo hi`)).toBe(
+      true,
+    );
   });
 
   it("shares the network only when the command was granted it", () => {

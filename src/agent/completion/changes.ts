@@ -1,8 +1,8 @@
 import { copyFile, mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { FileChange } from "../events.js";
-import { execProgram } from "./exec.js";
+import { defaultGitContainment, type GitContainment, runContainedGit } from "./contained-git.js";
 import {
   type DirectorySnapshot,
   defaultSnapshotLimits,
@@ -38,7 +38,8 @@ export interface ChangeTracker {
  * after a crash judge everything the task changed, not only what the last run did.
  */
 export type StoredBaseline =
-  | { kind: "git"; top: string; gitDir: string; tree: string }
+  /** `commonDir` is absent in baselines recorded before linked worktrees were handled: gitDir then. */
+  | { kind: "git"; top: string; gitDir: string; commonDir?: string; tree: string }
   | {
       kind: "snapshot";
       root: string;
@@ -58,10 +59,12 @@ export interface ChangeTrackerOptions {
   store?: string;
   /** Called once when a new baseline is taken, before the first change. */
   onBaseline?(baseline: StoredBaseline): void;
+  /** Where Mercury's own git calls run (the OS sandbox: `git add` runs programs the repository names). */
+  containment?: GitContainment;
 }
 
 type Baseline =
-  | { kind: "git"; top: string; gitDir: string; tree: string }
+  | { kind: "git"; top: string; gitDir: string; commonDir: string; tree: string }
   | { kind: "snapshot"; snapshot: DirectorySnapshot; stored: StoredBaseline & { kind: "snapshot" } }
   | { kind: "failed"; note: string };
 
@@ -77,10 +80,11 @@ export function createChangeTracker(
   limits: SnapshotLimits = defaultSnapshotLimits,
   options: ChangeTrackerOptions = {},
 ): ChangeTracker {
+  const containment = options.containment ?? defaultGitContainment();
   let baseline: Promise<Baseline> | null = options.initial ? restoreBaseline(options.initial) : null;
   return {
     begin() {
-      baseline ??= takeBaseline(cwd, limits, options.store).then((taken) => {
+      baseline ??= takeBaseline(cwd, limits, containment, options.store).then((taken) => {
         options.onBaseline?.(storedForm(taken));
         return taken;
       });
@@ -90,8 +94,9 @@ export function createChangeTracker(
       if (!baseline) return null;
       const start = await baseline;
       if (start.kind === "git") {
-        const shown = await execProgram("git", ["cat-file", "blob", `${start.tree}:${path}`], {
-          cwd: start.top,
+        const shown = await runContainedGit(["cat-file", "blob", `${start.tree}:${path}`], {
+          top: start.top,
+          containment,
         });
         return shown.code === 0 ? Buffer.from(shown.stdout) : null;
       }
@@ -104,10 +109,10 @@ export function createChangeTracker(
       try {
         if (start.kind === "failed") return { files: [], confirmed: false, method: "none", note: start.note };
         if (start.kind === "git") {
-          const tree = await writeWorkingTree(start.top, start.gitDir);
-          const statuses = await nameStatus(start.top, start.tree, tree);
+          const tree = await writeWorkingTree(start, containment);
+          const statuses = await nameStatus(start.top, start.tree, tree, containment);
           return {
-            files: await diffTrees(start.top, start.tree, tree),
+            files: await diffTrees(start.top, start.tree, tree, containment),
             confirmed: true,
             method: "git",
             root: start.top,
@@ -140,14 +145,23 @@ export function createChangeTracker(
   };
 }
 
-async function takeBaseline(cwd: string, limits: SnapshotLimits, store?: string): Promise<Baseline> {
+async function takeBaseline(
+  cwd: string,
+  limits: SnapshotLimits,
+  containment: GitContainment,
+  store?: string,
+): Promise<Baseline> {
   try {
-    const probe = await execProgram("git", ["rev-parse", "--show-toplevel", "--absolute-git-dir"], {
-      cwd,
-    }).catch((error: unknown) => ({ code: -1, stdout: "", stderr: message(error) }));
+    const probe = await runContainedGit(
+      ["rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"],
+      { top: cwd, containment },
+    ).catch((error: unknown) => ({ code: -1, stdout: "", stderr: message(error) }));
     if (probe.code === 0) {
-      const [top, gitDir] = probe.stdout.trim().split("\n");
-      if (top && gitDir) return { kind: "git", top, gitDir, tree: await writeWorkingTree(top, gitDir) };
+      const [top, gitDir, common] = probe.stdout.trim().split("\n");
+      if (top && gitDir && common) {
+        const repository = { top, gitDir, commonDir: resolve(cwd, common) };
+        return { kind: "git", ...repository, tree: await writeWorkingTree(repository, containment) };
+      }
     }
     const directory = store ?? (await mkdtemp(join(tmpdir(), "mercury-baseline-")));
     await mkdir(directory, { recursive: true, mode: 0o700 });
@@ -192,6 +206,7 @@ async function readKept(stored: StoredBaseline & { kind: "snapshot" }, path: str
 
 /** Rebuilds the in-memory picture from what the ledger stored (the kept copies give the lines). */
 async function restoreBaseline(stored: StoredBaseline): Promise<Baseline> {
+  if (stored.kind === "git") return { ...stored, commonDir: stored.commonDir ?? stored.gitDir };
   if (stored.kind !== "snapshot") return stored;
   const files: DirectorySnapshot["files"] = new Map();
   for (const [path, hash] of Object.entries(stored.hashes)) {
@@ -212,11 +227,13 @@ async function nameStatus(
   top: string,
   before: string,
   after: string,
+  containment: GitContainment,
 ): Promise<{ created: string[]; deleted: string[] }> {
   if (before === after) return { created: [], deleted: [] };
-  const diff = await execProgram("git", ["diff", "--name-status", "--no-renames", "-z", before, after], {
-    cwd: top,
-  });
+  const diff = await runContainedGit(
+    ["diff", "--name-status", "--no-renames", "--no-ext-diff", "-z", before, after],
+    { top, containment },
+  );
   if (diff.code !== 0) throw new Error(`git diff failed: ${diff.stderr.trim()}`);
   const fields = diff.stdout.split("\0");
   const created: string[] = [];
@@ -230,7 +247,14 @@ async function nameStatus(
   return { created, deleted };
 }
 
-async function writeWorkingTree(top: string, gitDir: string): Promise<string> {
+interface Repository {
+  top: string;
+  gitDir: string;
+  commonDir: string;
+}
+
+async function writeWorkingTree(repository: Repository, containment: GitContainment): Promise<string> {
+  const { top, gitDir, commonDir } = repository;
   const scratch = await mkdtemp(join(tmpdir(), "mercury-index-"));
   const index = join(scratch, "index");
   try {
@@ -246,10 +270,11 @@ async function writeWorkingTree(top: string, gitDir: string): Promise<string> {
       await copyFile(original, index);
       await utimes(index, info.atime, info.mtime);
     }
-    const env = { ...process.env, GIT_INDEX_FILE: index };
-    const add = await execProgram("git", ["add", "-A", "--", "."], { cwd: top, env, timeoutMs: 120_000 });
+    // git writes objects into the common git folder, which is outside `top` for a linked worktree.
+    const git = { top, env: { GIT_INDEX_FILE: index }, writable: [scratch, gitDir, commonDir], containment };
+    const add = await runContainedGit(["add", "-A", "--", "."], { ...git, timeoutMs: 120_000 });
     if (add.code !== 0) throw new Error(`git add failed: ${add.stderr.trim()}`);
-    const tree = await execProgram("git", ["write-tree"], { cwd: top, env });
+    const tree = await runContainedGit(["write-tree"], git);
     if (tree.code !== 0) throw new Error(`git write-tree failed: ${tree.stderr.trim()}`);
     return tree.stdout.trim();
   } finally {
@@ -257,11 +282,20 @@ async function writeWorkingTree(top: string, gitDir: string): Promise<string> {
   }
 }
 
-async function diffTrees(top: string, before: string, after: string): Promise<FileChange[]> {
+async function diffTrees(
+  top: string,
+  before: string,
+  after: string,
+  containment: GitContainment,
+): Promise<FileChange[]> {
   if (before === after) return [];
-  const diff = await execProgram("git", ["diff", "--numstat", "--no-renames", "-z", before, after], {
-    cwd: top,
-  });
+  const diff = await runContainedGit(
+    ["diff", "--numstat", "--no-renames", "--no-ext-diff", "-z", before, after],
+    {
+      top,
+      containment,
+    },
+  );
   if (diff.code !== 0) throw new Error(`git diff failed: ${diff.stderr.trim()}`);
   return parseNumstat(diff.stdout);
 }
