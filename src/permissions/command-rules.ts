@@ -40,6 +40,7 @@ export const standardBinDirs = new Set([
 
 /** Ask rules in the order they are reported when several apply (the most telling first). */
 export const askPriority = [
+  "network.exfiltration",
   "command.parse-error",
   "command.control-chars",
   "command.unicode",
@@ -93,6 +94,10 @@ export const denyPriority = ["hardline.", "path.sensitive", "path."];
 
 export interface Analysis {
   findings: Finding[];
+  /** Some command in it needs the network. */
+  needsNetwork?: boolean;
+  /** Hosts named by networked commands. */
+  hosts?: Set<string>;
 }
 
 /** The finding that decides: any deny beats any ask; within each, the fixed priority order. */

@@ -1,4 +1,5 @@
 import { dirname } from "node:path";
+import { hostsNamed, needsNetwork } from "./command-network.js";
 import {
   expandGlob,
   globSecrets,
@@ -319,6 +320,12 @@ class Walker {
     const final = unwrapped.invocations[unwrapped.invocations.length - 1];
     if (!final) return;
     const program = final.program;
+    const finalArgs = final.words.slice(1).map((word) => word.text);
+    if (needsNetwork(program, finalArgs)) {
+      this.out.needsNetwork = true;
+      this.out.hosts ??= new Set();
+      for (const host of hostsNamed(finalArgs)) this.out.hosts.add(host);
+    }
     if (program === "cd" || program === "pushd" || program === "popd") this.changeDirectory(final.words);
     if (isShell(program) || interpreters.has(program)) {
       const nested = call.args.flatMap((word) => stmtsInWord(word));

@@ -4,11 +4,22 @@ import type { z } from "zod";
 export type AuthorizationRequest =
   | { kind: "command"; command: string; cwd: string }
   | { kind: "path"; path: string; access: "read" | "write" }
-  | { kind: "network"; url: string };
+  /** `redirectFrom`: a redirect hop of the fetch that started at that URL. */
+  | { kind: "network"; url: string; redirectFrom?: string };
 
 export type AuthorizationResult =
   /** `resolvedPath`: for path requests, the real path that was checked; act on it, not the raw one. */
-  { allowed: true; rule: string; resolvedPath?: string } | { allowed: false; rule: string; reason: string };
+  | {
+      allowed: true;
+      rule: string;
+      resolvedPath?: string;
+      /**
+       * Commands: whether the OS sandbox may give this command network access. True only when the
+       * command needs it and a person (or their standing grant) approved it; never by allow-all alone.
+       */
+      network?: boolean;
+    }
+  | { allowed: false; rule: string; reason: string };
 
 /**
  * Everything a tool may use. Permissions come in through `authorize`, carried explicitly per task

@@ -95,7 +95,13 @@ export function createWebFetchTool(options: WebFetchOptions = {}): ToolDefinitio
   async function fetchFollowing(raw: string, context: ToolContext, signal: AbortSignal, hops: string[]) {
     let url = parseHttpUrl(raw);
     for (let hop = 0; ; hop++) {
-      const decision = await context.authorize({ kind: "network", url: url.href });
+      // A redirect hop continues this fetch: the page it came from has not entered the task yet.
+      const previous = hops[hops.length - 1];
+      const decision = await context.authorize({
+        kind: "network",
+        url: url.href,
+        ...(hop > 0 && previous ? { redirectFrom: previous } : {}),
+      });
       if (!decision.allowed) {
         throw new Error(
           `Permission denied: fetching ${url.href} was refused (${decision.rule}): ${decision.reason}`,
