@@ -47,6 +47,7 @@ export const askPriority = [
   "command.privilege",
   "command.pipe-to-interpreter",
   "command.inline-code",
+  "command.eval",
   "command.chain",
   "command.background",
   "command.function",
@@ -77,6 +78,7 @@ export const askPriority = [
  * hardline promise would be empty if `"$(echo rm)" -rf /` ran unseen under --yes.
  */
 export const opaqueRules = new Set([
+  "command.eval",
   "command.parse-error",
   "command.control-chars",
   "command.unicode",
