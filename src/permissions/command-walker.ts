@@ -20,7 +20,7 @@ import { producedText, producedWords, readScript, shellReadsStdin } from "./comm
 import { finalProgram, flattenPipeline, programsIn } from "./command-structure.js";
 import { isWithin, type PermissionContext } from "./context.js";
 import { gitConfigRisk } from "./git-config.js";
-import { downloaders, hardlineCheck, protectedWriteTarget } from "./hardline.js";
+import { downloaders, hardlineCheck, protectedWriteTarget, writeTargets } from "./hardline.js";
 import { type PathFs, resolveReal } from "./paths.js";
 import { judgeReadonly } from "./readonly.js";
 import { sensitiveRoots } from "./sensitive.js";
@@ -262,6 +262,8 @@ class Walker {
       return;
     }
     sensitiveTarget(this.scope(), target.text);
+    // A write outside the workspace is a person's call, never allow-all's (path.outside-roots).
+    pathFinding(this.scope(), target.text, "write", "command.redirect");
     this.add({
       decision: "ask",
       rule: "command.redirect",
@@ -370,6 +372,9 @@ class Walker {
           reason: `${program} runs a program, which can do anything`,
         });
       }
+    }
+    if (final.words.every((word) => word.exact && !word.glob)) {
+      for (const target of writeTargets(final)) pathFinding(this.scope(), target, "write", "command.write");
     }
     const judgement = judgeReadonly(final);
     for (const finding of judgement.findings) this.add(finding);

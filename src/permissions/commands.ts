@@ -13,6 +13,9 @@ import { hasInvisibleCharacters } from "./unicode.js";
 
 export { expandBraces, opaqueRules } from "./command-rules.js";
 
+/** Findings about what lies outside the workspace: allow-all never settles a command that has one. */
+const personOnlyFindings = new Set(["path.outside-roots", "path.env-file", "path.unicode", "command.privilege"]);
+
 const processSecretText =
   /\/proc\/+[^\s'"`;|&<>]*\/+(environ|mem|maps|smaps|smaps_rollup|numa_maps|pagemap|cmdline|auxv|stack|syscall|map_files)\b/;
 
@@ -105,7 +108,9 @@ export function decideCommand(
     }
   }
   const readsOutside = analysis.findings.some((finding) => finding.rule === "path.outside-roots");
+  const outside = analysis.findings.some((finding) => personOnlyFindings.has(finding.rule));
   const facts = {
+    ...(outside ? { outside: true } : {}),
     ...(analysis.needsNetwork ? { needsNetwork: true } : {}),
     ...(hosts.length > 0 ? { hosts } : {}),
     ...(readsOutside ? { readsOutside: true } : {}),

@@ -34,7 +34,7 @@ export function allowAllCoverage(
       why: "allow-all does not cover commands whose effect cannot be checked before they run (substitutions, unknown variables, expansions, eval). Rewrite it with plain arguments or approve it in chat",
     };
   }
-  if (personOnlyRules.has(decision.rule)) {
+  if (personOnlyRules.has(decision.rule) || decision.outside) {
     return {
       covered: false,
       why: `allow-all covers only what stays inside the workspace and the OS sandbox; ${decision.rule} needs a person's approval`,

@@ -24,6 +24,8 @@ export interface Decision {
   hosts?: string[];
   /** Commands: it reads something outside the workspace (approved), which makes the task's input untrusted. */
   readsOutside?: boolean;
+  /** Commands: something in it reaches outside the workspace (or needs privileges): a person decides. */
+  outside?: boolean;
 }
 
 export const decisionRank = { allow: 0, ask: 1, deny: 2 } as const;
