@@ -14,7 +14,12 @@ import { hasInvisibleCharacters } from "./unicode.js";
 export { expandBraces, opaqueRules } from "./command-rules.js";
 
 /** Findings about what lies outside the workspace: allow-all never settles a command that has one. */
-const personOnlyFindings = new Set(["path.outside-roots", "path.env-file", "path.unicode", "command.privilege"]);
+const personOnlyFindings = new Set([
+  "path.outside-roots",
+  "path.env-file",
+  "path.unicode",
+  "command.privilege",
+]);
 
 const processSecretText =
   /\/proc\/+[^\s'"`;|&<>]*\/+(environ|mem|maps|smaps|smaps_rollup|numa_maps|pagemap|cmdline|auxv|stack|syscall|map_files)\b/;

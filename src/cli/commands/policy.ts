@@ -94,6 +94,10 @@ export function registerPolicyCommands(program: Command, deps: PolicyCommandDeps
             : request.command;
         process.stdout.write(`${decision.decision}  ${decision.rule}\n  ${target}\n  ${decision.reason}\n`);
       }
+      // The CLI contract: 0 allow, 1 deny, 4 ask — so scripts can branch on the decision.
+      process.exitCode = { allow: exitCodes.success, deny: exitCodes.failure, ask: exitCodes.ask }[
+        decision.decision
+      ];
     });
 
   policy
