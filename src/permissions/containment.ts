@@ -37,7 +37,7 @@ export function allowAllCoverage(
   if (personOnlyRules.has(decision.rule) || decision.outside) {
     return {
       covered: false,
-      why: `allow-all covers only what stays inside the workspace and the OS sandbox; ${decision.rule} needs a person's approval`,
+      why: `allow-all covers only what stays inside the workspace and the OS sandbox; this reaches outside the workspace (or needs privileges, or is the exfiltration check), so it needs a person's approval`,
     };
   }
   if (request.kind === "network") {
