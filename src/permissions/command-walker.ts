@@ -380,6 +380,7 @@ class Walker {
     for (const finding of judgement.findings) this.add(finding);
     if (program === "git" && judgement.findings.length === 0) this.gitRepositoryConfig(judgement.git ?? {});
     if (judgement.findings.length > 0 && !isShell(program)) this.hiddenHardline(final.words);
+    if (judgement.findings.length > 0) this.outsideOperands(final.words);
     // An argument the engine could not evaluate is already asked; its partial text is no path to check.
     if (judgement.findings.length > 0 || final.words.some((word) => !word.exact)) return;
     const globbed = final.words.slice(1).filter((word) => word.glob);
@@ -454,6 +455,27 @@ class Walker {
         rule: "command.git-repo-config",
         reason: `${risk.configPath} makes git run programs (${risk.keys.join(", ")}); git configuration can run anything`,
       });
+    }
+  }
+
+  /**
+   * A command that is not read-only and names an existing path outside the workspace (`tar czf x ~`,
+   * `node /elsewhere/x.js`) reaches outside it: asked (path.outside-roots), never settled by allow-all.
+   */
+  private outsideOperands(words: EvaluatedWord[]): void {
+    for (const word of words.slice(1)) {
+      if (!word.exact || word.glob || word.text.startsWith("-") || !/^(\/|~|\.)|\//.test(word.text)) continue;
+      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(word.text) || /^[^/]*:/.test(word.text)) continue;
+      const resolved = resolveReal(word.text, this.context.cwd, this.context.home, this.fsApi);
+      if (!resolved.ok || !resolved.exists) continue;
+      const roots = [...this.context.writeRoots, ...this.context.readRoots];
+      if (roots.some((root) => isWithin(resolved.realPath, root))) continue;
+      this.add({
+        decision: "ask",
+        rule: "path.outside-roots",
+        reason: `${word.text} (${resolved.realPath}) is outside the workspace`,
+      });
+      return;
     }
   }
 
