@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import { createAuthorizer } from "../permissions/authorizer.js";
 import { createPermissionContext } from "../permissions/context.js";
+import { detectSandbox } from "../sandbox/detect.js";
 import type { AuthorizationRequest, AuthorizationResult } from "../tools/types.js";
 import type { MercuryApp } from "./container.js";
 
@@ -47,5 +48,7 @@ export function createTaskAuthorizer(
     audit: app.audit,
     clock: app.clock,
     signal: options.signal,
+    // What `--yes` may approve depends on whether an OS sandbox contains it (src/permissions/containment.ts).
+    sandbox: detectSandbox(),
   });
 }

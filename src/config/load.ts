@@ -171,7 +171,7 @@ export function resolveConfig(
       promptTokens: file.memory?.promptTokens ?? 1200,
       extractAutomatically: file.memory?.extractAutomatically ?? true,
     },
-    telegram: { enabled: file.telegram?.enabled ?? false },
+    telegram: { enabled: file.telegram?.enabled ?? false, groups: file.telegram?.groups ?? [] },
     // Off by default: a heartbeat spends tokens while nobody is watching; the user opts in.
     heartbeat: { intervalMinutes: file.heartbeat?.intervalMinutes ?? 0 },
     log: { level: file.log?.level ?? "info" },

@@ -97,6 +97,11 @@ export const configFileSchema = z
     telegram: z
       .object({
         enabled: z.boolean().optional(),
+        /**
+         * Group and supergroup chat ids (negative numbers) where Mercury answers; every other group,
+         * supergroup and channel is refused. Approvals, questions and memory receipts never go to a group.
+         */
+        groups: z.array(z.number().int().negative()).optional(),
       })
       .strict()
       .optional(),
@@ -142,7 +147,7 @@ export interface ResolvedConfig {
     promptTokens: number;
     extractAutomatically: boolean;
   };
-  telegram: { enabled: boolean };
+  telegram: { enabled: boolean; groups: number[] };
   heartbeat: { intervalMinutes: number };
   log: { level: "fatal" | "error" | "warn" | "info" | "debug" | "trace" };
   stall: { softMs: number; hardMs: number };

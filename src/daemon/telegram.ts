@@ -40,6 +40,7 @@ export function telegramChannelFor(
           database: app.database,
           workspaceDir,
           logger: channelLogger,
+          groups: app.config.telegram.groups,
           ...(apiRoot !== undefined ? { apiRoot } : {}),
         });
         await current.start();

@@ -1,8 +1,10 @@
 import { type Clock, systemClock } from "../agent/clock.js";
+import type { SandboxStatus } from "../sandbox/detect.js";
 import type { AuthorizationRequest, AuthorizationResult } from "../tools/types.js";
 import type { ApprovalBroker } from "./approvals.js";
 import type { AuditLog } from "./audit.js";
-import type { PermissionContext } from "./context.js";
+import { allowAllCoverage } from "./containment.js";
+import { isWithin, type PermissionContext } from "./context.js";
 import { type DecideOptions, decide } from "./decide.js";
 import type { Decision } from "./types.js";
 
@@ -16,7 +18,18 @@ export interface AuthorizerDeps {
   /** How long the person has to answer; the broker's default otherwise. */
   approvalTimeoutMs?: number;
   decideOptions?: DecideOptions;
+  /**
+   * Whether an OS sandbox contains the commands this task runs (injected so tests choose). Without
+   * it, allow-all approves nothing that is not provably read-only.
+   */
+  sandbox?: SandboxStatus;
 }
+
+const noSandboxGiven: SandboxStatus = {
+  available: false,
+  reason: "the authorizer was not told of an OS sandbox",
+  fix: "run `mercury doctor` to see how to install one",
+};
 
 /**
  * The function that goes into ToolContext.authorize. Order: the policy decides; deny is final;
@@ -31,6 +44,11 @@ export function createAuthorizer(
   const { context, broker, audit } = deps;
 
   return async (request) => {
+    const state = context.network;
+    if (state?.pendingUntrusted && !(request.kind === "network" && request.redirectFrom)) {
+      state.untrusted ??= state.pendingUntrusted;
+      state.pendingUntrusted = null;
+    }
     const decision = await decide(request, context, deps.decideOptions);
     const summary = summarize(request);
     const base = {
@@ -47,10 +65,16 @@ export function createAuthorizer(
       audit.record({ ...base, outcome: "allowed", approvedBy, ...(approvalId ? { approvalId } : {}) });
       const result: AuthorizationResult = { allowed: true, rule: decision.rule };
       if (decision.resolvedPath) result.resolvedPath = decision.resolvedPath;
-      // Network inside the sandbox comes only from a person: their answer or standing grant, never
-      // the policy's own allow (read-only commands) nor allow-all (--yes).
-      if (request.kind === "command" && approvedBy !== "policy" && approvedBy !== "allow-all")
+      // Network inside the sandbox: only when a person (or their standing grant) approved this command.
+      if (
+        request.kind === "command" &&
+        decision.needsNetwork === true &&
+        approvedBy !== "policy" &&
+        approvedBy !== "allow-all"
+      ) {
         result.network = true;
+      }
+      recordTaint(context, request, decision);
       return result;
     };
     const refuse = (reason: string, approvalId?: string, answeredBy?: string): AuthorizationResult => {
@@ -77,13 +101,14 @@ export function createAuthorizer(
     if (grant) return allow(`grant:${grant.id}`);
 
     const allowAll = allowAllActive(context, broker, clock);
-    if (allowAll && !decision.opaque) return allow("allow-all");
+    const coverage = allowAll
+      ? allowAllCoverage(request, decision, context, deps.sandbox ?? noSandboxGiven)
+      : null;
+    if (coverage?.covered) return allow("allow-all");
 
     if (context.mode === "refuse") {
-      if (allowAll) {
-        return refuse(
-          `needs a person's approval (${decision.rule}: ${decision.reason}); allow-all does not cover commands whose effect cannot be checked before they run (substitutions, unknown variables, expansions). Rewrite it with plain arguments or approve it in chat`,
-        );
+      if (coverage && !coverage.covered) {
+        return refuse(`needs a person's approval (${decision.rule}: ${decision.reason}); ${coverage.why}`);
       }
       return refuse(
         `needs approval (${decision.rule}: ${decision.reason}); this run is non-interactive: rerun with --yes or approve in chat`,
@@ -136,6 +161,40 @@ function toolOf(request: AuthorizationRequest): string {
   if (request.kind === "command") return "run_command";
   if (request.kind === "network") return "web_fetch";
   return request.access === "write" ? "file-write" : "file-read";
+}
+
+/**
+ * Per-task exfiltration state: once web content or a file from outside the workspace has entered the
+ * task, the engine asks before contacting a host the task has not contacted yet.
+ */
+function recordTaint(context: PermissionContext, request: AuthorizationRequest, decision: Decision): void {
+  const state = context.network;
+  if (!state) return;
+  if (request.kind === "network") {
+    const host = hostOf(request.url);
+    if (host) state.contactedHosts.add(host);
+    state.pendingUntrusted ??= `content fetched from ${request.url}`;
+    return;
+  }
+  if (request.kind === "path" && request.access === "read") {
+    const where = decision.resolvedPath ?? request.path;
+    if (!context.writeRoots.some((root) => isWithin(where, root))) state.untrusted ??= `the file ${where}`;
+    return;
+  }
+  if (request.kind === "command") {
+    for (const host of decision.hosts ?? []) state.contactedHosts.add(host);
+    if (decision.readsOutside)
+      state.untrusted ??= `a command reading outside the workspace (${decision.subject})`;
+    if (decision.needsNetwork) state.untrusted ??= `the output of a networked command (${decision.subject})`;
+  }
+}
+
+function hostOf(url: string): string | null {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return null;
+  }
 }
 
 export type { Decision };

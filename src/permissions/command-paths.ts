@@ -2,6 +2,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { PermissionContext } from "./context.js";
 import { checkPath, type PathFs, resolveReal } from "./paths.js";
+import { inodeKey, secretInodes } from "./secret-inodes.js";
 import { sensitiveMatch, sensitiveRoots } from "./sensitive.js";
 import type { Finding } from "./shell-words.js";
 import { foldForComparison } from "./unicode.js";
@@ -194,6 +195,15 @@ export function sensitiveArgument(scope: PathScope, text: string): void {
       const resolved = resolveReal(candidate, scope.context.cwd, scope.context.home, scope.fsApi);
       if (resolved.ok && resolved.exists)
         match = sensitiveMatch(resolved.realPath, scope.context.home, scope.context.mercuryHome);
+      // A hard link to a secret has an innocent name: only its device and inode give it away.
+      const stats = resolved.ok ? resolved.stats : null;
+      if (
+        !match &&
+        stats?.isFile() &&
+        stats.nlink > 1 &&
+        secretInodes(scope.context.home, scope.context.mercuryHome).has(inodeKey(stats))
+      )
+        match = { what: "a hard link to a secret file" };
     }
     if (match) {
       scope.add({

@@ -40,12 +40,14 @@ export const standardBinDirs = new Set([
 
 /** Ask rules in the order they are reported when several apply (the most telling first). */
 export const askPriority = [
+  "network.exfiltration",
   "command.parse-error",
   "command.control-chars",
   "command.unicode",
   "command.privilege",
   "command.pipe-to-interpreter",
   "command.inline-code",
+  "command.eval",
   "command.chain",
   "command.background",
   "command.function",
@@ -76,6 +78,7 @@ export const askPriority = [
  * hardline promise would be empty if `"$(echo rm)" -rf /` ran unseen under --yes.
  */
 export const opaqueRules = new Set([
+  "command.eval",
   "command.parse-error",
   "command.control-chars",
   "command.unicode",
@@ -93,6 +96,10 @@ export const denyPriority = ["hardline.", "path.sensitive", "path."];
 
 export interface Analysis {
   findings: Finding[];
+  /** Some command in it needs the network. */
+  needsNetwork?: boolean;
+  /** Hosts named by networked commands. */
+  hosts?: Set<string>;
 }
 
 /** The finding that decides: any deny beats any ask; within each, the fixed priority order. */

@@ -1,4 +1,5 @@
 import { dirname } from "node:path";
+import { hostsNamed, needsNetwork } from "./command-network.js";
 import {
   expandGlob,
   globSecrets,
@@ -19,7 +20,7 @@ import { producedText, producedWords, readScript, shellReadsStdin } from "./comm
 import { finalProgram, flattenPipeline, programsIn } from "./command-structure.js";
 import { isWithin, type PermissionContext } from "./context.js";
 import { gitConfigRisk } from "./git-config.js";
-import { downloaders, hardlineCheck, protectedWriteTarget } from "./hardline.js";
+import { downloaders, hardlineCheck, protectedWriteTarget, writeTargets } from "./hardline.js";
 import { type PathFs, resolveReal } from "./paths.js";
 import { judgeReadonly } from "./readonly.js";
 import { sensitiveRoots } from "./sensitive.js";
@@ -261,6 +262,8 @@ class Walker {
       return;
     }
     sensitiveTarget(this.scope(), target.text);
+    // A write outside the workspace is a person's call, never allow-all's (path.outside-roots).
+    pathFinding(this.scope(), target.text, "write", "command.redirect");
     this.add({
       decision: "ask",
       rule: "command.redirect",
@@ -319,6 +322,12 @@ class Walker {
     const final = unwrapped.invocations[unwrapped.invocations.length - 1];
     if (!final) return;
     const program = final.program;
+    const finalArgs = final.words.slice(1).map((word) => word.text);
+    if (needsNetwork(program, finalArgs)) {
+      this.out.needsNetwork = true;
+      this.out.hosts ??= new Set();
+      for (const host of hostsNamed(finalArgs)) this.out.hosts.add(host);
+    }
     if (program === "cd" || program === "pushd" || program === "popd") this.changeDirectory(final.words);
     if (isShell(program) || interpreters.has(program)) {
       const nested = call.args.flatMap((word) => stmtsInWord(word));
@@ -364,10 +373,14 @@ class Walker {
         });
       }
     }
+    if (final.words.every((word) => word.exact && !word.glob)) {
+      for (const target of writeTargets(final)) pathFinding(this.scope(), target, "write", "command.write");
+    }
     const judgement = judgeReadonly(final);
     for (const finding of judgement.findings) this.add(finding);
     if (program === "git" && judgement.findings.length === 0) this.gitRepositoryConfig(judgement.git ?? {});
     if (judgement.findings.length > 0 && !isShell(program)) this.hiddenHardline(final.words);
+    if (judgement.findings.length > 0) this.outsideOperands(final.words);
     // An argument the engine could not evaluate is already asked; its partial text is no path to check.
     if (judgement.findings.length > 0 || final.words.some((word) => !word.exact)) return;
     const globbed = final.words.slice(1).filter((word) => word.glob);
@@ -442,6 +455,27 @@ class Walker {
         rule: "command.git-repo-config",
         reason: `${risk.configPath} makes git run programs (${risk.keys.join(", ")}); git configuration can run anything`,
       });
+    }
+  }
+
+  /**
+   * A command that is not read-only and names an existing path outside the workspace (`tar czf x ~`,
+   * `node /elsewhere/x.js`) reaches outside it: asked (path.outside-roots), never settled by allow-all.
+   */
+  private outsideOperands(words: EvaluatedWord[]): void {
+    for (const word of words.slice(1)) {
+      if (!word.exact || word.glob || word.text.startsWith("-") || !/^(\/|~|\.)|\//.test(word.text)) continue;
+      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(word.text) || /^[^/]*:/.test(word.text)) continue;
+      const resolved = resolveReal(word.text, this.context.cwd, this.context.home, this.fsApi);
+      if (!resolved.ok || !resolved.exists) continue;
+      const roots = [...this.context.writeRoots, ...this.context.readRoots];
+      if (roots.some((root) => isWithin(resolved.realPath, root))) continue;
+      this.add({
+        decision: "ask",
+        rule: "path.outside-roots",
+        reason: `${word.text} (${resolved.realPath}) is outside the workspace`,
+      });
+      return;
     }
   }
 

@@ -13,6 +13,14 @@ import { hasInvisibleCharacters } from "./unicode.js";
 
 export { expandBraces, opaqueRules } from "./command-rules.js";
 
+/** Findings about what lies outside the workspace: allow-all never settles a command that has one. */
+const personOnlyFindings = new Set([
+  "path.outside-roots",
+  "path.env-file",
+  "path.unicode",
+  "command.privilege",
+]);
+
 const processSecretText =
   /\/proc\/+[^\s'"`;|&<>]*\/+(environ|mem|maps|smaps|smaps_rollup|numa_maps|pagemap|cmdline|auxv|stack|syscall|map_files)\b/;
 
@@ -92,6 +100,26 @@ export function decideCommand(
     analyzeSource(folded.replace(/[\p{Cf}]/gu, ""), local, fsApi, shadow, 0);
     analysis.findings.push(...shadow.findings.filter((finding) => finding.decision === "deny"));
   }
+  const hosts = [...(analysis.hosts ?? [])];
+  const network = local.network;
+  if (analysis.needsNetwork && network?.untrusted) {
+    const fresh = hosts.filter((host) => !network.contactedHosts.has(host));
+    if (hosts.length === 0 || fresh.length > 0) {
+      analysis.findings.push({
+        decision: "ask",
+        rule: "network.exfiltration",
+        reason: `this task has read ${network.untrusted}; this command reaches ${fresh.length > 0 ? fresh.join(", ") : "a host the engine cannot name"}, which the task has not contacted, and could send data out`,
+      });
+    }
+  }
+  const readsOutside = analysis.findings.some((finding) => finding.rule === "path.outside-roots");
+  const outside = analysis.findings.some((finding) => personOnlyFindings.has(finding.rule));
+  const facts = {
+    ...(outside ? { outside: true } : {}),
+    ...(analysis.needsNetwork ? { needsNetwork: true } : {}),
+    ...(hosts.length > 0 ? { hosts } : {}),
+    ...(readsOutside ? { readsOutside: true } : {}),
+  };
   const chosen = choose(analysis.findings);
   const single =
     parsed !== null &&
@@ -106,6 +134,7 @@ export function decideCommand(
       reason: "every command is read-only and every path is allowed",
       subject,
       singleCommand: single,
+      ...facts,
     };
   }
   const opaque = analysis.findings.some((finding) => opaqueRules.has(finding.rule));
@@ -116,5 +145,6 @@ export function decideCommand(
     reason: chosen.reason,
     subject,
     singleCommand: single,
+    ...facts,
   };
 }

@@ -29,6 +29,21 @@ export interface PermissionContext {
   derived: boolean;
   /** Environment used to expand `$VAR` in commands (defaults to process.env). */
   env: Readonly<Record<string, string | undefined>>;
+  /** Per-task network state for the exfiltration check; absent, the check is off (policy check CLI). */
+  network?: TaskNetworkState;
+}
+
+/** What entered the task from outside, and which hosts it has contacted (mutated as the task runs). */
+export interface TaskNetworkState {
+  /** Why the task's input is untrusted (web content, a file from outside the workspace), or null. */
+  untrusted: string | null;
+  /** Web content fetched by the current fetch: untrusted from the task's next request on (redirect hops excluded). */
+  pendingUntrusted: string | null;
+  contactedHosts: Set<string>;
+}
+
+export function newTaskNetworkState(): TaskNetworkState {
+  return { untrusted: null, pendingUntrusted: null, contactedHosts: new Set() };
 }
 
 export interface PermissionContextInput {
@@ -75,6 +90,7 @@ export function createPermissionContext(input: PermissionContextInput): Permissi
     taskId: input.taskId,
     derived: false,
     env: input.env ?? process.env,
+    network: newTaskNetworkState(),
   };
   if (input.allowAll) context.allowAll = { until: input.allowAll.until };
   return context;
@@ -120,6 +136,7 @@ export function deriveChildContext(
     taskId: request.taskId,
     derived: true,
     env: parent.env,
+    ...(parent.network ? { network: parent.network } : {}),
   };
 }
 

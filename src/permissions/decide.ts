@@ -25,8 +25,26 @@ export async function decide(
     case "path":
       return checkFileToolPath(request.path, request.access, context, options.fs);
     case "network":
-      return decideNetwork(request.url);
+      return exfiltrationCheck(decideNetwork(request.url), request.url, context);
   }
+}
+
+/**
+ * Once untrusted content (a web page, a file from outside the workspace) has entered the task, a
+ * fetch to a host the task has not contacted asks: injected instructions cannot quietly send
+ * memories or files to a new address.
+ */
+function exfiltrationCheck(decision: Decision, url: string, context: PermissionContext): Decision {
+  const state = context.network;
+  if (decision.decision !== "allow" || !state?.untrusted) return decision;
+  const host = new URL(url).hostname.toLowerCase();
+  if (state.contactedHosts.has(host)) return decision;
+  return {
+    decision: "ask",
+    rule: "network.exfiltration",
+    reason: `this task has read ${state.untrusted}; ${host} has not been contacted in this task, and a fetch could send data out`,
+    subject: decision.subject,
+  };
 }
 
 /**

@@ -59,7 +59,9 @@ export function diskFinding(program: string, args: string[]): Finding | null {
   const tool = diskTools[program];
   if (!tool) return null;
   const destructive = args.some((arg) => destructiveDiskWords.test(arg) || /^-[A-Za-z]*Z/.test(arg));
-  if (!destructive && args.length > 0 && args.every((arg) => tool.readonlyArgs.test(arg))) return null;
+  // Read-only only with an explicit listing/printing argument: `fdisk /dev/sda` alone opens an editor on the disk.
+  const listing = args.some((arg) => !arg.startsWith("/dev/"));
+  if (!destructive && listing && args.every((arg) => tool.readonlyArgs.test(arg))) return null;
   return {
     decision: "deny",
     rule: "hardline.disk",

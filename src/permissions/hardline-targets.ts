@@ -90,7 +90,7 @@ export function protectedWriteTarget(
         reason: `writing to the device ${target} can destroy a disk`,
       };
     }
-    const tree = systemTreeOf(target);
+    const tree = target === "/" ? "/" : systemTreeOf(target);
     if (tree) {
       return {
         decision: "deny",

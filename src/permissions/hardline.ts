@@ -229,6 +229,13 @@ export function hardlineCheck(
   return null;
 }
 
+/** Every path an invocation writes: its positional targets and the values of its output options. */
+export function writeTargets(invocation: Invocation): string[] {
+  const args = invocation.words.slice(1).map((word) => word.text);
+  const writer = writers[invocation.program];
+  return [...(writer ? writer(args) : []), ...outputTargetsIfWriting(invocation)];
+}
+
 /** Output options only matter when the command is not a plain read (`ls --directory /etc` writes nothing). */
 function outputTargetsIfWriting(invocation: Invocation): string[] {
   const args = invocation.words.slice(1).map((word) => word.text);

@@ -40,7 +40,7 @@ const checksum: Spec = {
 export const specs: Record<string, Spec> = {
   ls: {
     positional: "paths",
-    short: "aAbBcCdfFgGhHiklmnNopqQrRsStuUvxX1Z",
+    short: "aAbBcCdfFgGhHiklLmnNopqQrRsStuUvxX1Z",
     long: [
       ...common,
       "--all",

@@ -18,6 +18,14 @@ export interface Decision {
    * brace or other expansions, unparseable text): allow-all does not cover it, a person must approve.
    */
   opaque?: boolean;
+  /** Commands: the command needs the network (a download, a push, a package install). */
+  needsNetwork?: boolean;
+  /** Commands: the hosts it names (URLs, `user@host:`), for the per-task exfiltration check. */
+  hosts?: string[];
+  /** Commands: it reads something outside the workspace (approved), which makes the task's input untrusted. */
+  readsOutside?: boolean;
+  /** Commands: something in it reaches outside the workspace (or needs privileges): a person decides. */
+  outside?: boolean;
 }
 
 export const decisionRank = { allow: 0, ask: 1, deny: 2 } as const;

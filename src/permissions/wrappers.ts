@@ -165,6 +165,8 @@ export function unwrap(words: EvaluatedWord[], via: string[] = [], depth = 0): U
       rule: "command.inline-code",
       reason: "eval runs its arguments as shell code",
     });
+    // What eval runs is only known once the shell has expanded it: never covered by allow-all.
+    out.findings.push({ decision: "ask", rule: "command.eval", reason: "eval builds the command it runs" });
     out.innerScripts.push(texts.slice(1).join(" "));
     return out;
   }

@@ -3,6 +3,8 @@ import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import type { SandboxStatus } from "./types.js";
 
+export type { SandboxStatus } from "./types.js";
+
 export interface DetectOptions {
   platform?: NodeJS.Platform;
   /** Where to look for programs; default: this process's PATH. */

@@ -4,7 +4,8 @@ import type { z } from "zod";
 export type AuthorizationRequest =
   | { kind: "command"; command: string; cwd: string }
   | { kind: "path"; path: string; access: "read" | "write" }
-  | { kind: "network"; url: string };
+  /** `redirectFrom`: a redirect hop of the fetch that started at that URL. */
+  | { kind: "network"; url: string; redirectFrom?: string };
 
 export type AuthorizationResult =
   /** `resolvedPath`: for path requests, the real path that was checked; act on it, not the raw one. */
@@ -12,7 +13,10 @@ export type AuthorizationResult =
       allowed: true;
       rule: string;
       resolvedPath?: string;
-      /** For command requests: the approval grants the command network access inside the OS sandbox. */
+      /**
+       * Commands: whether the OS sandbox may give this command network access. True only when the
+       * command needs it and a person (or their standing grant) approved it; never by allow-all alone.
+       */
       network?: boolean;
     }
   | { allowed: false; rule: string; reason: string };

@@ -77,7 +77,8 @@ export function createWebFetchTool(options: WebFetchOptions = {}): ToolDefinitio
       try {
         const page = await fetchFollowing(
           input.url,
-          (url) => context.authorize({ kind: "network", url }),
+          (url, redirectFrom) =>
+            context.authorize({ kind: "network", url, ...(redirectFrom ? { redirectFrom } : {}) }),
           signal,
           hops,
           {
@@ -117,7 +118,8 @@ export interface DownloadSettings {
  */
 export async function fetchFollowing(
   raw: string,
-  authorize: (url: string) => Promise<AuthorizationResult>,
+  /** `redirectFrom`: a redirect hop continues this fetch; the page it came from has not entered the task. */
+  authorize: (url: string, redirectFrom?: string) => Promise<AuthorizationResult>,
   signal: AbortSignal,
   hops: string[],
   settings: DownloadSettings,
@@ -125,7 +127,8 @@ export async function fetchFollowing(
   const { maxRedirects, maxBytes } = settings;
   let url = parseHttpUrl(raw);
   for (let hop = 0; ; hop++) {
-    const decision = await authorize(url.href);
+    const previous = hops[hops.length - 1];
+    const decision = await authorize(url.href, hop > 0 ? previous : undefined);
     if (!decision.allowed) {
       throw new Error(
         `Permission denied: fetching ${url.href} was refused (${decision.rule}): ${decision.reason}`,

@@ -124,6 +124,32 @@ export class FakeTelegramServer {
     return this.pushUpdate({ message });
   }
 
+  /** A user writes in a group, supergroup (negative chat id) where the bot is a member. */
+  sendGroupMessage(from: FakeUser, chat: { id: number; type: "group" | "supergroup" }, text: string): number {
+    const message = {
+      message_id: this.nextMessageId++,
+      date: Math.floor(Date.now() / 1000),
+      chat: { id: chat.id, type: chat.type, title: `group${chat.id}` },
+      from: { id: from.id, is_bot: false, first_name: `user${from.id}`, username: from.username },
+      text,
+      ...(text.startsWith("/")
+        ? { entities: [{ type: "bot_command", offset: 0, length: text.split(/\s/)[0]?.length ?? 0 }] }
+        : {}),
+    };
+    return this.pushUpdate({ message });
+  }
+
+  /** A post in a channel where the bot is an administrator (no sender). */
+  sendChannelPost(chatId: number, text: string): number {
+    const channel_post = {
+      message_id: this.nextMessageId++,
+      date: Math.floor(Date.now() / 1000),
+      chat: { id: chatId, type: "channel", title: `channel${chatId}` },
+      text,
+    };
+    return this.pushUpdate({ channel_post });
+  }
+
   /** A user presses an inline button under one of the bot's messages. */
   pressButton(from: FakeUser, message: FakeChatMessage, data: string): string {
     const id = String(this.nextCallbackId++);

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decide } from "../../src/permissions/decide.js";
-import { commandAttacks, networkAttacks, pathAttacks } from "./attack-cases.js";
+import {
+  commandAttacks as baseCommandAttacks,
+  pathAttacks as basePathAttacks,
+  networkAttacks,
+} from "./attack-cases.js";
+import { issue9CommandAttacks, issue9PathAttacks } from "./attack-cases-issue9.js";
 import { createSandbox, type Sandbox } from "./sandbox.js";
+
+const commandAttacks = [...baseCommandAttacks, ...issue9CommandAttacks];
+const pathAttacks = [...basePathAttacks, ...issue9PathAttacks];
 
 let sandbox: Sandbox;
 beforeAll(() => {
@@ -10,8 +18,8 @@ beforeAll(() => {
 afterAll(() => sandbox.cleanup());
 
 describe("security suite", () => {
-  it("has at least 150 attack cases", () => {
-    expect(commandAttacks.length + pathAttacks.length + networkAttacks.length).toBeGreaterThanOrEqual(150);
+  it("has at least 400 attack cases", () => {
+    expect(commandAttacks.length + pathAttacks.length + networkAttacks.length).toBeGreaterThanOrEqual(400);
   });
 
   it.each(commandAttacks)("$group: $command -> $decision $rule", async ({ command, decision, rule }) => {

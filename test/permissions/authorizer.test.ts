@@ -31,6 +31,7 @@ const authorizer = (context: Partial<PermissionContext> = {}, timeoutMs?: number
     context: { ...sandbox.context, ...context },
     broker,
     audit,
+    sandbox: { available: true, kind: "bubblewrap" },
     ...(timeoutMs !== undefined ? { approvalTimeoutMs: timeoutMs } : {}),
   });
 

@@ -70,13 +70,23 @@ describe("child contexts can only narrow", () => {
       subject: "npm test",
       createdBy: "owner",
     });
-    const parentAuthorize = createAuthorizer({ context: sandbox.context, broker, audit });
+    const parentAuthorize = createAuthorizer({
+      context: sandbox.context,
+      broker,
+      audit,
+      sandbox: { available: true, kind: "bubblewrap" },
+    });
     expect(
       await parentAuthorize({ kind: "command", command: "touch x", cwd: sandbox.project }),
     ).toMatchObject({ allowed: true });
 
     const child = deriveChildContext({ ...sandbox.context, mode: "refuse" }, { taskId: "scheduled-1" });
-    const childAuthorize = createAuthorizer({ context: child, broker, audit });
+    const childAuthorize = createAuthorizer({
+      context: child,
+      broker,
+      audit,
+      sandbox: { available: true, kind: "bubblewrap" },
+    });
     const viaAllowAll = await childAuthorize({ kind: "command", command: "touch x", cwd: sandbox.project });
     expect(viaAllowAll).toMatchObject({ allowed: false, rule: "command.not-readonly" });
     const viaSessionGrant = await childAuthorize({

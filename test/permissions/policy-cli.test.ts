@@ -48,7 +48,35 @@ describe("mercury policy", () => {
     const document = JSON.parse(stdout) as { decision: string; rule: string; reason: string };
     expect(document).toMatchObject({ decision: "deny", rule: "hardline.rm-root" });
     expect(document.reason).toMatch(/home folder/);
-    expect(process.exitCode).toBe(1); // deny
+    expect(process.exitCode).toBe(1);
+  });
+
+  it("check exits 0 for allow, 1 for deny and 4 for ask", async () => {
+    for (const [words, code] of [
+      [["ls", "-la"], 0],
+      [["rm", "--recu", "-f", "~"], 1],
+      [["sort", "--outp=x", "README.md"], 4],
+      [["git", "stash", "-u"], 4],
+    ] as const) {
+      process.exitCode = undefined;
+      stdout = "";
+      await run("policy", "check", "--cwd", sandbox.project, "--", ...words);
+      expect(process.exitCode ?? 0, words.join(" ")).toBe(code);
+    }
+    process.exitCode = undefined;
+    stdout = "";
+    await run(
+      "policy",
+      "check",
+      "--json",
+      "--cwd",
+      sandbox.project,
+      "--path",
+      `${sandbox.mercuryHome}/config.yaml`,
+      "--write",
+    );
+    expect(JSON.parse(stdout)).toMatchObject({ decision: "deny", rule: "path.mercury-state" });
+    expect(process.exitCode).toBe(1);
   });
 
   it("check allows a read-only command exactly as the agent would", async () => {

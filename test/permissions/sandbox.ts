@@ -68,6 +68,22 @@ export function createSandbox(): Sandbox {
   symlinkSync("loop-a", join(project, "loop-b"));
   writeFileSync(join(outside, "shared.txt"), "shared\n");
   linkSync(join(outside, "shared.txt"), join(project, "hardlinked.txt"));
+  // Issue 9 fixtures: a link to home, a link to a disk, a hard link to a secret, secrets of other tools.
+  symlinkSync(home, join(project, "homelink"));
+  symlinkSync("/dev/sda", join(project, "disk"));
+  linkSync(join(home, ".ssh", "id_rsa"), join(project, "notes-copy.txt"));
+  mkdirSync(join(home, ".config", "git"), { recursive: true });
+  writeFileSync(join(home, ".config", "git", "credentials"), "https://u:p@example.com\n");
+  mkdirSync(join(home, ".cargo"), { recursive: true });
+  writeFileSync(join(home, ".cargo", "credentials.toml"), "[registry]\ntoken='x'\n");
+  mkdirSync(join(home, ".config", "sops", "age"), { recursive: true });
+  writeFileSync(join(home, ".config", "sops", "age", "keys.txt"), "AGE-SECRET-KEY-1\n");
+  mkdirSync(join(home, ".config", "google-chrome", "Default"), { recursive: true });
+  writeFileSync(join(home, ".config", "google-chrome", "Default", "Login Data"), "");
+  writeFileSync(join(mercuryHome, "config.yaml"), "provider: openai\n");
+  mkdirSync(join(mercuryHome, "soul"), { recursive: true });
+  writeFileSync(join(mercuryHome, "soul", "soul.md"), "# soul\n");
+  writeFileSync(join(project, "cleanup.sh"), "rm -rf ~\n");
 
   const context = createPermissionContext({
     cwd: project,

@@ -127,8 +127,8 @@ describe("web_fetch", () => {
     expect(output).toContain(`redirected from: ${server.url("/hop1")} -> ${server.url("/hop2")}`);
     expect(ctx.requests).toEqual([
       { kind: "network", url: server.url("/hop1") },
-      { kind: "network", url: server.url("/hop2") },
-      { kind: "network", url: server.url("/page") },
+      { kind: "network", url: server.url("/hop2"), redirectFrom: server.url("/hop1") },
+      { kind: "network", url: server.url("/page"), redirectFrom: server.url("/hop2") },
     ]);
   });
 

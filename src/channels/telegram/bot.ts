@@ -44,6 +44,8 @@ export interface TelegramChannelOptions {
   maxFileBytes?: number;
   /** Message size limit; only tests lower it. */
   messageLimit?: number;
+  /** Group and supergroup chat ids the owner enabled (`telegram.groups`); every other group is refused. */
+  groups?: readonly number[];
 }
 
 export interface TelegramChannel {
@@ -103,6 +105,7 @@ export function createTelegramChannel(options: TelegramChannelOptions): Telegram
     sender,
     logger,
     health: () => poller.health(),
+    groups: new Set(options.groups ?? []),
     download: {
       apiRoot,
       token,

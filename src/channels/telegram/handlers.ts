@@ -32,6 +32,9 @@ const HELP = [
   "/budget – spending today · /memory, /permissions – forwarded to the agent",
 ].join("\n");
 
+const GROUP_REFUSAL =
+  "I am a private assistant and do not work in groups or channels. Talk to me in a private chat.";
+
 const MAX_PAIRING_FAILURES = 5;
 const PAIRING_WINDOW_MS = 10 * 60 * 1000;
 
@@ -43,6 +46,8 @@ export interface HandlerDeps {
   sender: MessageSender;
   logger: ChannelLogger;
   health(): PollerHealth;
+  /** Groups the owner enabled (`telegram.groups`). All other groups, supergroups and channels are refused. */
+  groups: ReadonlySet<number>;
   download: { apiRoot: string; token: string; workspaceDir: string; maxBytes: number };
 }
 
@@ -84,12 +89,29 @@ export function installHandlers(bot: Bot, deps: HandlerDeps): void {
     await ctx.reply(`Paired: you are the owner of this Mercury. ${HELP}`);
   };
 
+  // Channels: posts have no sender to check and everything said there is public. Refused before the model.
+  bot.on("channel_post", async (ctx) => {
+    deps.logger.info({ chatId: ctx.chat.id }, "telegram channel post refused");
+    await ctx.reply(GROUP_REFUSAL);
+  });
+
   bot.on("message", async (ctx) => {
     const from = ctx.from;
     const chatId = ctx.chat.id;
     const message = ctx.message;
     const text = message.text ?? message.caption ?? "";
     const command = parseCommand(text);
+    const inGroup = ctx.chat.type !== "private";
+    if (inGroup && !deps.groups.has(chatId)) {
+      deps.logger.info({ chatId, chatType: ctx.chat.type }, "telegram group message refused");
+      await ctx.reply(GROUP_REFUSAL);
+      return;
+    }
+    if (inGroup && (command !== null || looksLikePairingCode(text))) {
+      // Pairing, /status, /budget and the like answer with private things: only in a private chat.
+      await ctx.reply("Commands and pairing work only in a private chat with me.");
+      return;
+    }
     const user = deps.access.activeUser(from.id);
     if (command?.name === "start" && command.args !== "") return pair(ctx, from.id, command.args);
     if (user === null && looksLikePairingCode(text)) return pair(ctx, from.id, text);
@@ -150,7 +172,7 @@ export function installHandlers(bot: Bot, deps: HandlerDeps): void {
       text.trim() !== ""
         ? text
         : `(sent ${attachments.map((item) => `${item.kind} ${item.name}`).join(", ")})`;
-    await submit(ctx, deps, { userKey, channel: CHANNEL_NAME, text: taskText, attachments });
+    await submit(ctx, deps, { userKey, channel: CHANNEL_NAME, text: taskText, attachments }, from.id);
   });
 
   bot.on("callback_query:data", async (ctx) => {
@@ -206,10 +228,11 @@ export function installHandlers(bot: Bot, deps: HandlerDeps): void {
   });
 }
 
-async function submit(ctx: Context, deps: HandlerDeps, input: ChannelInput): Promise<void> {
+async function submit(ctx: Context, deps: HandlerDeps, input: ChannelInput, senderId: number): Promise<void> {
   const chatId = ctx.chat?.id;
   if (chatId === undefined) throw new Error("a message without a chat cannot start a task");
-  const done = deps.router.beginSubmit(input.userKey, chatId);
+  const group = ctx.chat?.type !== "private";
+  const done = deps.router.beginSubmit(input.userKey, chatId, group ? senderId : undefined);
   try {
     try {
       await ctx.api.sendChatAction(chatId, "typing");
@@ -218,6 +241,8 @@ async function submit(ctx: Context, deps: HandlerDeps, input: ChannelInput): Pro
     }
     const { taskId } = await deps.gateway.submit(input);
     deps.router.bindTask(taskId, chatId, input.userKey);
+    // Approvals, questions and memory receipts of a task started in a group go to the sender's private chat.
+    if (group) deps.router.bindPrivateChat(taskId, senderId);
   } catch (error) {
     deps.logger.error({ chatId, error: describeError(error) }, "telegram task could not be started");
     await ctx.reply(`I could not start that: ${describeError(error)}`);
@@ -256,11 +281,16 @@ async function runCommand(
     case "permissions":
     case "schedule":
       // The agent owns memory and permissions; it receives the command as text and answers it.
-      await submit(ctx, deps, {
-        userKey,
-        channel: CHANNEL_NAME,
-        text: `/${command.name} ${command.args}`.trim(),
-      });
+      await submit(
+        ctx,
+        deps,
+        {
+          userKey,
+          channel: CHANNEL_NAME,
+          text: `/${command.name} ${command.args}`.trim(),
+        },
+        ctx.from?.id ?? 0,
+      );
       return true;
     default:
       await ctx.reply(`Unknown command /${command.name}. ${HELP}`);

@@ -99,7 +99,7 @@ export class Poller {
           {
             offset,
             timeout: this.options.pollTimeoutSeconds,
-            allowed_updates: ["message", "callback_query"],
+            allowed_updates: ["message", "callback_query", "channel_post"],
           },
           // grammY types its signal with the abort-controller polyfill; Node's AbortSignal is what it uses at run time.
           controller.signal as Parameters<Api["getUpdates"]>[1],

@@ -20,8 +20,13 @@ const RECEIPT_WORDS: Record<string, string> = {
  * owner's CLI tasks never leak into the chat, and a member's approval never goes to the owner.
  */
 export class EventRouter {
-  private readonly pendingSubmits = new Map<string, { chatId: number; count: number }>();
+  private readonly pendingSubmits = new Map<
+    string,
+    { chatId: number; count: number; privateChat: number | undefined }
+  >();
   private readonly taskChats = new Map<string, number>();
+  /** Tasks started in an enabled group: their private traffic goes to the sender's own chat. */
+  private readonly privateChats = new Map<string, number>();
   /** Tasks seen and found not to be ours (the owner's terminal work): no database lookup per event. */
   private readonly foreign = new Set<string>();
 
@@ -37,9 +42,10 @@ export class EventRouter {
   ) {}
 
   /** Events may arrive before submit() resolves: a task of this user starting meanwhile is ours. */
-  beginSubmit(userKey: string, chatId: number): () => void {
-    const entry = this.pendingSubmits.get(userKey) ?? { chatId, count: 0 };
+  beginSubmit(userKey: string, chatId: number, privateChat?: number): () => void {
+    const entry = this.pendingSubmits.get(userKey) ?? { chatId, count: 0, privateChat };
     entry.chatId = chatId;
+    entry.privateChat = privateChat;
     entry.count += 1;
     this.pendingSubmits.set(userKey, entry);
     return () => {
@@ -52,6 +58,20 @@ export class EventRouter {
     this.foreign.delete(taskId);
     this.taskChats.set(taskId, chatId);
     this.deps.state.bindTask(taskId, chatId, userKey, new Date().toISOString());
+  }
+
+  bindPrivateChat(taskId: string, userId: number): void {
+    this.privateChats.set(taskId, userId);
+  }
+
+  /**
+   * Where private traffic (approvals, questions, memory receipts) of a task goes: its own chat when
+   * that is private; for a group task, the sender's private chat, or nowhere (an unanswered approval
+   * expires and is refused) — never the group.
+   */
+  private privateChatFor(taskId: string, chatId: number): number | null {
+    if (chatId > 0) return chatId;
+    return this.privateChats.get(taskId) ?? null;
   }
 
   chatFor(event: AgentEvent): number | null {
@@ -69,6 +89,7 @@ export class EventRouter {
     const pending = this.pendingSubmits.get(event.userKey);
     if (pending !== undefined) {
       this.bindTask(event.taskId, pending.chatId, event.userKey);
+      if (pending.privateChat !== undefined) this.bindPrivateChat(event.taskId, pending.privateChat);
       return pending.chatId;
     }
     const member = /^telegram:(\d+)$/.exec(event.userKey);
@@ -92,22 +113,33 @@ export class EventRouter {
       case "text-delta":
         streams.delta(chatId, event.taskId, event.text);
         return;
-      case "approval-request":
-        prompts.askApproval(chatId, event);
+      case "approval-request": {
+        const own = this.privateChatFor(event.taskId, chatId);
+        if (own === null)
+          this.deps.logger.warn({ taskId: event.taskId }, "approval of a group task not sent to the group");
+        else prompts.askApproval(own, event);
         return;
+      }
       case "approval-resolved":
         prompts.settleApproval(event.approvalId, event.decision, event.by);
         return;
-      case "question":
-        prompts.ask(chatId, event);
+      case "question": {
+        const own = this.privateChatFor(event.taskId, chatId);
+        if (own !== null) prompts.ask(own, event);
         return;
-      case "memory-receipt":
-        streams.receipt(chatId, event.taskId, `${RECEIPT_WORDS[event.kind] ?? event.kind}: ${event.text}`);
+      }
+      case "memory-receipt": {
+        const own = this.privateChatFor(event.taskId, chatId);
+        if (own === chatId)
+          streams.receipt(chatId, event.taskId, `${RECEIPT_WORDS[event.kind] ?? event.kind}: ${event.text}`);
+        else if (own !== null) this.notify(own, `${RECEIPT_WORDS[event.kind] ?? event.kind}: ${event.text}`);
         return;
+      }
       case "notice":
         if (event.level === "error") this.notify(chatId, `⚠️ ${event.message}`);
         return;
       case "task-end":
+        this.privateChats.delete(event.taskId);
         prompts.endTask(event.taskId);
         void streams.end(chatId, event);
         return;

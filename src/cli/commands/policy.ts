@@ -10,9 +10,6 @@ import type { SqliteDatabase } from "../../storage/database.js";
 import type { AuthorizationRequest } from "../../tools/types.js";
 import { exitCodes } from "../exit-codes.js";
 
-/** `policy check` answers with its exit code too, so scripts can branch: allow 0, deny 1, ask 4. */
-const policyExitCodes = { allow: 0, deny: 1, ask: 4 } as const;
-
 export interface PolicyCommandDeps {
   openDatabase: () => SqliteDatabase;
   /** MERCURY_HOME. */
@@ -97,7 +94,10 @@ export function registerPolicyCommands(program: Command, deps: PolicyCommandDeps
             : request.command;
         process.stdout.write(`${decision.decision}  ${decision.rule}\n  ${target}\n  ${decision.reason}\n`);
       }
-      process.exitCode = policyExitCodes[decision.decision];
+      // The CLI contract: 0 allow, 1 deny, 4 ask — so scripts can branch on the decision.
+      process.exitCode = { allow: exitCodes.success, deny: exitCodes.failure, ask: exitCodes.ask }[
+        decision.decision
+      ];
     });
 
   policy
