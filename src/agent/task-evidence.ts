@@ -51,7 +51,7 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
     options.store.save(options.taskId, evidence);
   };
   const detect = (): VerificationCommand | null => detectVerification(cwd, options.configuredVerification);
-  const changes: ChangeTracker = createChangeTracker(cwd, defaultSnapshotLimits, {
+  const tracker: ChangeTracker = createChangeTracker(cwd, defaultSnapshotLimits, {
     initial: evidence.baseline,
     store: join(options.home, "baselines", options.taskId),
     onBaseline(baseline) {
@@ -65,6 +65,22 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
       save();
     },
   });
+  // Every confirmed report records what the task's files look like now, for `mercury undo`.
+  const changes: ChangeTracker = {
+    ...tracker,
+    async report() {
+      const report = await tracker.report();
+      if (report.confirmed && report.after && report.root) {
+        evidence.after = {
+          files: report.files.map((file) => file.path),
+          root: report.root,
+          ...(report.after.kind === "git" ? { tree: report.after.tree } : { hashes: report.after.hashes }),
+        };
+        save();
+      }
+      return report;
+    },
+  };
   const verification = (): VerificationCommand | null => {
     if (evidence.verifyError !== undefined) throw new Error(evidence.verifyError);
     if (evidence.verify !== undefined) return evidence.verify;
