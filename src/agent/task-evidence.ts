@@ -1,3 +1,4 @@
+import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type ChangeTracker, createChangeTracker } from "./completion/changes.js";
 import { type CheckChange, describeCheckChanges, findCheckChanges } from "./completion/check-changes.js";
@@ -56,6 +57,7 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
     store: join(options.home, "baselines", options.taskId),
     onBaseline(baseline) {
       evidence.baseline = baseline;
+      if (baseline.kind === "snapshot") pruneBaselines(options.home);
       // The judge is fixed now, before the task's first change can alter it.
       try {
         evidence.verify = detect();
@@ -120,4 +122,21 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
       },
     },
   };
+}
+
+/** Snapshot baselines kept (newest first); older copies are removed, so a busy home stays bounded. */
+export const keptBaselines = 100;
+
+/**
+ * Removes all but the newest `keep` baseline copies under MERCURY_HOME/baselines. Undo for a task
+ * whose copy is gone reports the missing files instead of restoring them.
+ */
+export function pruneBaselines(home: string, keep: number = keptBaselines): void {
+  const directory = join(home, "baselines");
+  if (!existsSync(directory)) return;
+  const entries = readdirSync(directory)
+    .map((name) => ({ name, mtime: statSync(join(directory, name)).mtimeMs }))
+    .sort((a, b) => b.mtime - a.mtime);
+  for (const entry of entries.slice(keep))
+    rmSync(join(directory, entry.name), { recursive: true, force: true });
 }

@@ -15,7 +15,7 @@ export interface UndoPlan {
   files: UndoFile[];
   /** Files changed again after the task (by someone else): undo refuses while there are any. */
   changedSince: string[];
-  /** Files whose baseline content was not kept (over the snapshot's size cap). */
+  /** Files whose baseline content was not kept (over the snapshot's size cap, or the copy was pruned). */
   unavailable: string[];
   diff: string;
 }
@@ -68,7 +68,8 @@ export function planUndo(evidence: TaskEvidence): UndoPlan {
       if (expected !== current) changedSince.push(path);
       const before = baseline.hashes[path];
       if (before === undefined) files.push({ path, action: "delete" });
-      else if (before.startsWith("size:")) unavailable.push(path);
+      else if (before.startsWith("size:") || !existsSync(join(baseline.store, "files", path)))
+        unavailable.push(path);
       else files.push({ path, action: "restore" });
     }
   }

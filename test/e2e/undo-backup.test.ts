@@ -71,6 +71,23 @@ describe("mercury undo (built binary)", () => {
     expect(git(workspace, "status", "--porcelain")).toBe("");
   });
 
+  it("/undo in chat shows the diff, asks, and restores", async () => {
+    const { home, workspace } = makeHome(fastRetryConfig);
+    writeFileSync(join(workspace, "notes.txt"), "original\n");
+    await runTaskThatEdits(home, workspace);
+    const fake = await server({ replies: [] });
+    const chat = await runCli(["chat"], {
+      home,
+      cwd: workspace,
+      env: providerEnv(fake.url),
+      input: "/undo\nyes\n/exit\n",
+    });
+    expect(chat.stdout + chat.stderr).toContain("+changed by the task");
+    expect(chat.stdout + chat.stderr).toContain("restored: ");
+    expect(readFileSync(join(workspace, "notes.txt"), "utf8")).toBe("original\n");
+    expect(existsSync(join(workspace, "new.txt"))).toBe(false);
+  });
+
   it("refuses, naming the file, when someone changed it after the task", async () => {
     const { home, workspace } = makeHome(fastRetryConfig);
     writeFileSync(join(workspace, "notes.txt"), "original\n");

@@ -6,6 +6,7 @@ import type { AuthorizationRequest, AuthorizationResult } from "../../tools/type
 import { disableBracketedPaste, enableBracketedPaste, PasteAssembler } from "./paste.js";
 import { createTerminalRenderer } from "./renderer.js";
 import { approvalAnswers, parseSlashCommand, slashCommandHelp } from "./slash-commands.js";
+import { undoInChat } from "./undo-command.js";
 
 export interface ChatOptions {
   input: NodeJS.ReadableStream;
@@ -247,6 +248,14 @@ export class TerminalChat {
         break;
       case "/permissions":
         this.permissions(argument);
+        break;
+      case "/undo":
+        await undoInChat(
+          this.app.database,
+          argument,
+          (line) => this.info(line),
+          (question, choices) => this.ask(question, choices),
+        );
         break;
       case "/exit":
       case "/quit":
