@@ -4,7 +4,7 @@ import { useFakeServers } from "../helpers/fake-servers.js";
 
 const server = useFakeServers();
 
-describe("complete reports (built binary, loopback model)", () => {
+describe("complete reports (built binary, loopback model)", { timeout: 120_000 }, () => {
   it("a continued answer after finish 'length' is reported whole", async () => {
     const fake = await server({
       replies: [{ text: "The first part, ", finishReason: "length" }, { text: "and the second part." }],

@@ -31,7 +31,7 @@ async function runTaskThatEdits(home: string, cwd: string): Promise<{ taskId: st
   return JSON.parse(result.stdout);
 }
 
-describe("mercury undo (built binary)", () => {
+describe("mercury undo (built binary)", { timeout: 120_000 }, () => {
   it("outside git: shows the diff, restores the changed file and removes the created one", async () => {
     const { home, workspace } = makeHome(fastRetryConfig);
     writeFileSync(join(workspace, "notes.txt"), "original\n");
@@ -101,7 +101,7 @@ describe("mercury undo (built binary)", () => {
   });
 });
 
-describe("mercury backup (real processes)", () => {
+describe("mercury backup (real processes)", { timeout: 120_000 }, () => {
   it("a backup taken while another process writes restores to a database that passes integrity_check", async () => {
     const { home } = makeHome(fastRetryConfig);
     expect((await runCli(["usage"], { home })).code).toBe(0);
