@@ -31,6 +31,16 @@ const evidenceSchema = z.object({
   ),
   lastChangeSequence: z.number().int(),
   callSequence: z.number().int(),
+  /** The task's files as of its last report: undo restores only files still in this state. */
+  after: z
+    .object({
+      files: z.array(z.string()),
+      root: z.string(),
+      tree: z.string().optional(),
+      hashes: z.record(z.string(), z.string()).optional(),
+    })
+    .optional(),
+  undoneAt: z.string().optional(),
   /** The check changes the user accepted (path + what changed), so a later "continue" can complete. */
   acceptedCheckChanges: z.array(z.string()).optional(),
 });
@@ -61,6 +71,14 @@ export class TaskEvidenceStore {
     if (!parsed.success)
       throw new Error(`the stored evidence of task ${taskId} is unreadable: ${parsed.error.message}`);
     return parsed.data;
+  }
+
+  /** Task ids with recorded changes, newest first (for `mercury undo` without an id, and prefixes). */
+  taskIds(): string[] {
+    const rows = this.database
+      .prepare("SELECT task_id FROM task_evidence ORDER BY updated_at DESC, rowid DESC")
+      .all() as { task_id: string }[];
+    return rows.map((row) => row.task_id);
   }
 
   save(taskId: string, evidence: TaskEvidence): void {

@@ -1,3 +1,4 @@
+import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { type ChangeTracker, createChangeTracker } from "./completion/changes.js";
@@ -52,12 +53,13 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
     options.store.save(options.taskId, evidence);
   };
   const detect = (): VerificationCommand | null => detectVerification(cwd, options.configuredVerification);
-  const changes: ChangeTracker = createChangeTracker(cwd, defaultSnapshotLimits, {
+  const tracker: ChangeTracker = createChangeTracker(cwd, defaultSnapshotLimits, {
     initial: evidence.baseline,
     store: join(options.home, "baselines", options.taskId),
     containment: { userHome: homedir(), mercuryHome: options.home },
     onBaseline(baseline) {
       evidence.baseline = baseline;
+      if (baseline.kind === "snapshot") pruneBaselines(options.home);
       // The judge is fixed now, before the task's first change can alter it.
       try {
         evidence.verify = detect();
@@ -67,6 +69,22 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
       save();
     },
   });
+  // Every confirmed report records what the task's files look like now, for `mercury undo`.
+  const changes: ChangeTracker = {
+    ...tracker,
+    async report() {
+      const report = await tracker.report();
+      if (report.confirmed && report.after && report.root) {
+        evidence.after = {
+          files: report.files.map((file) => file.path),
+          root: report.root,
+          ...(report.after.kind === "git" ? { tree: report.after.tree } : { hashes: report.after.hashes }),
+        };
+        save();
+      }
+      return report;
+    },
+  };
   const verification = (): VerificationCommand | null => {
     if (evidence.verifyError !== undefined) throw new Error(evidence.verifyError);
     if (evidence.verify !== undefined) return evidence.verify;
@@ -106,4 +124,21 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
       },
     },
   };
+}
+
+/** Snapshot baselines kept (newest first); older copies are removed, so a busy home stays bounded. */
+export const keptBaselines = 100;
+
+/**
+ * Removes all but the newest `keep` baseline copies under MERCURY_HOME/baselines. Undo for a task
+ * whose copy is gone reports the missing files instead of restoring them.
+ */
+export function pruneBaselines(home: string, keep: number = keptBaselines): void {
+  const directory = join(home, "baselines");
+  if (!existsSync(directory)) return;
+  const entries = readdirSync(directory)
+    .map((name) => ({ name, mtime: statSync(join(directory, name)).mtimeMs }))
+    .sort((a, b) => b.mtime - a.mtime);
+  for (const entry of entries.slice(keep))
+    rmSync(join(directory, entry.name), { recursive: true, force: true });
 }

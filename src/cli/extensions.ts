@@ -77,6 +77,14 @@ const groups: Record<string, Registrar> = {
     const { registerSkillsCommands } = await import("./commands/skills.js");
     registerSkillsCommands(program);
   },
+  undo: async (program) => {
+    const { registerUndoCommand } = await import("./commands/undo.js");
+    registerUndoCommand(program);
+  },
+  backup: async (program) => {
+    const { registerBackupCommands } = await import("./commands/backup.js");
+    registerBackupCommands(program);
+  },
   service: async (program) => {
     const { registerServiceCommands } = await import("./commands/service.js");
     registerServiceCommands(program);

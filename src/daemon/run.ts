@@ -9,6 +9,9 @@ import { DaemonGateway } from "../channels/gateway.js";
 import { version } from "../cli/version.js";
 import type { ConfigFlags } from "../config/load.js";
 import { createDaemonScheduler } from "../scheduler/daemon.js";
+import { listBackups } from "../storage/backup.js";
+import { backupKeep, backupsDirectory, scheduleDailyBackup } from "../storage/backup-schedule.js";
+import type { SqliteDatabase } from "../storage/database.js";
 import { errorFields } from "./error-fields.js";
 import { installProcessGuards } from "./guards.js";
 import { AlreadyRunningError, acquireLock } from "./lock.js";
@@ -49,6 +52,20 @@ export async function runDaemon(options: DaemonOptions = {}): Promise<number> {
       return 1;
     }
     throw error;
+  }
+  const damage = quickCheck(app.database);
+  if (damage !== null) {
+    const newest = listBackups(backupsDirectory(app.home))[0];
+    process.stderr.write(
+      `mercury: the database failed its integrity check (${damage}). ${
+        newest
+          ? `Restore the newest backup: \`mercury backup restore ${newest.name}\` (taken ${newest.takenAt}).`
+          : "There is no backup; run `mercury doctor`."
+      }\n`,
+    );
+    lock.release();
+    app.close();
+    return 2;
   }
   const logger = createLogger(app.paths.logs, app.config.log.level, app.redactor, daemonLogName);
   const startedAt = new Date();
@@ -106,6 +123,13 @@ export async function runDaemon(options: DaemonOptions = {}): Promise<number> {
   }, 30_000);
   rotation.unref();
   const stopMaintenance = startMaintenance(app, logger);
+  const stopBackups = scheduleDailyBackup(
+    app.database,
+    app.home,
+    backupKeep(env),
+    (path) => logger.info({ path }, "database backup written"),
+    (error) => logger.error({ ...errorFields(error) }, "database backup failed"),
+  );
   // Scheduled jobs (the heartbeat among them) run through the scheduler, under their own rules.
   const scheduled = createDaemonScheduler(app, {
     ledger,
@@ -134,6 +158,7 @@ export async function runDaemon(options: DaemonOptions = {}): Promise<number> {
         logger.info({ cancelled: result.cancelled, timedOut: result.timedOut }, "tasks cancelled");
       }
       stopMaintenance();
+      stopBackups();
       await scheduled.scheduler.stop(`Mercury was stopped (${reason})`);
       await supervisor.stopAll();
       await socket.close();
@@ -218,3 +243,14 @@ export function logMaxBytes(env: NodeJS.ProcessEnv): number {
 }
 
 export type { Logger };
+
+/** SQLite's quick integrity check; null when sound. */
+function quickCheck(database: SqliteDatabase): string | null {
+  try {
+    const rows = database.pragma("quick_check") as Record<string, unknown>[];
+    const first = rows[0] ? String(Object.values(rows[0])[0]) : "no result";
+    return first === "ok" ? null : first;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}

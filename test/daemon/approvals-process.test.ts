@@ -68,7 +68,7 @@ describe("a pending approval survives kill -9", () => {
     await waitFor(
       () =>
         daemon.query<{ status: string }>("SELECT status FROM tasks WHERE id = ?", taskId)[0]?.status ===
-        "completed",
+        "responded",
       15_000,
       "the resumed task to complete",
     ).catch((error: unknown) => {

@@ -36,7 +36,7 @@ describe("mercury chat with a daemon running", () => {
       "SELECT * FROM tasks",
     );
     expect(tasks).toEqual([
-      expect.objectContaining({ channel: "cli", status: "completed", cwd: current.workspace }),
+      expect.objectContaining({ channel: "cli", status: "responded", cwd: current.workspace }),
     ]);
     expect(current.query("SELECT status FROM task_deliveries")).toEqual([{ status: "sent" }]);
 

@@ -58,13 +58,14 @@ describe("crash recovery and graceful stop (real processes, real database)", () 
     const restarted = await current.cli(["start"]);
     expect(restarted.code, restarted.stderr).toBe(0);
     await waitFor(
-      () => current?.query<TaskRow>("SELECT * FROM tasks WHERE id = ?", taskId)[0]?.status === "completed",
+      () => current?.query<TaskRow>("SELECT * FROM tasks WHERE id = ?", taskId)[0]?.status === "responded",
       15_000,
-      "the resumed task to complete",
+      "the resumed task to end",
     );
     const [row] = current.query<TaskRow>("SELECT * FROM tasks WHERE id = ?", taskId);
+    // A plain answer is "responded" in the ledger and in what is delivered, never "completed" (issue 10).
     expect(row).toMatchObject({
-      status: "completed",
+      status: "responded",
       resumes: 1,
       final_answer: "The quarterly report is written.",
     });
@@ -79,14 +80,14 @@ describe("crash recovery and graceful stop (real processes, real database)", () 
     expect(stop.code, stop.stderr).toBe(0);
     const third = await current.cli(["start"]);
     expect(third.code, third.stderr).toBe(0);
-    expect(current.query<TaskRow>("SELECT * FROM tasks WHERE id = ?", taskId)[0]?.status).toBe("completed");
+    expect(current.query<TaskRow>("SELECT * FROM tasks WHERE id = ?", taskId)[0]?.status).toBe("responded");
 
     const first = await current.connect();
     const firstPushes = await subscribe(first);
     await waitFor(() => firstPushes.some((push) => push.type === "answer"), 5000, "the pending answer");
     const answers = firstPushes.filter((push) => push.type === "answer");
     expect(answers).toEqual([
-      expect.objectContaining({ taskId, status: "completed", text: "The quarterly report is written." }),
+      expect.objectContaining({ taskId, status: "responded", text: "The quarterly report is written." }),
     ]);
     first.close();
 
@@ -131,5 +132,31 @@ describe("crash recovery and graceful stop (real processes, real database)", () 
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(server.chatRequests()).toHaveLength(1);
     expect(current.query<TaskRow>("SELECT * FROM tasks WHERE id = ?", taskId)[0]?.status).toBe("cancelled");
+  });
+
+  it("read_file on a 600 MB one-line file: the task ends, the daemon keeps running", async () => {
+    current = daemonHome(server.url);
+    const started = await current.cli(["start"]);
+    expect(started.code, started.stderr).toBe(0);
+    const pid = pidFromStart(started.stdout);
+    const { open } = await import("node:fs/promises");
+    const { join } = await import("node:path");
+    const path = join(current.home, "workspace", "one-line.txt");
+    const handle = await open(path, "w");
+    await handle.write(Buffer.alloc(8192, "a"));
+    await handle.truncate(600 * 1024 * 1024);
+    await handle.close();
+    server.push(
+      { toolCalls: [{ name: "read_file", input: { path: "one-line.txt" } }] },
+      { text: "It is one very long line." },
+    );
+    const client = await current.connect();
+    const reply = (await client.request({ type: "submit", text: "read one-line.txt" })) as { taskId: string };
+    client.close();
+    const ended = () => current?.query<TaskRow>("SELECT * FROM tasks WHERE id = ?", reply.taskId)[0]?.status;
+    await waitFor(() => ended() === "responded", 60_000, "the task to end");
+    expect(isAlive(pid)).toBe(true);
+    const toolResult = JSON.stringify(server.chatRequests()[1]?.body);
+    expect(toolResult).toContain("[line cut]");
   });
 });

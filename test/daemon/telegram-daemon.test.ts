@@ -72,7 +72,7 @@ describe("the daemon hosts the Telegram channel", () => {
       "the reply in the Telegram chat",
     );
     expect(current.query("SELECT user_key, channel, status FROM tasks")).toEqual([
-      { user_key: "owner", channel: "telegram", status: "completed" },
+      { user_key: "owner", channel: "telegram", status: "responded" },
     ]);
   });
 
@@ -108,7 +108,7 @@ describe("the daemon hosts the Telegram channel", () => {
     await waitFor(
       () =>
         current?.query<{ status: string }>("SELECT status FROM tasks WHERE id = ?", taskId)[0]?.status ===
-        "completed",
+        "responded",
       10_000,
       "the terminal task to complete",
     );
@@ -160,7 +160,7 @@ describe("the daemon hosts the Telegram channel", () => {
       .filter((message) => message.fromBot && message.text.includes(finalText));
     expect(withAnswer).toHaveLength(1);
     expect(current.query("SELECT channel, status, resumes FROM tasks")).toEqual([
-      { channel: "telegram", status: "completed", resumes: 1 },
+      { channel: "telegram", status: "responded", resumes: 1 },
     ]);
     expect(server.chatRequests()).toHaveLength(2);
   });

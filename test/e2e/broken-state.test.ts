@@ -14,7 +14,7 @@ function expectOneLine(stderr: string, fix: RegExp): void {
   expect(stderr).not.toMatch(/\n\s+at /);
 }
 
-describe("state that is never lost (built binary, real processes)", () => {
+describe("state that is never lost (built binary, real processes)", { timeout: 120_000 }, () => {
   it("five processes opening a fresh home at once all succeed", async () => {
     const { home } = makeHome();
     const results = await Promise.all(

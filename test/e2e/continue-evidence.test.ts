@@ -54,7 +54,7 @@ function latestTask(home: string): { id: string; session_id: string; status: str
 
 const giveUp = [{ text: "Done." }, { text: "Done." }, { text: "Done." }];
 
-describe("continue keeps the task's evidence (built binary, loopback model)", () => {
+describe("continue keeps the task's evidence (built binary, loopback model)", { timeout: 120_000 }, () => {
   it("a stalled task resumed with 'continue' is judged on its earlier change: failed, file listed", async () => {
     const cwd = gitProject(failingSuite);
     const fake = await server({

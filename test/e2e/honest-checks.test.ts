@@ -32,7 +32,7 @@ function ledgerRow(home: string, taskId: string): { status: string; outcome: str
   }
 }
 
-describe("the judge is fixed at the start (built binary, loopback model)", () => {
+describe("the judge is fixed at the start (built binary, loopback model)", { timeout: 120_000 }, () => {
   it("rewriting the test script to pass is not completed: paused, naming package.json and the change", async () => {
     const cwd = gitProject({ "package.json": failingSuite });
     const fake = await server({
@@ -151,7 +151,7 @@ describe("the judge is fixed at the start (built binary, loopback model)", () =>
   });
 });
 
-describe("plain file tasks outside a project (issue 13 item 5)", () => {
+describe("plain file tasks outside a project (issue 13 item 5)", { timeout: 120_000 }, () => {
   it("complete with 'no checks to run here' and no verification", async () => {
     const { home, workspace } = makeHome(fastRetryConfig);
     const fake = await server({

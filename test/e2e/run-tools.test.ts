@@ -67,14 +67,15 @@ describe("mercury run with tools (built binary)", () => {
       userHome,
       env: providerEnv(fake.url),
     });
-    // The file changed and this workspace has nothing to verify it with: paused, not "completed".
-    expect(result.code).toBe(3);
+    // The file changed in a folder that is no project: completed, saying there are no checks (issue 13).
+    expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
     expect(report).toMatchObject({
-      outcome: "paused",
+      outcome: "completed",
+      verification: [],
       filesChanged: [{ path: "made-by-agent.txt", added: 0, removed: 0 }],
     });
-    expect(report.reason).toMatch(/verif/i);
+    expect(report.reason).toContain("no checks to run here");
     expect(existsSync(join(workspace, "made-by-agent.txt"))).toBe(true);
     const third = JSON.stringify(fake.chatRequests()[2]?.body);
     expect(third).not.toContain("PRIVATE KEY");

@@ -23,6 +23,8 @@ export interface ChangeReport {
   deleted?: string[];
   /** The directory the paths are relative to (the repository's top, or the task's directory). */
   root?: string;
+  /** The state compared against the baseline (for undo: was a file changed again since?). */
+  after?: { kind: "git"; tree: string } | { kind: "snapshot"; hashes: Record<string, string> };
 }
 
 /** Records the working tree before the task's first mutating call and diffs it at the end. */
@@ -116,6 +118,7 @@ export function createChangeTracker(
             confirmed: true,
             method: "git",
             root: start.top,
+            after: { kind: "git", tree },
             ...statuses,
           };
         }
@@ -127,6 +130,10 @@ export function createChangeTracker(
           confirmed: !truncated,
           method: "snapshot",
           root: cwd,
+          after: {
+            kind: "snapshot",
+            hashes: Object.fromEntries([...after.files].map(([path, entry]) => [path, entry.hash])),
+          },
           created: files.map((file) => file.path).filter((path) => !start.snapshot.files.has(path)),
           deleted: files.map((file) => file.path).filter((path) => !after.files.has(path)),
           ...(truncated

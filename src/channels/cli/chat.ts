@@ -10,6 +10,7 @@ import { relativeTime } from "./relative-time.js";
 import { createTerminalRenderer } from "./renderer.js";
 import { ChatScreen } from "./screen.js";
 import { approvalAnswers, parseSlashCommand, slashCommandHelp } from "./slash-commands.js";
+import { undoInChat } from "./undo-command.js";
 
 export interface ChatOptions {
   input: NodeJS.ReadableStream;
@@ -291,6 +292,14 @@ export class TerminalChat {
         break;
       case "/permissions":
         this.permissions(argument);
+        break;
+      case "/undo":
+        await undoInChat(
+          this.app.database,
+          argument,
+          (line) => this.info(line),
+          (question, choices) => this.ask(question, choices),
+        );
         break;
       case "/exit":
       case "/quit":

@@ -6,6 +6,7 @@ export const slashCommandHelp: Record<string, string> = {
   "/stop": "stop the running task (Ctrl+C does the same)",
   "/memory": "recent memories; /memory <query> searches them",
   "/permissions": "allow-all status; /permissions allow-all [minutes] | ask",
+  "/undo": "show what the last task changed and restore it (/undo <task id>)",
   "/exit": "leave (Ctrl+C twice, or Ctrl+D)",
 };
 
