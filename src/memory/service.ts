@@ -11,6 +11,13 @@ import { JudgeQueue } from "./store/judge-queue.js";
 import { type ListFilter, MemoryRepository } from "./store/memory-repo.js";
 import { rankRecalled } from "./store/ranking.js";
 import { formatRecall } from "./store/recall.js";
+import {
+  FORGOTTEN,
+  recordRedactions,
+  redactMessages,
+  reindexEpisodes,
+  scrubEverywhere,
+} from "./store/redaction.js";
 import { collectStats, type MemoryStats } from "./store/stats.js";
 import type {
   Candidate,
@@ -361,17 +368,78 @@ export class MemoryService {
   }
 
   /**
-   * Deletes the memory, its versions, conflicts, index postings and vector, and leaves a
-   * content-free tombstone. Only the owner of the memory can do it.
+   * Erases a memory: the memory, its versions, conflicts, index postings and vector are deleted
+   * (a content-free tombstone stays); the transcript turns it came from are redacted to a placeholder
+   * (the conversation keeps its shape), and its words are scrubbed from every other table (episodes,
+   * the task ledger, deliveries, extraction excerpts and failures) and re-indexed. With
+   * `secure_delete` on, freed pages are zeroed; the WAL is then checkpointed and truncated, so no file
+   * under MERCURY_HOME keeps the text. Only the owner of the memory can do it.
    */
-  forget(id: number, userKey: string): void {
-    this.memories.getForUser(id, userKey);
+  forget(id: number, userKey: string): { messagesRedacted: number; episodesRedacted: number } {
+    const memory = this.memories.getForUser(id, userKey);
+    const versions = this.memories.versions(id);
     const at = this.clock.now().toISOString();
-    this.database.transaction(() => {
+    const result = this.database.transaction(() => {
+      const sourceIds = [
+        ...new Set([...memory.sourceMessageIds, ...versions.flatMap((v) => v.sourceMessageIds)]),
+      ];
+      const ownMessageIds = (
+        this.database
+          .prepare(
+            `SELECT m.id FROM messages m JOIN sessions s ON s.id = m.session_id
+             WHERE s.user_key = ? AND m.id IN (SELECT value FROM json_each(?))`,
+          )
+          .all(userKey, JSON.stringify(sourceIds)) as { id: number }[]
+      ).map((row) => row.id);
+      const turnTexts = redactMessages(this.database, ownMessageIds);
+      const sourceEpisodes = this.database
+        .prepare(
+          "SELECT id, text FROM episodes WHERE user_key = ? AND message_id IN (SELECT value FROM json_each(?))",
+        )
+        .all(userKey, JSON.stringify(ownMessageIds)) as { id: number; text: string }[];
+      this.database
+        .prepare("UPDATE episodes SET text = ? WHERE id IN (SELECT value FROM json_each(?))")
+        .run(FORGOTTEN, JSON.stringify(sourceEpisodes.map((row) => row.id)));
+      const needles = [
+        memory.text,
+        ...(memory.sourceQuote ? [memory.sourceQuote] : []),
+        ...versions.flatMap((version) => [
+          version.text,
+          ...(version.sourceQuote ? [version.sourceQuote] : []),
+        ]),
+        ...turnTexts,
+        ...sourceEpisodes.map((row) => row.text),
+      ];
+      const changed = scrubEverywhere(this.database, needles);
+      const episodeIds = [
+        ...new Set([...sourceEpisodes.map((row) => row.id), ...(changed.get("episodes") ?? [])]),
+      ];
+      const messageIds = [...new Set([...ownMessageIds, ...(changed.get("messages") ?? [])])];
       this.index.remove("memory", id);
+      reindexEpisodes(this.database, this.index, episodeIds);
       this.memories.delete(id, userKey, at);
+      recordRedactions(this.database, "messages", messageIds, id, at);
+      recordRedactions(this.database, "episodes", episodeIds, id, at);
+      return { messagesRedacted: messageIds.length, episodesRedacted: episodeIds.length };
     })();
+    this.checkpoint();
     this.emit({ kind: "forgotten", userKey, memoryId: id, text: `Forgotten: memory #${id}` });
+    return result;
+  }
+
+  /**
+   * Moves the WAL into the database and truncates it: deleted text in WAL frames is gone from disk.
+   * A reader holding an old snapshot (another process) can keep frames alive; that is reported.
+   */
+  private checkpoint(): void {
+    if (this.database.memory) return;
+    const [row] = this.database.pragma("wal_checkpoint(TRUNCATE)") as { busy: number; log: number }[];
+    if (row && row.busy !== 0) {
+      this.options.log?.(
+        "warn",
+        "after forget: the WAL could not be truncated while another process reads; it will be on its next checkpoint",
+      );
+    }
   }
 
   /** Memories shown to the model (a search result) count as used: it keeps them active. */

@@ -20,6 +20,8 @@ export function openDatabase(path: string): SqliteDatabase {
     database.pragma("busy_timeout = 5000");
     database.pragma("foreign_keys = ON");
     database.pragma("synchronous = NORMAL");
+    // Deleted rows are overwritten, not left in free pages: `memory forget` must erase from disk.
+    database.pragma("secure_delete = ON");
     migrate(database, path);
     return database;
   } catch (error) {
