@@ -46,7 +46,9 @@ describe("memory forget through the built binary", () => {
       input: `Please remember: my locker code word is ${secret}, thanks\n`,
     });
     expect(first.code).toBe(0);
-    const listed = JSON.parse((await runCli(["memory", "list", "--json"], { home, userHome, env })).stdout) as {
+    const listed = JSON.parse(
+      (await runCli(["memory", "list", "--json"], { home, userHome, env })).stdout,
+    ) as {
       memories: { id: number; text: string }[];
     };
     const memory = listed.memories.find((entry) => entry.text.includes(secret));
@@ -63,7 +65,11 @@ describe("memory forget through the built binary", () => {
       readFileSync(path).toString("latin1").toLowerCase().includes(secret),
     );
     expect(after).toEqual([]);
-    const search = await runCli(["memory", "search", "--episodes", "--json", secret], { home, userHome, env });
+    const search = await runCli(["memory", "search", "--episodes", "--json", secret], {
+      home,
+      userHome,
+      env,
+    });
     const found = JSON.parse(search.stdout) as { results: unknown[]; episodes: unknown[] };
     expect(found.results).toEqual([]);
     expect(found.episodes).toEqual([]);

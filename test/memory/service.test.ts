@@ -1,6 +1,9 @@
+import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { SearchIndex } from "../../src/memory/search/search-index.js";
 import type { RememberInput } from "../../src/memory/service.js";
 import { estimateTokens } from "../../src/memory/store/recall.js";
+import { applyTombstones } from "../../src/memory/store/redaction.js";
 import { dumpAllTables, makeHarness, verdictJudge } from "./store/harness.js";
 
 function claim(text: string, extra: Partial<RememberInput> = {}): RememberInput {
@@ -281,5 +284,45 @@ describe("edit", () => {
     expect((await service.search({ userKey: "owner", query: "10 km" }))[0]?.memory.id).toBe(
       created.memory.id,
     );
+  });
+});
+
+describe("applyTombstones (for backups)", () => {
+  it("replays a forget on an older copy of the database by ids alone", async () => {
+    const { service, database } = makeHarness();
+    database
+      .prepare(
+        "INSERT INTO sessions (id, user_key, channel, created_at, updated_at) VALUES ('s1', 'owner', 'cli', 'x', 'x')",
+      )
+      .run();
+    const message = database
+      .prepare(
+        "INSERT INTO messages (session_id, role, content, token_estimate, created_at) VALUES ('s1', 'user', ?, 5, 'x')",
+      )
+      .run(JSON.stringify({ role: "user", content: "my locker code word is zebraquartz" }));
+    const messageId = Number(message.lastInsertRowid);
+    service.recordEpisode({
+      userKey: "owner",
+      sessionId: "s1",
+      messageId,
+      role: "user",
+      text: "my locker code word is zebraquartz",
+      createdAt: "x",
+    });
+    const kept = await service.remember(claim("I keep my notes in Obsidian"));
+    const secret = await service.remember(
+      claim("My locker code word is zebraquartz", { sessionId: "s1", messageIds: [messageId] }),
+    );
+    const backup = new Database(database.serialize());
+    const backupIndex = new SearchIndex(backup);
+    service.forget(secret.memory.id, "owner");
+    expect(dumpAllTables(backup)).toContain("zebraquartz");
+    const applied = applyTombstones(database, backup, backupIndex);
+    expect(applied).toEqual({ memories: 1, messages: 1, episodes: 1 });
+    expect(dumpAllTables(backup)).not.toMatch(/zebraquartz/i);
+    expect(backup.prepare("SELECT text FROM memories").all()).toEqual([
+      { text: "I keep my notes in Obsidian" },
+    ]);
+    expect(kept.memory.id).toBeGreaterThan(0);
   });
 });
