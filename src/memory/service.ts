@@ -9,8 +9,9 @@ import { type Episode, type EpisodeInput, EpisodeRepository } from "./store/epis
 import { type ExtractionJob, JobRepository } from "./store/jobs.js";
 import { JudgeQueue } from "./store/judge-queue.js";
 import { type ListFilter, MemoryRepository } from "./store/memory-repo.js";
+import { formatProfile, PROFILE_TOKENS } from "./store/profile.js";
 import { rankRecalled } from "./store/ranking.js";
-import { formatRecall } from "./store/recall.js";
+import { estimateTokens, formatRecall } from "./store/recall.js";
 import {
   FORGOTTEN,
   recordRedactions,
@@ -288,21 +289,54 @@ export class MemoryService {
     if (!Number.isInteger(input.tokenBudget) || input.tokenBudget < 0) {
       throw new RangeError(`tokenBudget must be a non-negative integer, got ${input.tokenBudget}`);
     }
-    if (input.tokenBudget === 0 || input.query.trim() === "") return { section: "", memoryIds: [] };
-    const results = await this.search({
+    if (input.tokenBudget === 0) return { section: "", memoryIds: [] };
+    // The profile comes first and whatever the query says: core facts never depend on word overlap.
+    const profile = this.profile({
       userKey: input.userKey,
-      query: input.query,
-      limit: 50,
+      tokenBudget: Math.min(PROFILE_TOKENS, input.tokenBudget),
       ...(input.project !== undefined ? { project: input.project } : {}),
     });
     const now = this.clock.now();
-    const recalled = formatRecall(
-      results.map((result) => result.memory),
-      input.tokenBudget,
-      now,
+    const rest = input.tokenBudget - estimateTokens(profile.section);
+    let recalled: { section: string; memoryIds: number[] } = { section: "", memoryIds: [] };
+    if (input.query.trim() !== "" && rest > 0) {
+      const shown = new Set(profile.memoryIds);
+      const results = await this.search({
+        userKey: input.userKey,
+        query: input.query,
+        limit: 50,
+        ...(input.project !== undefined ? { project: input.project } : {}),
+      });
+      recalled = formatRecall(
+        results.map((result) => result.memory).filter((memory) => !shown.has(memory.id)),
+        rest,
+        now,
+      );
+    }
+    const memoryIds = [...profile.memoryIds, ...recalled.memoryIds];
+    this.memories.markUsed(memoryIds, now.toISOString());
+    return {
+      section: [profile.section, recalled.section].filter((part) => part !== "").join("\n"),
+      memoryIds,
+    };
+  }
+
+  /** The always-present block of core facts and open conflicts (see store/profile.ts). */
+  profile(input: { userKey: string; tokenBudget?: number; project?: string | null }): {
+    section: string;
+    memoryIds: number[];
+  } {
+    const current = this.memories
+      .list({ userKey: input.userKey })
+      .filter(
+        (memory) =>
+          memory.project === null || input.project === undefined || memory.project === input.project,
+      );
+    return formatProfile(
+      current,
+      this.memories.conflicts(input.userKey),
+      input.tokenBudget ?? PROFILE_TOKENS,
     );
-    this.memories.markUsed(recalled.memoryIds, now.toISOString());
-    return recalled;
   }
 
   async searchEpisodes(input: {

@@ -15,7 +15,7 @@ describe("recall into the system prompt", () => {
     const { service, clock } = makeHarness();
     const ids: number[] = [];
     for (const text of [
-      "I work as a nurse at the city hospital",
+      "The city hospital cafeteria serves good soup",
       "I prefer night shifts at the hospital",
       "My hospital badge number is kept in my wallet",
       "I love sourdough bread",
@@ -324,5 +324,37 @@ describe("applyTombstones (for backups)", () => {
       { text: "I keep my notes in Obsidian" },
     ]);
     expect(kept.memory.id).toBeGreaterThan(0);
+  });
+});
+
+describe("the always-present profile", () => {
+  it("puts core facts and both sides of a conflict in every prompt, within 300 tokens, above the matches", async () => {
+    const { service } = makeHarness();
+    await service.remember(claim("I am allergic to penicillin", { importance: "high" }));
+    await service.remember(claim("I live in Lisbon"));
+    await service.remember(claim("I prefer tea over coffee"));
+    await service.remember(claim("I do not prefer tea over coffee"));
+    await service.remember(claim("I bought a blue umbrella last spring"));
+    for (let n = 0; n < 60; n++)
+      await service.remember(
+        claim(`Standing rule ${n}: never schedule calls before ${n} am`, { kind: "constraint" }),
+      );
+    const recalled = await service.recall({
+      userKey: "owner",
+      query: "Which antibiotic should I take for my infection?",
+      tokenBudget: 1000,
+    });
+    const profile = service.profile({ userKey: "owner" }).section;
+    expect(estimateTokens(profile)).toBeLessThanOrEqual(300);
+    expect(recalled.section.startsWith("## Core facts about this person")).toBe(true);
+    expect(profile).toContain("I am allergic to penicillin");
+    expect(profile).toMatch(/CONFLICT.*"I prefer tea over coffee".*"I do not prefer tea over coffee"/);
+    expect(profile).not.toContain("umbrella");
+    const search = await service.search({ userKey: "owner", query: "allergies" });
+    expect(search[0]?.memory.text).toBe("I am allergic to penicillin");
+    const tea = await service.search({ userKey: "owner", query: "tea coffee" });
+    expect(tea.map((result) => result.memory.text)).toEqual(
+      expect.arrayContaining(["I prefer tea over coffee", "I do not prefer tea over coffee"]),
+    );
   });
 });
