@@ -10,6 +10,7 @@ import { type ExtractionJob, JobRepository } from "./store/jobs.js";
 import { JudgeQueue } from "./store/judge-queue.js";
 import { type ListFilter, MemoryRepository } from "./store/memory-repo.js";
 import { formatProfile, PROFILE_TOKENS } from "./store/profile.js";
+import { type SourceTurn, sourceTurns } from "./store/provenance.js";
 import { rankRecalled } from "./store/ranking.js";
 import { estimateTokens, formatRecall } from "./store/recall.js";
 import {
@@ -486,6 +487,72 @@ export class MemoryService {
     for (const item of items) {
       this.index.upsert({ namespace: "memory", id: item.id, scope: item.userKey, text: item.text });
     }
+  }
+
+  /** Where a memory came from: the source turns (speaker, date) and every version. */
+  why(id: number, userKey: string): { memory: MemoryView; sources: SourceTurn[]; versions: MemoryVersion[] } {
+    const memory = this.memories.getForUser(id, userKey);
+    const versions = this.memories.versions(id);
+    return {
+      memory: viewOf(memory, this.clock.now()),
+      sources: sourceTurns(this.database, userKey, memory, versions),
+      versions,
+    };
+  }
+
+  /**
+   * Settles the open conflicts of a memory: keep one (the other is superseded by it, its validity
+   * closed now) or keep both (the conflict is marked resolved, both stay current).
+   */
+  resolveConflict(
+    id: number,
+    userKey: string,
+    keep: number | "both",
+  ): { kept: number[]; superseded: number[]; resolved: number } {
+    this.memories.getForUser(id, userKey);
+    const open = this.memories
+      .conflicts(userKey)
+      .filter((conflict) => conflict.a.id === id || conflict.b.id === id);
+    if (open.length === 0)
+      throw new RangeError(`memory #${id} has no open conflict; see \`mercury memory conflicts\``);
+    const involved = new Set(open.flatMap((conflict) => [conflict.a.id, conflict.b.id]));
+    if (keep !== "both" && !involved.has(keep)) {
+      throw new RangeError(
+        `--keep must be "both" or one of ${[...involved].map((n) => `#${n}`).join(", ")}; got #${keep}`,
+      );
+    }
+    const at = this.clock.now().toISOString();
+    const superseded: number[] = [];
+    this.database.transaction(() => {
+      for (const conflict of open) {
+        this.database
+          .prepare("UPDATE memory_conflicts SET resolved_at = ? WHERE id = ?")
+          .run(at, conflict.id);
+        if (keep === "both") continue;
+        const winner = conflict.a.id === keep ? conflict.a : conflict.b.id === keep ? conflict.b : undefined;
+        const loser = winner === conflict.a ? conflict.b : conflict.a;
+        if (!winner || loser.supersededAt !== null) continue;
+        this.memories.addVersion(loser.id, {
+          text: loser.text,
+          kind: loser.kind,
+          importance: loser.importance,
+          evidence: loser.evidence,
+          reason: "superseded",
+          sessionId: null,
+          messageIds: [],
+          quote: null,
+          at,
+        });
+        this.memories.update(loser.id, { supersededAt: at, supersededBy: winner.id, validTo: at }, at);
+        superseded.push(loser.id);
+      }
+    })();
+    this.emit({ kind: "updated", userKey, memoryId: id, text: `Resolved conflict of memory #${id}` });
+    return {
+      kept: keep === "both" ? [...involved] : [keep],
+      superseded,
+      resolved: open.length,
+    };
   }
 
   conflicts(userKey: string) {

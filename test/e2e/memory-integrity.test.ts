@@ -70,6 +70,28 @@ describe("memory integrity through the built binary", () => {
       "My wife Anna likes sushi and ramen",
     ]);
     const listed = await runCli(["memory", "list", "--json"], { home, userHome, env });
-    expect((JSON.parse(listed.stdout) as { memories: unknown[] }).memories).toHaveLength(6);
+    const memories = (JSON.parse(listed.stdout) as { memories: { id: number; text: string }[] }).memories;
+    expect(memories).toHaveLength(6);
+    const berlin = memories.find((memory) => memory.text.includes("Berlin"))?.id ?? 0;
+    const rome = memories.find((memory) => memory.text.includes("Rome"))?.id ?? 0;
+
+    // The user settles it; the old one is kept as history, believed before, not after.
+    const resolved = await runCli(["memory", "resolve", String(rome), "--keep", String(rome)], {
+      home,
+      userHome,
+      env,
+    });
+    expect(resolved.stdout).toContain(`Resolved: kept #${rome}; superseded #${berlin}`);
+    const current = await runCli(["memory", "search", "--json", "user lives"], { home, userHome, env });
+    const texts = (JSON.parse(current.stdout) as { results: { text: string }[] }).results.map((r) => r.text);
+    expect(texts).toContain("The user moved to Rome.");
+    expect(texts).not.toContain("The user lives in Berlin.");
+    const past = await runCli(["memory", "list", "--as-of", "2000-01-01"], { home, userHome, env });
+    expect(past.stdout).toContain("No memories");
+    const why = await runCli(["memory", "why", String(berlin)], { home, userHome, env });
+    expect(why.stdout).toMatch(/versions:\n.* created \(manual\): The user lives in Berlin\.\n.* superseded/);
+    const bad = await runCli(["memory", "list", "--as-of", "yesterday"], { home, userHome, env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--as-of must be a date");
   });
 });
