@@ -5,6 +5,7 @@ import { type ConsolidationOutcome, consolidate } from "./consolidation/consolid
 import { type DrainSummary, drainJudgeQueue } from "./consolidation/queue-drain.js";
 import type { MemoryModel } from "./extraction/model.js";
 import { type RunSummary, runPendingExtractions } from "./extraction/runner.js";
+import { EmbeddingError } from "./search/types.js";
 import { type Episode, type EpisodeInput, EpisodeRepository } from "./store/episodes.js";
 import { type ExtractionJob, JobRepository } from "./store/jobs.js";
 import { JudgeQueue } from "./store/judge-queue.js";
@@ -47,6 +48,15 @@ export interface MemoryServiceOptions {
   canSpend?: () => boolean;
   onReceipt?: ReceiptListener;
   log?(level: "info" | "warn" | "error", message: string): void;
+  /**
+   * A word-only index over the same database, used when the configured embedder fails (server down):
+   * search and consolidation go on with word search and a visible notice, never a crash.
+   */
+  wordIndex?: MemoryIndex;
+  /** Embeds what was just written (memory add stores its vector); failures become notices. */
+  embedPending?: () => Promise<number>;
+  /** Shown to the person (CLI stderr, chat notice): degraded service they should know about. */
+  onNotice?(message: string): void;
 }
 
 export interface RememberInput {
@@ -115,12 +125,51 @@ export class MemoryService {
   constructor(options: MemoryServiceOptions) {
     this.options = options;
     this.database = options.database;
-    this.index = options.index;
+    this.index = {
+      upsert: (doc) => options.index.upsert(doc),
+      remove: (namespace, id) => options.index.remove(namespace, id),
+      search: (query, searchOptions) => this.searchWithFallback(query, searchOptions),
+    };
     this.clock = options.clock ?? systemClock;
     this.memories = new MemoryRepository(options.database);
     this.episodes = new EpisodeRepository(options.database);
     this.jobs = new JobRepository(options.database);
     this.judgeQueue = new JudgeQueue(options.database);
+  }
+
+  /** Notices raised by this service (also sent to onNotice), for callers that print them. */
+  readonly notices: string[] = [];
+
+  private notice(message: string): void {
+    if (this.notices.includes(message)) return;
+    this.notices.push(message);
+    this.options.log?.("warn", message);
+    this.options.onNotice?.(message);
+  }
+
+  private async searchWithFallback(
+    query: string,
+    options: Parameters<MemoryIndex["search"]>[1],
+  ): ReturnType<MemoryIndex["search"]> {
+    try {
+      return await this.options.index.search(query, options);
+    } catch (error) {
+      if (!(error instanceof EmbeddingError) || !this.options.wordIndex) throw error;
+      this.notice(`embeddings unavailable (${error.message}); using word search only`);
+      return this.options.wordIndex.search(query, options);
+    }
+  }
+
+  private async embedWritten(): Promise<void> {
+    if (!this.options.embedPending) return;
+    try {
+      await this.options.embedPending();
+    } catch (error) {
+      if (!(error instanceof EmbeddingError)) throw error;
+      this.notice(
+        `embeddings unavailable (${error.message}); stored without a vector, it will be embedded later`,
+      );
+    }
   }
 
   private emit(receipt: Receipt): void {
@@ -164,7 +213,9 @@ export class MemoryService {
       },
       validFrom: input.validFrom ?? null,
     };
-    return this.consolidateOne(candidate, signal);
+    const outcome = await this.consolidateOne(candidate, signal);
+    await this.embedWritten();
+    return outcome;
   }
 
   private consolidateOne(candidate: Candidate, signal?: AbortSignal): Promise<ConsolidationOutcome> {

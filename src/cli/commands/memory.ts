@@ -98,6 +98,8 @@ export function registerMemoryCommands(
       try {
         const service = await openService();
         const result = await run(service, options, ...args);
+        // Degraded service (embeddings down) is said, on stderr so --json stays one document.
+        for (const notice of service.notices) stderr(`notice: ${notice}\n`);
         stdout(
           options.json
             ? `${JSON.stringify(result.json)}\n`
