@@ -73,6 +73,9 @@ export async function recallOrNotice(
       userKey: query.userKey,
       at: clock.now().toISOString(),
     });
-    return { section: "" };
+    // The profile needs no search: core facts still reach the prompt.
+    return {
+      section: memory.profile({ userKey: query.userKey, tokenBudget: Math.min(query.tokens, 300) }).section,
+    };
   }
 }

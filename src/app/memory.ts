@@ -81,6 +81,22 @@ export function createMemoryService(wiring: MemoryWiring): { service: MemoryServ
         at: wiring.clock.now().toISOString(),
       }),
     log: (level, message) => wiring.logger[level]({ component: "memory" }, message),
+    ...(embedder
+      ? {
+          wordIndex: new SearchIndex(wiring.database),
+          embedPending: () => index.embedPending({ max: 64 }),
+        }
+      : {}),
+    onNotice: (message) =>
+      wiring.bus.emit({
+        type: "notice",
+        level: "warn",
+        message,
+        taskId: "memory",
+        sessionId: "",
+        userKey: "owner",
+        at: wiring.clock.now().toISOString(),
+      }),
   });
   return { service, index };
 }

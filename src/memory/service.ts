@@ -5,12 +5,22 @@ import { type ConsolidationOutcome, consolidate } from "./consolidation/consolid
 import { type DrainSummary, drainJudgeQueue } from "./consolidation/queue-drain.js";
 import type { MemoryModel } from "./extraction/model.js";
 import { type RunSummary, runPendingExtractions } from "./extraction/runner.js";
+import { EmbeddingError } from "./search/types.js";
 import { type Episode, type EpisodeInput, EpisodeRepository } from "./store/episodes.js";
 import { type ExtractionJob, JobRepository } from "./store/jobs.js";
 import { JudgeQueue } from "./store/judge-queue.js";
 import { type ListFilter, MemoryRepository } from "./store/memory-repo.js";
+import { formatProfile, PROFILE_TOKENS } from "./store/profile.js";
+import { type SourceTurn, sourceTurns } from "./store/provenance.js";
 import { rankRecalled } from "./store/ranking.js";
-import { formatRecall } from "./store/recall.js";
+import { estimateTokens, formatRecall } from "./store/recall.js";
+import {
+  FORGOTTEN,
+  recordRedactions,
+  redactMessages,
+  reindexEpisodes,
+  scrubEverywhere,
+} from "./store/redaction.js";
 import { collectStats, type MemoryStats } from "./store/stats.js";
 import type {
   Candidate,
@@ -38,6 +48,15 @@ export interface MemoryServiceOptions {
   canSpend?: () => boolean;
   onReceipt?: ReceiptListener;
   log?(level: "info" | "warn" | "error", message: string): void;
+  /**
+   * A word-only index over the same database, used when the configured embedder fails (server down):
+   * search and consolidation go on with word search and a visible notice, never a crash.
+   */
+  wordIndex?: MemoryIndex;
+  /** Embeds what was just written (memory add stores its vector); failures become notices. */
+  embedPending?: () => Promise<number>;
+  /** Shown to the person (CLI stderr, chat notice): degraded service they should know about. */
+  onNotice?(message: string): void;
 }
 
 export interface RememberInput {
@@ -106,12 +125,51 @@ export class MemoryService {
   constructor(options: MemoryServiceOptions) {
     this.options = options;
     this.database = options.database;
-    this.index = options.index;
+    this.index = {
+      upsert: (doc) => options.index.upsert(doc),
+      remove: (namespace, id) => options.index.remove(namespace, id),
+      search: (query, searchOptions) => this.searchWithFallback(query, searchOptions),
+    };
     this.clock = options.clock ?? systemClock;
     this.memories = new MemoryRepository(options.database);
     this.episodes = new EpisodeRepository(options.database);
     this.jobs = new JobRepository(options.database);
     this.judgeQueue = new JudgeQueue(options.database);
+  }
+
+  /** Notices raised by this service (also sent to onNotice), for callers that print them. */
+  readonly notices: string[] = [];
+
+  private notice(message: string): void {
+    if (this.notices.includes(message)) return;
+    this.notices.push(message);
+    this.options.log?.("warn", message);
+    this.options.onNotice?.(message);
+  }
+
+  private async searchWithFallback(
+    query: string,
+    options: Parameters<MemoryIndex["search"]>[1],
+  ): ReturnType<MemoryIndex["search"]> {
+    try {
+      return await this.options.index.search(query, options);
+    } catch (error) {
+      if (!(error instanceof EmbeddingError) || !this.options.wordIndex) throw error;
+      this.notice(`embeddings unavailable (${error.message}); using word search only`);
+      return this.options.wordIndex.search(query, options);
+    }
+  }
+
+  private async embedWritten(): Promise<void> {
+    if (!this.options.embedPending) return;
+    try {
+      await this.options.embedPending();
+    } catch (error) {
+      if (!(error instanceof EmbeddingError)) throw error;
+      this.notice(
+        `embeddings unavailable (${error.message}); stored without a vector, it will be embedded later`,
+      );
+    }
   }
 
   private emit(receipt: Receipt): void {
@@ -155,7 +213,9 @@ export class MemoryService {
       },
       validFrom: input.validFrom ?? null,
     };
-    return this.consolidateOne(candidate, signal);
+    const outcome = await this.consolidateOne(candidate, signal);
+    await this.embedWritten();
+    return outcome;
   }
 
   private consolidateOne(candidate: Candidate, signal?: AbortSignal): Promise<ConsolidationOutcome> {
@@ -281,21 +341,54 @@ export class MemoryService {
     if (!Number.isInteger(input.tokenBudget) || input.tokenBudget < 0) {
       throw new RangeError(`tokenBudget must be a non-negative integer, got ${input.tokenBudget}`);
     }
-    if (input.tokenBudget === 0 || input.query.trim() === "") return { section: "", memoryIds: [] };
-    const results = await this.search({
+    if (input.tokenBudget === 0) return { section: "", memoryIds: [] };
+    // The profile comes first and whatever the query says: core facts never depend on word overlap.
+    const profile = this.profile({
       userKey: input.userKey,
-      query: input.query,
-      limit: 50,
+      tokenBudget: Math.min(PROFILE_TOKENS, input.tokenBudget),
       ...(input.project !== undefined ? { project: input.project } : {}),
     });
     const now = this.clock.now();
-    const recalled = formatRecall(
-      results.map((result) => result.memory),
-      input.tokenBudget,
-      now,
+    const rest = input.tokenBudget - estimateTokens(profile.section);
+    let recalled: { section: string; memoryIds: number[] } = { section: "", memoryIds: [] };
+    if (input.query.trim() !== "" && rest > 0) {
+      const shown = new Set(profile.memoryIds);
+      const results = await this.search({
+        userKey: input.userKey,
+        query: input.query,
+        limit: 50,
+        ...(input.project !== undefined ? { project: input.project } : {}),
+      });
+      recalled = formatRecall(
+        results.map((result) => result.memory).filter((memory) => !shown.has(memory.id)),
+        rest,
+        now,
+      );
+    }
+    const memoryIds = [...profile.memoryIds, ...recalled.memoryIds];
+    this.memories.markUsed(memoryIds, now.toISOString());
+    return {
+      section: [profile.section, recalled.section].filter((part) => part !== "").join("\n"),
+      memoryIds,
+    };
+  }
+
+  /** The always-present block of core facts and open conflicts (see store/profile.ts). */
+  profile(input: { userKey: string; tokenBudget?: number; project?: string | null }): {
+    section: string;
+    memoryIds: number[];
+  } {
+    const current = this.memories
+      .list({ userKey: input.userKey })
+      .filter(
+        (memory) =>
+          memory.project === null || input.project === undefined || memory.project === input.project,
+      );
+    return formatProfile(
+      current,
+      this.memories.conflicts(input.userKey),
+      input.tokenBudget ?? PROFILE_TOKENS,
     );
-    this.memories.markUsed(recalled.memoryIds, now.toISOString());
-    return recalled;
   }
 
   async searchEpisodes(input: {
@@ -361,17 +454,78 @@ export class MemoryService {
   }
 
   /**
-   * Deletes the memory, its versions, conflicts, index postings and vector, and leaves a
-   * content-free tombstone. Only the owner of the memory can do it.
+   * Erases a memory: the memory, its versions, conflicts, index postings and vector are deleted
+   * (a content-free tombstone stays); the transcript turns it came from are redacted to a placeholder
+   * (the conversation keeps its shape), and its words are scrubbed from every other table (episodes,
+   * the task ledger, deliveries, extraction excerpts and failures) and re-indexed. With
+   * `secure_delete` on, freed pages are zeroed; the WAL is then checkpointed and truncated, so no file
+   * under MERCURY_HOME keeps the text. Only the owner of the memory can do it.
    */
-  forget(id: number, userKey: string): void {
-    this.memories.getForUser(id, userKey);
+  forget(id: number, userKey: string): { messagesRedacted: number; episodesRedacted: number } {
+    const memory = this.memories.getForUser(id, userKey);
+    const versions = this.memories.versions(id);
     const at = this.clock.now().toISOString();
-    this.database.transaction(() => {
+    const result = this.database.transaction(() => {
+      const sourceIds = [
+        ...new Set([...memory.sourceMessageIds, ...versions.flatMap((v) => v.sourceMessageIds)]),
+      ];
+      const ownMessageIds = (
+        this.database
+          .prepare(
+            `SELECT m.id FROM messages m JOIN sessions s ON s.id = m.session_id
+             WHERE s.user_key = ? AND m.id IN (SELECT value FROM json_each(?))`,
+          )
+          .all(userKey, JSON.stringify(sourceIds)) as { id: number }[]
+      ).map((row) => row.id);
+      const turnTexts = redactMessages(this.database, ownMessageIds);
+      const sourceEpisodes = this.database
+        .prepare(
+          "SELECT id, text FROM episodes WHERE user_key = ? AND message_id IN (SELECT value FROM json_each(?))",
+        )
+        .all(userKey, JSON.stringify(ownMessageIds)) as { id: number; text: string }[];
+      this.database
+        .prepare("UPDATE episodes SET text = ? WHERE id IN (SELECT value FROM json_each(?))")
+        .run(FORGOTTEN, JSON.stringify(sourceEpisodes.map((row) => row.id)));
+      const needles = [
+        memory.text,
+        ...(memory.sourceQuote ? [memory.sourceQuote] : []),
+        ...versions.flatMap((version) => [
+          version.text,
+          ...(version.sourceQuote ? [version.sourceQuote] : []),
+        ]),
+        ...turnTexts,
+        ...sourceEpisodes.map((row) => row.text),
+      ];
+      const changed = scrubEverywhere(this.database, needles);
+      const episodeIds = [
+        ...new Set([...sourceEpisodes.map((row) => row.id), ...(changed.get("episodes") ?? [])]),
+      ];
+      const messageIds = [...new Set([...ownMessageIds, ...(changed.get("messages") ?? [])])];
       this.index.remove("memory", id);
+      reindexEpisodes(this.database, this.index, episodeIds);
       this.memories.delete(id, userKey, at);
+      recordRedactions(this.database, "messages", messageIds, id, at);
+      recordRedactions(this.database, "episodes", episodeIds, id, at);
+      return { messagesRedacted: messageIds.length, episodesRedacted: episodeIds.length };
     })();
+    this.checkpoint();
     this.emit({ kind: "forgotten", userKey, memoryId: id, text: `Forgotten: memory #${id}` });
+    return result;
+  }
+
+  /**
+   * Moves the WAL into the database and truncates it: deleted text in WAL frames is gone from disk.
+   * A reader holding an old snapshot (another process) can keep frames alive; that is reported.
+   */
+  private checkpoint(): void {
+    if (this.database.memory) return;
+    const [row] = this.database.pragma("wal_checkpoint(TRUNCATE)") as { busy: number; log: number }[];
+    if (row && row.busy !== 0) {
+      this.options.log?.(
+        "warn",
+        "after forget: the WAL could not be truncated while another process reads; it will be on its next checkpoint",
+      );
+    }
   }
 
   /** Memories shown to the model (a search result) count as used: it keeps them active. */
@@ -384,6 +538,72 @@ export class MemoryService {
     for (const item of items) {
       this.index.upsert({ namespace: "memory", id: item.id, scope: item.userKey, text: item.text });
     }
+  }
+
+  /** Where a memory came from: the source turns (speaker, date) and every version. */
+  why(id: number, userKey: string): { memory: MemoryView; sources: SourceTurn[]; versions: MemoryVersion[] } {
+    const memory = this.memories.getForUser(id, userKey);
+    const versions = this.memories.versions(id);
+    return {
+      memory: viewOf(memory, this.clock.now()),
+      sources: sourceTurns(this.database, userKey, memory, versions),
+      versions,
+    };
+  }
+
+  /**
+   * Settles the open conflicts of a memory: keep one (the other is superseded by it, its validity
+   * closed now) or keep both (the conflict is marked resolved, both stay current).
+   */
+  resolveConflict(
+    id: number,
+    userKey: string,
+    keep: number | "both",
+  ): { kept: number[]; superseded: number[]; resolved: number } {
+    this.memories.getForUser(id, userKey);
+    const open = this.memories
+      .conflicts(userKey)
+      .filter((conflict) => conflict.a.id === id || conflict.b.id === id);
+    if (open.length === 0)
+      throw new RangeError(`memory #${id} has no open conflict; see \`mercury memory conflicts\``);
+    const involved = new Set(open.flatMap((conflict) => [conflict.a.id, conflict.b.id]));
+    if (keep !== "both" && !involved.has(keep)) {
+      throw new RangeError(
+        `--keep must be "both" or one of ${[...involved].map((n) => `#${n}`).join(", ")}; got #${keep}`,
+      );
+    }
+    const at = this.clock.now().toISOString();
+    const superseded: number[] = [];
+    this.database.transaction(() => {
+      for (const conflict of open) {
+        this.database
+          .prepare("UPDATE memory_conflicts SET resolved_at = ? WHERE id = ?")
+          .run(at, conflict.id);
+        if (keep === "both") continue;
+        const winner = conflict.a.id === keep ? conflict.a : conflict.b.id === keep ? conflict.b : undefined;
+        const loser = winner === conflict.a ? conflict.b : conflict.a;
+        if (!winner || loser.supersededAt !== null) continue;
+        this.memories.addVersion(loser.id, {
+          text: loser.text,
+          kind: loser.kind,
+          importance: loser.importance,
+          evidence: loser.evidence,
+          reason: "superseded",
+          sessionId: null,
+          messageIds: [],
+          quote: null,
+          at,
+        });
+        this.memories.update(loser.id, { supersededAt: at, supersededBy: winner.id, validTo: at }, at);
+        superseded.push(loser.id);
+      }
+    })();
+    this.emit({ kind: "updated", userKey, memoryId: id, text: `Resolved conflict of memory #${id}` });
+    return {
+      kept: keep === "both" ? [...involved] : [keep],
+      superseded,
+      resolved: open.length,
+    };
   }
 
   conflicts(userKey: string) {

@@ -21,6 +21,8 @@ export function openDatabase(path: string): SqliteDatabase {
     if (path !== ":memory:") database.pragma("journal_mode = WAL");
     database.pragma("foreign_keys = ON");
     database.pragma("synchronous = NORMAL");
+    // Deleted rows are overwritten, not left in free pages: `memory forget` must erase from disk.
+    database.pragma("secure_delete = ON");
     migrate(database, path);
     return database;
   } catch (error) {

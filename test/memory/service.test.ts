@@ -1,6 +1,9 @@
+import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { SearchIndex } from "../../src/memory/search/search-index.js";
 import type { RememberInput } from "../../src/memory/service.js";
 import { estimateTokens } from "../../src/memory/store/recall.js";
+import { applyTombstones } from "../../src/memory/store/redaction.js";
 import { dumpAllTables, makeHarness, verdictJudge } from "./store/harness.js";
 
 function claim(text: string, extra: Partial<RememberInput> = {}): RememberInput {
@@ -12,7 +15,7 @@ describe("recall into the system prompt", () => {
     const { service, clock } = makeHarness();
     const ids: number[] = [];
     for (const text of [
-      "I work as a nurse at the city hospital",
+      "The city hospital cafeteria serves good soup",
       "I prefer night shifts at the hospital",
       "My hospital badge number is kept in my wallet",
       "I love sourdough bread",
@@ -280,6 +283,78 @@ describe("edit", () => {
     expect(receipts.at(-1)?.text).toBe("Updated: I run 10 km every morning (was: I run 5 km every morning)");
     expect((await service.search({ userKey: "owner", query: "10 km" }))[0]?.memory.id).toBe(
       created.memory.id,
+    );
+  });
+});
+
+describe("applyTombstones (for backups)", () => {
+  it("replays a forget on an older copy of the database by ids alone", async () => {
+    const { service, database } = makeHarness();
+    database
+      .prepare(
+        "INSERT INTO sessions (id, user_key, channel, created_at, updated_at) VALUES ('s1', 'owner', 'cli', 'x', 'x')",
+      )
+      .run();
+    const message = database
+      .prepare(
+        "INSERT INTO messages (session_id, role, content, token_estimate, created_at) VALUES ('s1', 'user', ?, 5, 'x')",
+      )
+      .run(JSON.stringify({ role: "user", content: "my locker code word is zebraquartz" }));
+    const messageId = Number(message.lastInsertRowid);
+    service.recordEpisode({
+      userKey: "owner",
+      sessionId: "s1",
+      messageId,
+      role: "user",
+      text: "my locker code word is zebraquartz",
+      createdAt: "x",
+    });
+    const kept = await service.remember(claim("I keep my notes in Obsidian"));
+    const secret = await service.remember(
+      claim("My locker code word is zebraquartz", { sessionId: "s1", messageIds: [messageId] }),
+    );
+    const backup = new Database(database.serialize());
+    const backupIndex = new SearchIndex(backup);
+    service.forget(secret.memory.id, "owner");
+    expect(dumpAllTables(backup)).toContain("zebraquartz");
+    const applied = applyTombstones(database, backup, backupIndex);
+    expect(applied).toEqual({ memories: 1, messages: 1, episodes: 1 });
+    expect(dumpAllTables(backup)).not.toMatch(/zebraquartz/i);
+    expect(backup.prepare("SELECT text FROM memories").all()).toEqual([
+      { text: "I keep my notes in Obsidian" },
+    ]);
+    expect(kept.memory.id).toBeGreaterThan(0);
+  });
+});
+
+describe("the always-present profile", () => {
+  it("puts core facts and both sides of a conflict in every prompt, within 300 tokens, above the matches", async () => {
+    const { service } = makeHarness();
+    await service.remember(claim("I am allergic to penicillin", { importance: "high" }));
+    await service.remember(claim("I live in Lisbon"));
+    await service.remember(claim("I prefer tea over coffee"));
+    await service.remember(claim("I do not prefer tea over coffee"));
+    await service.remember(claim("I bought a blue umbrella last spring"));
+    for (let n = 0; n < 60; n++)
+      await service.remember(
+        claim(`Standing rule ${n}: never schedule calls before ${n} am`, { kind: "constraint" }),
+      );
+    const recalled = await service.recall({
+      userKey: "owner",
+      query: "Which antibiotic should I take for my infection?",
+      tokenBudget: 1000,
+    });
+    const profile = service.profile({ userKey: "owner" }).section;
+    expect(estimateTokens(profile)).toBeLessThanOrEqual(300);
+    expect(recalled.section.startsWith("## Core facts about this person")).toBe(true);
+    expect(profile).toContain("I am allergic to penicillin");
+    expect(profile).toMatch(/CONFLICT.*"I prefer tea over coffee".*"I do not prefer tea over coffee"/);
+    expect(profile).not.toContain("umbrella");
+    const search = await service.search({ userKey: "owner", query: "allergies" });
+    expect(search[0]?.memory.text).toBe("I am allergic to penicillin");
+    const tea = await service.search({ userKey: "owner", query: "tea coffee" });
+    expect(tea.map((result) => result.memory.text)).toEqual(
+      expect.arrayContaining(["I prefer tea over coffee", "I do not prefer tea over coffee"]),
     );
   });
 });

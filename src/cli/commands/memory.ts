@@ -13,6 +13,7 @@ import {
 } from "../../memory/export-import.js";
 import type { MemoryService, MemoryView } from "../../memory/service.js";
 import { MemoryNotFoundError } from "../../memory/store/memory-repo.js";
+import { believedAt, parseAsOf } from "../../memory/store/provenance.js";
 import {
   IMPORTANCE_LEVELS,
   type Importance,
@@ -97,6 +98,8 @@ export function registerMemoryCommands(
       try {
         const service = await openService();
         const result = await run(service, options, ...args);
+        // Degraded service (embeddings down) is said, on stderr so --json stays one document.
+        for (const notice of service.notices) stderr(`notice: ${notice}\n`);
         stdout(
           options.json
             ? `${JSON.stringify(result.json)}\n`
@@ -158,21 +161,26 @@ export function registerMemoryCommands(
     .option("--limit <n>", "how many", "10")
     .option("--all", "include superseded memories")
     .option("--episodes", "also search past conversation turns")
+    .option("--as-of <date>", "what was believed then (recorded by then, not yet superseded)")
     .action(
       action(
         async (
           service,
-          options: Common & { limit: string; all?: boolean; episodes?: boolean },
+          options: Common & { limit: string; all?: boolean; episodes?: boolean; asOf?: string },
           words: string[],
         ) => {
           const query = words.join(" ");
           const limit = positiveInt(options.limit, "--limit");
-          const results = await service.search({
+          const asOf = options.asOf === undefined ? undefined : parseAsOf(options.asOf);
+          const found = await service.search({
             userKey: options.user,
             query,
-            limit,
-            includeSuperseded: Boolean(options.all),
+            limit: asOf ? 100 : limit,
+            includeSuperseded: Boolean(options.all) || asOf !== undefined,
           });
+          const results = asOf
+            ? found.filter((result) => believedAt(result.memory, asOf)).slice(0, limit)
+            : found;
           const episodes = options.episodes
             ? await service.searchEpisodes({ userKey: options.user, query, limit })
             : [];
@@ -204,21 +212,26 @@ export function registerMemoryCommands(
     .option("--kind <kind>", `one of ${MEMORY_KINDS.join(", ")}`)
     .option("--all", "include superseded memories")
     .option("--limit <n>", "at most this many")
+    .option("--as-of <date>", "what was believed then (recorded by then, not yet superseded)")
     .action(
       action(
         async (
           service,
-          options: Common & { tier?: string; kind?: string; all?: boolean; limit?: string },
+          options: Common & { tier?: string; kind?: string; all?: boolean; limit?: string; asOf?: string },
         ) => {
           const tier = oneOf<Tier>(options.tier, TIERS, "--tier");
           const kind = oneOf<MemoryKind>(options.kind, MEMORY_KINDS, "--kind");
-          const memories = service.list({
+          const asOf = options.asOf === undefined ? undefined : parseAsOf(options.asOf);
+          const limit = options.limit ? positiveInt(options.limit, "--limit") : undefined;
+          const listed = service.list({
             userKey: options.user,
-            includeSuperseded: Boolean(options.all),
+            includeSuperseded: Boolean(options.all) || asOf !== undefined,
             ...(tier ? { tier } : {}),
             ...(kind ? { kind } : {}),
-            ...(options.limit ? { limit: positiveInt(options.limit, "--limit") } : {}),
+            ...(limit !== undefined && !asOf ? { limit } : {}),
           });
+          const believed = asOf ? listed.filter((memory) => believedAt(memory, asOf)) : listed;
+          const memories = limit !== undefined ? believed.slice(0, limit) : believed;
           return {
             json: { ok: true, memories },
             text: memories.length === 0 ? `No memories for ${options.user}.` : memories.map(line).join("\n"),
@@ -278,6 +291,46 @@ export function registerMemoryCommands(
         const id = positiveInt(rawId, "the memory id");
         service.forget(id, options.user);
         return { json: { ok: true, forgotten: id }, text: `Forgotten: memory #${id}` };
+      }),
+    );
+
+  sub("why", "where a memory came from: source turns with speaker and date, and every version")
+    .argument("<id>", "memory id")
+    .action(
+      action(async (service, options: Common, rawId: string) => {
+        const why = service.why(positiveInt(rawId, "the memory id"), options.user);
+        const text = [
+          line(why.memory),
+          why.sources.length === 0
+            ? "  source turns: none recorded (added by hand, imported, or forgotten)"
+            : "  source turns:",
+          ...why.sources.map(
+            (turn) =>
+              `    ${turn.at} ${turn.speaker ?? turn.role} (session ${turn.sessionId}, message ${turn.messageId}): ${turn.text.replace(/\s+/g, " ")}`,
+          ),
+          "  versions:",
+          ...why.versions.map(
+            (version) =>
+              `    ${version.createdAt} ${version.reason} (${version.evidence}): ${version.text}${version.sourceQuote ? ` — quote: "${version.sourceQuote}"` : ""}`,
+          ),
+        ].join("\n");
+        return { json: { ok: true, ...why }, text };
+      }),
+    );
+
+  sub("resolve", "settle an open conflict: keep one memory, or both")
+    .argument("<id>", "a memory in the conflict")
+    .requiredOption("--keep <id|both>", "the memory id to keep, or both")
+    .action(
+      action(async (service, options: Common & { keep: string }, rawId: string) => {
+        const id = positiveInt(rawId, "the memory id");
+        const keep = options.keep === "both" ? "both" : positiveInt(options.keep, "--keep");
+        const result = service.resolveConflict(id, options.user, keep);
+        const text =
+          keep === "both"
+            ? `Resolved: kept both (${result.kept.map((n) => `#${n}`).join(", ")})`
+            : `Resolved: kept #${keep}; superseded ${result.superseded.map((n) => `#${n}`).join(", ") || "nothing"}`;
+        return { json: { ok: true, ...result }, text };
       }),
     );
 

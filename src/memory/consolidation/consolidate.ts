@@ -104,14 +104,13 @@ export async function judgeAll(
   signal: AbortSignal | undefined,
   userKey = neighbours[0]?.userKey ?? "",
 ): Promise<Judged> {
-  if (!deps.judge) {
-    return {
-      ok: true,
-      judgements: neighbours.map((existing) =>
-        guardJudgement(judgeByRules(text, existing.text), text, existing.text),
-      ),
-    };
-  }
+  const byRules = (): Judged => ({
+    ok: true,
+    judgements: neighbours.map((existing) =>
+      guardJudgement(judgeByRules(text, existing.text), text, existing.text),
+    ),
+  });
+  if (!deps.judge) return byRules();
   const result = await judgeByModel(
     deps.judge,
     text,
@@ -131,9 +130,14 @@ export async function judgeAll(
     userKey,
     stage: "judge",
     rawOutput: result.raw,
-    reason: `${result.problem}; the pair waits in the judge queue`,
+    reason: result.unusable
+      ? `${result.problem}; the model cannot be used, so the deterministic rules decided`
+      : `${result.problem}; the pair waits in the judge queue`,
     createdAt: deps.clock.now().toISOString(),
   });
+  // A provider that refuses for good (no credentials) is no judge at all: the conservative rules
+  // decide, as without a model. A passing failure (down, invalid output) waits for the judge instead.
+  if (result.unusable) return byRules();
   return { ok: false, problem: result.problem };
 }
 

@@ -42,7 +42,8 @@ export function judgePrompt(candidate: string, stored: readonly string[]): strin
 
 export type ModelJudgement =
   | { ok: true; judgements: Judgement[] }
-  | { ok: false; raw: string; problem: string };
+  /** unusable: the provider refused for good (no credentials): trying later will not help. */
+  | { ok: false; raw: string; problem: string; unusable?: boolean };
 
 type Parsed = { ok: true; judgements: Judgement[] } | { ok: false; problem: string };
 
@@ -87,7 +88,9 @@ export async function judgeByModel(
   const prompt = judgePrompt(candidate, stored);
   const options = signal ? { signal } : {};
   const first = await model.complete({ system: JUDGE_SYSTEM, prompt, ...options });
-  if (!first.ok) return { ok: false, raw: "", problem: `provider failed: ${first.cause}` };
+  if (!first.ok) {
+    return { ok: false, raw: "", problem: `provider failed: ${first.cause}`, unusable: !first.retryable };
+  }
   const parsed = parseJudgements(first.text, stored.length);
   if (parsed.ok) return parsed;
   const second = await model.complete({

@@ -1,4 +1,5 @@
 import { analyze } from "../text/analyze.js";
+import { morphologicalVariants, VARIANT_WEIGHT } from "../text/variants.js";
 
 /**
  * A few everyday equivalences, as stemmed terms. A query term also searches its related terms at a
@@ -24,6 +25,7 @@ const RELATED_GROUPS: readonly (readonly string[])[] = [
   ["friend", "buddi", "pal"],
   ["doctor", "physician"],
   ["hous", "home"],
+  ["medic", "medicin", "drug", "antibiot", "prescript", "penicillin", "allerg", "allergi"],
 ];
 
 export const RELATED_WEIGHT = 0.3;
@@ -61,6 +63,9 @@ export function analyzeQuery(query: string, expand = true): Map<string, number> 
   for (const term of analyze(query)) if (!QUESTION_WORDS.has(term)) weights.set(term, 1);
   if (expand) {
     for (const term of [...weights.keys()]) {
+      for (const variant of morphologicalVariants(term)) {
+        if (!weights.has(variant)) weights.set(variant, VARIANT_WEIGHT);
+      }
       for (const other of relatedTerms(term)) {
         if (!weights.has(other)) weights.set(other, RELATED_WEIGHT);
       }

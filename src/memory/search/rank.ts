@@ -1,4 +1,5 @@
-import { analyze, cosineOfCounts, termCounts } from "../text/analyze.js";
+import { analyze, cosineOfCounts, termCounts, tokenize } from "../text/analyze.js";
+import { hasNegation } from "../text/negation.js";
 
 /**
  * Final ranking of retrieved memories. Pure and deterministic.
@@ -97,6 +98,8 @@ export function rankCandidates<K>(
     return {
       order,
       terms: termCounts(analyze(candidate.text)),
+      // A statement and its negation share every content word but are never duplicates.
+      negated: hasNegation(tokenize(candidate.text)),
       ranked: {
         key: candidate.key,
         score: scoreOf(candidate.relevance, candidate.features, options.now),
@@ -131,6 +134,7 @@ export function rankCandidates<K>(
     if (!chosen) break;
     selected.push(chosen);
     for (const item of remaining) {
+      if (item.negated !== chosen.negated) continue;
       const similarity = cosineOfCounts(item.terms, chosen.terms);
       if (similarity > (maxSimilarity.get(item.order) ?? 0)) maxSimilarity.set(item.order, similarity);
     }
