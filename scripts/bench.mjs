@@ -23,6 +23,7 @@ function run(label, command, commandArgs) {
 }
 
 run("start-up and loop overhead", process.execPath, ["scripts/bench-runtime.mjs"]);
+run("command start-up against node -e 0", process.execPath, ["scripts/bench-startup.mjs"]);
 if (existsSync(data))
   run("memory retrieval (LoCoMo)", process.execPath, [cli, "bench", "retrieval", "--data", data]);
 else console.log(`\n(skipping retrieval: ${data} not found; pass --data FILE)`);

@@ -12,10 +12,8 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import type { HomePaths } from "../config/paths.js";
-import { DaemonClient } from "./client.js";
 import { AlreadyRunningError, isAlive, type LockInfo, readLiveLock } from "./lock.js";
-import { rotateIfLarge } from "./log-rotation.js";
-import { daemonLogName, logMaxBytes } from "./run.js";
+import { daemonLogName, logMaxBytes, rotateIfLarge } from "./log-rotation.js";
 
 export function daemonLogPath(paths: HomePaths): string {
   return join(paths.logs, daemonLogName);
@@ -74,6 +72,8 @@ export async function startDetached(options: {
     }
     const holder = readLiveLock(paths.lock);
     if (holder?.pid === pid && existsSync(paths.socket)) {
+      // Loaded here, not at the top: `stop` and `logs` use this module and must not pay for the protocol.
+      const { DaemonClient } = await import("./client.js");
       const client = await DaemonClient.tryConnect(paths.socket, 1000);
       if (client) {
         try {

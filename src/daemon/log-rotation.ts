@@ -3,6 +3,17 @@ import { isCode } from "./lock.js";
 
 export const defaultLogMaxBytes = 5 * 1024 * 1024;
 export const defaultLogKeep = 3;
+export const daemonLogName = "daemon.log";
+
+export function logMaxBytes(env: NodeJS.ProcessEnv): number {
+  const raw = env.MERCURY_DAEMON_LOG_MAX_BYTES;
+  if (raw === undefined || raw.trim() === "") return defaultLogMaxBytes;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1024) {
+    throw new Error(`MERCURY_DAEMON_LOG_MAX_BYTES must be an integer of at least 1024, got "${raw}"`);
+  }
+  return value;
+}
 
 function size(path: string): number {
   try {

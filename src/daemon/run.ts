@@ -15,14 +15,16 @@ import type { SqliteDatabase } from "../storage/database.js";
 import { errorFields } from "./error-fields.js";
 import { installProcessGuards } from "./guards.js";
 import { AlreadyRunningError, acquireLock } from "./lock.js";
-import { copyTruncateIfLarge, defaultLogMaxBytes } from "./log-rotation.js";
+import { copyTruncateIfLarge, daemonLogName, logMaxBytes } from "./log-rotation.js";
 import { startMaintenance } from "./maintenance.js";
 import { SocketServer, socketUserKey } from "./socket-server.js";
 import { buildStatus } from "./status.js";
 import { Supervisor } from "./supervisor.js";
 import { telegramChannelFor } from "./telegram.js";
 
-export const daemonLogName = "daemon.log";
+// Kept in log-rotation.ts so `start`, `stop` and `logs` read them without loading the daemon runtime.
+export { daemonLogName, logMaxBytes };
+
 /** How long a graceful stop waits for cancelled tasks to wind down. */
 const shutdownTaskTimeoutMs = 10_000;
 /** How long start-up waits for a channel's first start before recovering work without it. */
@@ -230,16 +232,6 @@ export async function runDaemon(options: DaemonOptions = {}): Promise<number> {
   process.off("SIGTERM", onSignal);
   process.off("SIGINT", onSignal);
   return startFailed ? 1 : code;
-}
-
-export function logMaxBytes(env: NodeJS.ProcessEnv): number {
-  const raw = env.MERCURY_DAEMON_LOG_MAX_BYTES;
-  if (raw === undefined || raw.trim() === "") return defaultLogMaxBytes;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1024) {
-    throw new Error(`MERCURY_DAEMON_LOG_MAX_BYTES must be an integer of at least 1024, got "${raw}"`);
-  }
-  return value;
 }
 
 export type { Logger };

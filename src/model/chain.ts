@@ -64,6 +64,11 @@ export class ProviderChain implements ModelStepper {
     }));
   }
 
+  /** `/model` in chat: the primary provider now uses another model; the fallbacks stay as they are. */
+  replacePrimary(handle: ProviderHandle): void {
+    this.providers[0] = handle;
+  }
+
   /** A chain that starts at provider `index` (narration guard: "try the next provider"). */
   rotated(index: number): ProviderChain {
     const start = index % this.providers.length;

@@ -17,6 +17,22 @@ const messageRow = z.object({
   token_estimate: z.number(),
 });
 
+const recentRow = z.object({ id: z.string(), updated_at: z.string(), first: z.string().nullable() });
+
+/** The text of a stored user message (its content is a string or an array of parts). */
+function firstUserText(content: string | null): string | null {
+  if (content === null) return null;
+  const message = JSON.parse(content) as ModelMessage;
+  if (typeof message.content === "string") return message.content;
+  if (!Array.isArray(message.content)) return null;
+  const texts: string[] = [];
+  for (const part of message.content as unknown[]) {
+    if (part && typeof part === "object" && "text" in part && typeof part.text === "string")
+      texts.push(part.text);
+  }
+  return texts.length > 0 ? texts.join(" ") : null;
+}
+
 const sessionRow = z.object({
   id: z.string(),
   user_key: z.string(),
@@ -51,6 +67,25 @@ export class TranscriptStore {
     if (row === undefined) return null;
     const parsed = sessionRow.parse(row);
     return { id: parsed.id, userKey: parsed.user_key, channel: parsed.channel, updatedAt: parsed.updated_at };
+  }
+
+  /** The most recently used sessions, newest first, each with its first user message (for /resume). */
+  recentSessions(
+    userKey: string,
+    channel: string,
+    limit: number,
+  ): { id: string; updatedAt: string; firstMessage: string | null }[] {
+    const rows = this.database
+      .prepare(
+        `SELECT s.id, s.updated_at,
+           (SELECT m.content FROM messages m WHERE m.session_id = s.id AND m.role = 'user' ORDER BY m.id LIMIT 1) AS first
+         FROM sessions s WHERE s.user_key = ? AND s.channel = ? ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ?`,
+      )
+      .all(userKey, channel, limit);
+    return rows.map((row) => {
+      const parsed = recentRow.parse(row);
+      return { id: parsed.id, updatedAt: parsed.updated_at, firstMessage: firstUserText(parsed.first) };
+    });
   }
 
   latestSession(userKey: string, channel: string): string | null {

@@ -48,6 +48,28 @@ describe("mercury chat with a daemon running", () => {
     client.close();
   });
 
+  it("a bracketed multi-line paste reaches the daemon as one message", async () => {
+    current = daemonHome(server.url);
+    const started = await current.cli(["start"]);
+    expect(started.code, started.stderr).toBe(0);
+    server.push({ text: "One message received." });
+    const chat = await runCli(["chat"], {
+      home: current.home,
+      userHome: current.userHome,
+      env: current.env,
+      input: "\x1b[200~first pasted\nsecond pasted\x1b[201~\n",
+      cwd: current.workspace,
+    });
+    expect(chat.code, chat.stderr).toBe(0);
+    expect(chat.stdout).toContain("One message received.");
+    const users = server
+      .chatRequests()
+      .map((request) => JSON.stringify(request.body))
+      .filter((body) => body.includes("pasted"));
+    expect(users).toHaveLength(1);
+    expect(users[0]).toContain("first pasted\\nsecond pasted");
+  });
+
   it("runs standalone when no daemon is up", async () => {
     current = daemonHome(server.url);
     server.push({ text: "Standalone answer." });

@@ -4,6 +4,7 @@ import Database from "better-sqlite3";
 import { DaemonClient, type ServerPush } from "../../src/daemon/client.js";
 import { isAlive } from "../../src/daemon/lock.js";
 import { makeHome, providerEnv, runCli } from "../helpers/cli.js";
+import { patientDeadline } from "../helpers/patience.js";
 
 /** Memory off: extraction would take scripted replies meant for the tasks. */
 export const daemonConfig =
@@ -66,12 +67,12 @@ export async function waitFor(
   timeoutMs: number,
   what: string,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = patientDeadline(timeoutMs);
   while (Date.now() < deadline) {
     if (await check()) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+  throw new Error(`timed out waiting for ${what}`);
 }
 
 /** Subscribes and collects everything the daemon pushes. */

@@ -66,10 +66,14 @@ describe("mercury status / logs against a running daemon", () => {
     const log = join(daemon.home, "logs", "daemon.log");
     const all = readFileSync(log, "utf8").trimEnd().split("\n");
     expect(all.length).toBeGreaterThanOrEqual(2);
-    const result = await daemon.cli(["logs", "-n", "2"]);
-    expect(result.code).toBe(0);
-    expect(result.stdout.trimEnd().split("\n")).toEqual(all.slice(-2));
-    expect(result.stdout).toContain("daemon ready");
+    const raw = await daemon.cli(["logs", "-n", "2", "--json"]);
+    expect(raw.code).toBe(0);
+    expect(raw.stdout.trimEnd().split("\n")).toEqual(all.slice(-2));
+    const readable = await daemon.cli(["logs", "-n", "2"]);
+    expect(readable.code).toBe(0);
+    const lines = readable.stdout.trimEnd().split("\n");
+    expect(lines).toHaveLength(2);
+    expect(readable.stdout).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3} INFO .*daemon ready/m);
     const bad = await daemon.cli(["logs", "-n", "many"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('-n "many"');
@@ -93,6 +97,17 @@ describe("mercury service", () => {
     expect(result.stdout).toContain("WantedBy=default.target");
     expect(result.stdout).toContain("systemctl --user enable --now mercury.service");
     expect(existsSync(unitFile)).toBe(false);
+    // Lingering: explained with the command whenever it is not known to be on (this machine decides).
+    const json = await runCli(["service", "install", "--dry-run", "--json", "--platform", "linux"], {
+      home,
+      userHome,
+    });
+    const { lingering } = JSON.parse(json.stdout) as { lingering: boolean | null };
+    if (lingering === true) expect(result.stdout).not.toContain("enable-linger");
+    else {
+      expect(result.stdout).toContain("systemd stops your user services when you log out");
+      expect(result.stdout).toMatch(/loginctl enable-linger \S+/);
+    }
   });
 
   it("install writes the unit under HOME, status sees it, uninstall removes it", async () => {

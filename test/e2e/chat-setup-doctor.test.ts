@@ -1,6 +1,7 @@
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { FakeTelegramServer } from "../fakes/telegram-server.js";
 import { fastRetryConfig, makeHome, providerEnv, runCli } from "../helpers/cli.js";
 import { useFakeServers } from "../helpers/fake-servers.js";
 
@@ -99,11 +100,13 @@ describe("mercury setup (scripted) and doctor", () => {
     expect(statSync(join(home, ".env")).mode & 0o777).toBe(0o600);
     expect(readFileSync(join(home, ".env"), "utf8")).toContain("TELEGRAM_BOT_TOKEN=123456:");
 
+    // Doctor checks the bot token with getMe: against a loopback Bot API, never the real one.
+    const telegram = await FakeTelegramServer.start("123456:ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghi");
     const doctor = await runCli(["doctor", "--json"], {
       home,
       userHome,
-      env: { MERCURY_API_KEY: "sk-setup-test-key-123456" },
-    });
+      env: { MERCURY_API_KEY: "sk-setup-test-key-123456", MERCURY_TELEGRAM_API_ROOT: telegram.apiRoot },
+    }).finally(() => telegram.close());
     const report = JSON.parse(doctor.stdout);
     expect(report.ok).toBe(true);
     expect(report.checks.map((check: { name: string }) => check.name)).toEqual(
@@ -114,6 +117,9 @@ describe("mercury setup (scripted) and doctor", () => {
         "secrets",
         "soul",
         "provider openai-compatible (fake-model)",
+        "daemon",
+        "service",
+        "telegram",
       ]),
     );
   });

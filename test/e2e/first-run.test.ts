@@ -213,3 +213,28 @@ describe("mercury run for scripts (built binary)", () => {
     expect(ask.code).toBe(4);
   });
 });
+
+describe("chat slash commands /model and /resume (built binary)", () => {
+  it("/model switches the model the next request uses; /resume lists earlier sessions and continues one", async () => {
+    const fake = await server({
+      replies: [{ text: "About apples." }, { text: "About pears." }, { text: "Back to apples." }],
+    });
+    const { home, userHome, workspace } = makeHome(fastRetryConfig);
+    const options = { home, userHome, cwd: workspace, env: providerEnv(fake.url) };
+    await runCli(["chat"], { ...options, input: "tell me about apples\n" });
+    const second = await runCli(["chat", "--new"], {
+      ...options,
+      input: "/model other-model\ntell me about pears\n/resume\n",
+    });
+    expect(second.stderr).toContain("model: openai-compatible/other-model for this chat");
+    expect(fake.chatRequests()[1]?.body).toMatchObject({ model: "other-model" });
+    expect(second.stderr).toMatch(/ 1\. .*\(current\) — tell me about pears/);
+    expect(second.stderr).toMatch(/ 2\. .* — tell me about apples/);
+
+    const third = await runCli(["chat", "--new"], { ...options, input: "/resume 3\nand more?\n" });
+    expect(third.stderr).toContain("resumed the session from");
+    const messages = JSON.stringify(fake.chatRequests()[2]?.body ?? null);
+    expect(messages).toContain("tell me about apples");
+    expect(messages).not.toContain("tell me about pears");
+  });
+});

@@ -11,6 +11,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { patientDeadline } from "../helpers/patience.js";
 
 export const FAKE_TOKEN = "123456:TEST-token_abc";
 
@@ -206,12 +207,11 @@ export class FakeTelegramServer {
     timeoutMs = 10_000,
     what = "condition",
   ): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
+    const deadline = patientDeadline(timeoutMs);
     for (;;) {
       const value = probe();
       if (value !== undefined && value !== null && value !== false) return value;
-      if (Date.now() > deadline)
-        throw new Error(`fake telegram: timed out after ${timeoutMs} ms waiting for ${what}`);
+      if (Date.now() > deadline) throw new Error(`fake telegram: timed out waiting for ${what}`);
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   }

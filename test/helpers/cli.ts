@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
+import { loadedMachineWaitMs } from "./patience.js";
 
 export const cliPath = resolve(import.meta.dirname, "../../dist/cli.js");
 
@@ -61,7 +62,7 @@ export function runCli(
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`mercury ${args.join(" ")} timed out\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, options.timeoutMs ?? 20_000);
+    }, options.timeoutMs ?? loadedMachineWaitMs);
     child.on("error", reject);
     child.on("close", (code, signal) => {
       clearTimeout(timer);

@@ -68,7 +68,7 @@ export class TmuxChat {
     this.tmux(["paste-buffer", "-p", "-b", "test", "-t", this.target]);
   }
 
-  async waitFor(test: (screen: string) => boolean, what: string, looks = 600): Promise<string> {
+  async waitFor(test: (screen: string) => boolean, what: string, looks = 2000): Promise<string> {
     let last = "";
     for (let look = 0; look < looks; look++) {
       last = this.screen();

@@ -1,6 +1,8 @@
 import { createInterface } from "node:readline";
 import type { AgentEvent } from "../../agent/events.js";
 import type { DaemonClient, ServerPush } from "../../daemon/client.js";
+import { disableBracketedPaste, enableBracketedPaste } from "./paste.js";
+import { PasteInput } from "./paste-input.js";
 import { createTerminalRenderer } from "./renderer.js";
 import { approvalAnswers, parseSlashCommand } from "./slash-commands.js";
 
@@ -80,7 +82,12 @@ export async function attachChat(client: DaemonClient, options: AttachOptions): 
   await client.request({ type: "subscribe" });
   info("attached to the running Mercury daemon (terminal and Telegram share this agent); /exit to leave");
 
-  const readline = createInterface({ input: options.input, terminal: false });
+  // A multi-line paste is one message here too: the paste filter reads the markers before readline.
+  const paste = new PasteInput({ isTTY: false });
+  const terminal = Boolean((options.input as NodeJS.ReadableStream & { isTTY?: boolean }).isTTY);
+  if (terminal) options.output.write(enableBracketedPaste);
+  options.input.pipe(paste);
+  const readline = createInterface({ input: paste, terminal: false });
   let chain = Promise.resolve();
   let closed = false;
   const done = new Promise<void>((resolve) => {
@@ -165,9 +172,11 @@ export async function attachChat(client: DaemonClient, options: AttachOptions): 
   };
 
   readline.on("line", (line) => {
-    chain = chain.then(() => handleLine(line));
+    chain = chain.then(() => handleLine(paste.expand(line)));
   });
   await done;
   await chain;
+  options.input.unpipe(paste);
+  if (terminal) options.output.write(disableBracketedPaste);
   client.close();
 }

@@ -2,6 +2,7 @@ import { createInterface, type Interface } from "node:readline";
 import type { AgentEvent } from "../../agent/events.js";
 import type { TaskIdentity, TaskReport } from "../../agent/runtime.js";
 import type { MercuryApp } from "../../app/container.js";
+import { buildProviders, defaultModelFactory } from "../../model/providers.js";
 import type { AuthorizationRequest, AuthorizationResult } from "../../tools/types.js";
 import { createChatRenderer } from "./chat-renderer.js";
 import { disableBracketedPaste, enableBracketedPaste } from "./paste.js";
@@ -301,6 +302,12 @@ export class TerminalChat {
           (question, choices) => this.ask(question, choices),
         );
         break;
+      case "/model":
+        this.switchModel(argument.trim());
+        break;
+      case "/resume":
+        this.resume(argument.trim());
+        break;
       case "/exit":
       case "/quit":
         if (this.running) this.running.controller.abort(new Error("exit"));
@@ -343,6 +350,63 @@ export class TerminalChat {
     } else {
       this.info("usage: /permissions [allow-all [minutes] | ask]");
     }
+  }
+
+  /** `/model` shows the primary model; `/model <id>` switches it for this chat (not saved). */
+  private switchModel(model: string): void {
+    const primary = this.app.config.chain[0];
+    const current = this.app.chain.describe()[0];
+    if (model === "") {
+      this.info(`model: ${current?.provider}/${current?.model}; /model <id> switches (for this chat only)`);
+      return;
+    }
+    if (!primary) return;
+    if (this.running) {
+      this.info("a task is running; /stop it (or wait) before switching the model");
+      return;
+    }
+    const [handle] = buildProviders([{ ...primary, model }], this.app.env, defaultModelFactory);
+    if (!handle) return;
+    if (handle.problem) {
+      this.info(`cannot use ${model}: ${handle.problem}`);
+      return;
+    }
+    this.app.chain.replacePrimary(handle);
+    this.info(
+      `model: ${handle.label}/${model} for this chat (to keep it: mercury config set model ${model})`,
+    );
+  }
+
+  /** `/resume` lists the recent terminal sessions; `/resume <n>` (or an id prefix) continues one. */
+  private resume(choice: string): void {
+    const sessions = this.app.agent.transcriptStore.recentSessions("owner", "cli", 10);
+    if (choice === "") {
+      if (sessions.length === 0) {
+        this.info("no earlier sessions");
+        return;
+      }
+      sessions.forEach((session, index) => {
+        const first = (session.firstMessage ?? "(no message)").replace(/\s+/g, " ");
+        const current = session.id === this.sessionId ? " (current)" : "";
+        this.info(
+          `${String(index + 1).padStart(2)}. ${relativeTime(session.updatedAt)}${current} — ${first.length > 60 ? `${first.slice(0, 59)}…` : first}`,
+        );
+      });
+      this.info("/resume <number> continues one");
+      return;
+    }
+    const byNumber = /^\d+$/.test(choice) ? sessions[Number(choice) - 1] : undefined;
+    const picked = byNumber ?? sessions.find((session) => session.id.startsWith(choice));
+    if (!picked) {
+      this.info(`no session "${choice}"; /resume lists them`);
+      return;
+    }
+    if (this.running) {
+      this.info("a task is running; /stop it (or wait) before switching sessions");
+      return;
+    }
+    this.sessionId = picked.id;
+    this.info(`resumed the session from ${relativeTime(picked.updatedAt)} (${picked.id.slice(0, 8)})`);
   }
 
   /** `/memory` lists recent memories; `/memory <query>` searches them. */

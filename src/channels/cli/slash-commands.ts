@@ -5,6 +5,8 @@ export const slashCommandHelp: Record<string, string> = {
   "/budget": "tokens and cost used today against the limits",
   "/stop": "stop the running task (Ctrl+C does the same)",
   "/memory": "recent memories; /memory <query> searches them",
+  "/model": "show the model; /model <id> switches this chat to another model of the same provider",
+  "/resume": "list recent sessions; /resume <number> continues one of them",
   "/permissions": "allow-all status; /permissions allow-all [minutes] | ask",
   "/undo": "show what the last task changed and restore it (/undo <task id>)",
   "/exit": "leave (Ctrl+C twice, or Ctrl+D)",

@@ -29,7 +29,9 @@ export function registerBenchCommands(program: Command, io: BenchIo = defaultIo)
 
   bench
     .command("retrieval")
-    .description("evidence-retrieval benchmark on LoCoMo-format data (see shared/bench/README.md)")
+    .description(
+      "evidence-retrieval benchmark on LoCoMo-format data (the public LoCoMo JSON, e.g. locomo10.json; format read by src/memory/bench/locomo.ts; results in BENCHMARKS.md)",
+    )
     .requiredOption("--data <file>", "LoCoMo-format JSON file")
     .option("--json", "print one JSON document")
     .action(async (options: { data: string; json?: boolean }) => {

@@ -1,8 +1,6 @@
 import type { Command } from "commander";
-import { z } from "zod";
 import { ConfigError } from "../../config/errors.js";
 import { homePaths, mercuryHome } from "../../config/paths.js";
-import { describeSandbox } from "../../sandbox/describe.js";
 import { exitCodes } from "../exit-codes.js";
 import { configFlagsFrom, type GlobalFlags } from "../flags.js";
 import { stdoutColors } from "../terminal.js";
@@ -18,36 +16,6 @@ function globalArgs(globals: GlobalFlags): string[] {
     ...(globals.baseUrl ? ["--base-url", globals.baseUrl] : []),
   ];
 }
-
-const statusShape = z
-  .object({
-    pid: z.number(),
-    uptimeSeconds: z.number(),
-    version: z.string(),
-    channels: z.array(
-      z.object({
-        name: z.string(),
-        state: z.string(),
-        restarts: z.number(),
-        lastError: z.string().nullable(),
-      }),
-    ),
-    tasks: z.object({
-      active: z.array(z.object({ id: z.string(), status: z.string(), input: z.string() })),
-      paused: z.array(z.object({ id: z.string(), input: z.string(), reason: z.string().nullable() })),
-    }),
-    pendingApprovals: z.array(z.object({ summary: z.string() })),
-    budget: z.object({
-      tokensToday: z.number(),
-      costUsdToday: z.number(),
-      dailyTokens: z.number().nullable(),
-    }),
-    sandbox: z.union([
-      z.object({ available: z.literal(true), kind: z.enum(["bubblewrap", "sandbox-exec"]) }),
-      z.object({ available: z.literal(false), reason: z.string(), fix: z.string() }),
-    ]),
-  })
-  .passthrough();
 
 /** start, stop, restart, status, logs, and the hidden `daemon run` the others launch. */
 export function registerDaemonCommands(program: Command): void {
@@ -125,12 +93,14 @@ export function registerDaemonCommands(program: Command): void {
     .description("is the daemon running: pid, uptime, channels, tasks, approvals, budget")
     .option("--json", "print one JSON document")
     .action(async (options: { json?: boolean }) => {
-      const { DaemonClient } = await import("../../daemon/client.js");
       const { readLiveLock } = await import("../../daemon/lock.js");
       const home = paths();
-      const client = await DaemonClient.tryConnect(home.socket);
+      // No live lock holder means no daemon: answer without loading the socket protocol.
+      const holder = readLiveLock(home.lock);
+      const client = holder
+        ? await (await import("../../daemon/client.js")).DaemonClient.tryConnect(home.socket)
+        : null;
       if (!client) {
-        const holder = readLiveLock(home.lock);
         const message = holder
           ? `the daemon (pid ${holder.pid}) holds the lock but does not answer on ${home.socket}; see \`mercury logs\``
           : "mercury is not running (start it with `mercury start`)";
@@ -140,7 +110,10 @@ export function registerDaemonCommands(program: Command): void {
           process.stdout.write(
             `${JSON.stringify({ running: false, pid: holder?.pid ?? null, message, sandbox })}\n`,
           );
-        else process.stdout.write(`${message}\nsandbox: ${describeSandbox(sandbox)}\n`);
+        else {
+          const { describeSandbox } = await import("../../sandbox/describe.js");
+          process.stdout.write(`${message}\nsandbox: ${describeSandbox(sandbox)}\n`);
+        }
         process.exitCode = exitCodes.failure;
         return;
       }
@@ -150,7 +123,8 @@ export function registerDaemonCommands(program: Command): void {
           process.stdout.write(`${JSON.stringify(status)}\n`);
           return;
         }
-        process.stdout.write(formatStatus(statusShape.parse(status)));
+        const { formatStatus } = await import("./daemon-status.js");
+        process.stdout.write(formatStatus(status));
       } finally {
         client.close();
       }
@@ -163,8 +137,8 @@ export function registerDaemonCommands(program: Command): void {
     .option("-f, --follow", "keep printing new lines until Ctrl+C")
     .option("--json", "print the raw JSON lines as written (one pino record per line)")
     .action(async (options: { lines: string; follow?: boolean; json?: boolean }) => {
-      const count = z.coerce.number().int().min(0).max(1_000_000).safeParse(options.lines);
-      if (!count.success)
+      const count = wholeNumber(options.lines, 0, 1_000_000);
+      if (count === null)
         throw new ConfigError(`-n "${options.lines}": expected a whole number of lines (0 or more).`);
       const { daemonLogPath, followLog, tailLines } = await import("../../daemon/control.js");
       const path = daemonLogPath(paths());
@@ -173,7 +147,7 @@ export function registerDaemonCommands(program: Command): void {
       const { formatLogLine, lineFormatter } = await import("../../daemon/log-format.js");
       const colors = stdoutColors();
       const format = (line: string) => (options.json ? line : formatLogLine(line, colors));
-      const lines = tailLines(path, count.data, printedUpTo);
+      const lines = tailLines(path, count, printedUpTo);
       if (lines.length > 0) process.stdout.write(`${lines.map(format).join("\n")}\n`);
       if (!options.follow) return;
       const controller = new AbortController();
@@ -201,32 +175,14 @@ export function registerDaemonCommands(program: Command): void {
 }
 
 function parseSeconds(raw: string): number {
-  const parsed = z.coerce.number().positive().max(3600).safeParse(raw);
-  if (!parsed.success) throw new ConfigError(`--timeout "${raw}": expected seconds between 1 and 3600.`);
-  return parsed.data;
+  const seconds = raw.trim() === "" ? Number.NaN : Number(raw);
+  if (!(seconds > 0 && seconds <= 3600))
+    throw new ConfigError(`--timeout "${raw}": expected seconds between 1 and 3600.`);
+  return seconds;
 }
 
-function formatStatus(status: z.infer<typeof statusShape>): string {
-  const lines = [
-    `mercury ${status.version} running (pid ${status.pid}, up ${formatDuration(status.uptimeSeconds)})`,
-    `channels: ${status.channels.length === 0 ? "terminal socket only" : status.channels.map((c) => `${c.name} ${c.state}${c.restarts ? ` (${c.restarts} restarts)` : ""}${c.lastError ? ` — ${c.lastError}` : ""}`).join(", ")}`,
-    `tasks: ${status.tasks.active.length} active, ${status.tasks.paused.length} paused`,
-    ...status.tasks.active.map(
-      (task) => `  ${task.status} ${task.id.slice(0, 8)} ${task.input.slice(0, 60)}`,
-    ),
-    ...status.tasks.paused.map(
-      (task) =>
-        `  paused  ${task.id.slice(0, 8)} ${task.input.slice(0, 60)}${task.reason ? ` — ${task.reason}` : ""}`,
-    ),
-    `approvals pending: ${status.pendingApprovals.length}`,
-    `sandbox: ${describeSandbox(status.sandbox)}`,
-    `budget today: ${status.budget.tokensToday} tokens${status.budget.dailyTokens === null ? "" : ` of ${status.budget.dailyTokens}`}, $${status.budget.costUsdToday.toFixed(4)}`,
-  ];
-  return `${lines.join("\n")}\n`;
-}
-
-function formatDuration(seconds: number): string {
-  if (seconds < 60) return `${seconds}s`;
-  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ${seconds % 60}s`;
-  return `${Math.floor(seconds / 3600)}h ${Math.floor((seconds % 3600) / 60)}m`;
+/** A plain number check: these commands must start without loading zod (see DECISIONS 2026-12-01). */
+function wholeNumber(raw: string, min: number, max: number): number | null {
+  const value = raw.trim() === "" ? Number.NaN : Number(raw);
+  return Number.isInteger(value) && value >= min && value <= max ? value : null;
 }

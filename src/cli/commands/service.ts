@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { homedir, userInfo } from "node:os";
 import { dirname, resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { ConfigError } from "../../config/errors.js";
@@ -11,6 +11,7 @@ import {
   servicePlatform,
   unitPath,
 } from "../../daemon/service-unit.js";
+import { lingerEnabled } from "../doctor/checks-always-on.js";
 import { exitCodes } from "../exit-codes.js";
 
 interface ServiceOptions {
@@ -37,6 +38,19 @@ function spec(options: ServiceOptions): ServiceSpec {
   };
 }
 
+/**
+ * A systemd user unit stops when its user logs out unless lingering is on; for an agent meant to run
+ * 24/7 that is the difference between working and silently not working.
+ */
+function lingeringNote(lingering: boolean | null): string {
+  const user = userInfo().username;
+  const state =
+    lingering === false
+      ? "Lingering is off for your user"
+      : "Could not tell whether lingering is on (no loginctl here)";
+  return `${state}: without it systemd stops your user services when you log out, and starts them only at your next login.\nTo keep Mercury running 24/7, enable it once (needs your password or sudo):\n  loginctl enable-linger ${user}\n`;
+}
+
 /** `mercury service install|uninstall|status [--dry-run]`: a systemd user unit or launchd agent. */
 export function registerServiceCommands(program: Command): void {
   const service = program
@@ -59,8 +73,11 @@ export function registerServiceCommands(program: Command): void {
       mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, unit, { mode: 0o644 });
     }
+    const lingering = current.platform === "linux" ? lingerEnabled() : null;
     if (options.json) {
-      process.stdout.write(`${JSON.stringify({ path, written: !options.dryRun, unit, commands })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ path, written: !options.dryRun, unit, commands, lingering })}\n`,
+      );
       return;
     }
     if (options.dryRun) process.stdout.write(`# would write ${path}\n${unit}`);
@@ -68,6 +85,7 @@ export function registerServiceCommands(program: Command): void {
     process.stdout.write(
       `${options.dryRun ? "# then run" : "now run"}:\n${commands.map((c) => `  ${c}`).join("\n")}\n`,
     );
+    if (current.platform === "linux" && lingering !== true) process.stdout.write(lingeringNote(lingering));
   });
 
   withOptions(service.command("uninstall").description("remove the unit (after you disable it)")).action(
