@@ -3,6 +3,7 @@ import type { Clock } from "../agent/clock.js";
 import { systemClock } from "../agent/clock.js";
 import { EventBus } from "../agent/events.js";
 import { Agent } from "../agent/runtime.js";
+import type { SubagentRegistry } from "../agent/subagents/registry.js";
 import type { ConfigFlags } from "../config/load.js";
 import type { homePaths } from "../config/paths.js";
 import type { ResolvedConfig } from "../config/schema.js";
@@ -23,6 +24,7 @@ import { logEvents } from "./event-log.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createMemoryService } from "./memory.js";
 import { memoryTools, recallOrNotice, rememberTask } from "./memory-hooks.js";
+import { subagentTools } from "./subagents.js";
 
 export interface AppOptions {
   env?: NodeJS.ProcessEnv;
@@ -52,6 +54,8 @@ export interface MercuryApp {
   approvals: ApprovalBroker;
   audit: AuditLog;
   clock: Clock;
+  /** The sub-agents started by delegate_task in this process. */
+  subagents: SubagentRegistry;
   /** Null when memory is disabled in config. */
   memory: MemoryService | null;
   /** Waits for background work (memory extraction) started after tasks. */
@@ -82,10 +86,11 @@ export function createApp(options: AppOptions = {}): MercuryApp {
     ? createMemoryService({ database, chain, bus, config, env, clock, usage, logger })
     : null;
   const memory = memoryParts?.service ?? null;
-  const tools = options.tools ?? [
+  const userHome = env.HOME?.trim() || homedir();
+  const tools: AnyTool[] = options.tools ?? [
     ...builtinTools(),
     ...(memory ? memoryTools(memory) : []),
-    ...schedulerTools({ database, clock, mercuryHome: home, userHome: env.HOME?.trim() || homedir() }),
+    ...schedulerTools({ database, clock, mercuryHome: home, userHome }),
   ];
   const background = new Set<Promise<void>>();
   const backgroundController = new AbortController();
@@ -95,6 +100,12 @@ export function createApp(options: AppOptions = {}): MercuryApp {
   };
   const approvals = new ApprovalBroker({ database, clock, onEvent: (event) => bus.emit(event) });
   const audit = new AuditLog(database, clock);
+  const subagents = subagentTools(
+    { database, clock, config, env, mercuryHome: home, userHome, approvals, audit },
+    () => agent,
+    () => tools,
+  );
+  if (!options.tools) tools.push(...subagents.tools);
   const agent = new Agent(
     database,
     chain,
@@ -181,6 +192,7 @@ export function createApp(options: AppOptions = {}): MercuryApp {
     approvals,
     audit,
     clock,
+    subagents: subagents.registry,
     memory,
     async drain(timeoutMs = Number.POSITIVE_INFINITY) {
       const all = Promise.all([...background]).then(() => undefined);
