@@ -54,10 +54,11 @@ export function childAuthorizer(
     writeRoots: [child.cwd],
     mode,
   });
-  // The same broker, with the child named in every question it asks.
+  // The same broker, with the child named in every question it asks; filed under the parent's task
+  // so it reaches the chat the parent came from (a Telegram chat knows the parent, not the child).
   const labelled: ApprovalBroker = Object.create(wiring.approvals);
   labelled.request = (args) =>
-    wiring.approvals.request({ ...args, summary: `[${child.label}] ${args.summary}` });
+    wiring.approvals.request({ ...args, taskId: parent.taskId, summary: `[${child.label}] ${args.summary}` });
   const own = createAuthorizer({
     context,
     broker: labelled,

@@ -273,7 +273,8 @@ describe("sub-agents can only narrow", () => {
     });
     const [asked] = s.approvalEvents;
     expect(asked?.summary).toContain("[sub-agent child-1 of task parent-1]");
-    expect(asked?.taskId).toBe("parent-1/child-1");
+    // Filed under the parent's task, so it reaches the chat the parent came from.
+    expect(asked?.taskId).toBe("parent-1");
     s.broker.answer(asked?.approvalId ?? "", "deny", "owner");
     const report = await running;
     expect(report.text).toBe("parent done");

@@ -20,7 +20,8 @@ interface AgentsJson {
   agents: { id: string; parentTaskId: string; status: string; task: string }[];
 }
 
-describe("mercury agents (daemon, loopback model)", () => {
+// Real processes on a shared 2-core machine: the harness limit is generous; nothing asserts on time.
+describe("mercury agents (daemon, loopback model)", { timeout: 120_000 }, () => {
   it("lists a running sub-agent and stops it; the parent gets the child's end as its tool result", async () => {
     current = daemonHome(server.url);
     expect((await current.cli(["start"])).code).toBe(0);
