@@ -235,6 +235,7 @@ export class Agent {
             home: this.settings.home,
             authorize,
             reportActivity: () => undefined,
+            availableTools: toolNames,
             ...(request.askUser ? { askUser: request.askUser } : {}),
           }),
           ...(this.settings.stall ? { stall: this.settings.stall } : {}),

@@ -3,6 +3,7 @@ import type { Clock } from "../agent/clock.js";
 import { systemClock } from "../agent/clock.js";
 import { EventBus } from "../agent/events.js";
 import { Agent } from "../agent/runtime.js";
+import type { SubagentRegistry } from "../agent/subagents/registry.js";
 import type { ConfigFlags } from "../config/load.js";
 import type { homePaths } from "../config/paths.js";
 import type { ResolvedConfig } from "../config/schema.js";
@@ -26,6 +27,7 @@ import { createLogger, type Logger } from "./logger.js";
 import { createMemoryService } from "./memory.js";
 import { memoryTools, recallOrNotice, rememberTask } from "./memory-hooks.js";
 import { withSkillHooks } from "./skill-hooks.js";
+import { subagentTools } from "./subagents.js";
 
 export interface AppOptions {
   env?: NodeJS.ProcessEnv;
@@ -55,6 +57,8 @@ export interface MercuryApp {
   approvals: ApprovalBroker;
   audit: AuditLog;
   clock: Clock;
+  /** The sub-agents started by delegate_task in this process. */
+  subagents: SubagentRegistry;
   /** Null when memory is disabled in config. */
   memory: MemoryService | null;
   skills: SkillService;
@@ -88,7 +92,7 @@ export function createApp(options: AppOptions = {}): MercuryApp {
   const memory = memoryParts?.service ?? null;
   // Commands are sandboxed around the same home folder the permission engine protects.
   const userHome = userHomeOf(env);
-  const tools = options.tools ?? [
+  const tools: AnyTool[] = options.tools ?? [
     ...builtinTools({ runCommand: { sandbox: { userHome } } }),
     ...(memory ? memoryTools(memory) : []),
     ...schedulerTools({ database, clock, mercuryHome: home, userHome }),
@@ -101,12 +105,18 @@ export function createApp(options: AppOptions = {}): MercuryApp {
   };
   const skills = new SkillService({
     home,
-    userHome: env.HOME && env.HOME.trim() !== "" ? env.HOME : homedir(),
+    userHome,
     database,
     clock,
   });
   const approvals = new ApprovalBroker({ database, clock, onEvent: (event) => bus.emit(event) });
   const audit = new AuditLog(database, clock);
+  const subagents = subagentTools(
+    { database, clock, config, env, mercuryHome: home, userHome, approvals, audit },
+    () => agent,
+    () => tools,
+  );
+  if (!options.tools) tools.push(...subagents.tools);
   const agent = new Agent(
     database,
     chain,
@@ -194,6 +204,7 @@ export function createApp(options: AppOptions = {}): MercuryApp {
     approvals,
     audit,
     clock,
+    subagents: subagents.registry,
     memory,
     skills,
     async drain(timeoutMs = Number.POSITIVE_INFINITY) {

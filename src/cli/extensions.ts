@@ -67,6 +67,7 @@ const groups: Record<string, Registrar> = {
     registerTelegramCommands(program, { openDatabase: () => openDatabase(paths.database) });
   },
   schedule: async (program) => (await import("./commands/schedule.js")).registerScheduleCommands(program),
+  agents: async (program) => (await import("./commands/agents.js")).registerAgentsCommands(program),
   start: daemonCommands,
   stop: daemonCommands,
   restart: daemonCommands,

@@ -24,6 +24,9 @@ export const clientMessage = z.discriminatedUnion("type", [
     decision: z.enum(["once", "session", "always", "deny"]),
   }),
   z.object({ type: z.literal("answer"), id: z.string(), questionId: z.string(), answer: z.string() }),
+  /** The sub-agents of the owner's tasks (`mercury agents list`), and stopping one. */
+  z.object({ type: z.literal("agents"), id: z.string() }),
+  z.object({ type: z.literal("stop-agent"), id: z.string(), agentId: z.string().min(1) }),
 ]);
 export type ClientMessage = z.infer<typeof clientMessage>;
 

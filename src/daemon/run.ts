@@ -100,6 +100,11 @@ export async function runDaemon(options: DaemonOptions = {}): Promise<number> {
         userKey: record.user_key,
         at: app.clock.now().toISOString(),
       })),
+    agents: {
+      // Socket clients act as the owner: they see and stop every sub-agent of this daemon.
+      list: () => app.subagents.list().map(({ controller: _controller, ...agent }) => agent),
+      stop: (agentId) => app.subagents.stop(agentId, "stopped by the owner (mercury agents stop)"),
+    },
     status: (): unknown => ({
       ...buildStatus({
         app,

@@ -24,6 +24,8 @@ export interface SocketServerOptions {
   status(): unknown;
   /** The owner's approvals still waiting (after a restart too), asked again of a terminal that attaches. */
   pendingApprovals(): AgentEvent[];
+  /** Sub-agents (`mercury agents list|stop`). */
+  agents?: { list(): unknown[]; stop(agentId: string): boolean };
 }
 
 interface Client {
@@ -171,6 +173,10 @@ export class SocketServer {
       case "answer":
         await gateway.answerQuestion(message.questionId, message.answer, socketUserKey);
         return { answered: true };
+      case "agents":
+        return { agents: this.options.agents?.list() ?? [] };
+      case "stop-agent":
+        return { stopped: this.options.agents?.stop(message.agentId) ?? false };
     }
   }
 

@@ -66,7 +66,12 @@ export function createDaemonScheduler(app: MercuryApp, options: DaemonSchedulerO
       ),
     taskText: (job) => (job.id === heartbeatJobId ? heartbeatText(app) : job.task),
   });
-  ensureHeartbeatJob(app, store, options.workspace);
+  ensureHeartbeatJob(
+    store,
+    app.config.heartbeat.intervalMinutes,
+    app.clock.now().getTime(),
+    options.workspace,
+  );
   const scheduler = new Scheduler({
     store,
     runner,
@@ -86,10 +91,13 @@ function heartbeatText(app: MercuryApp): string | null {
  * The heartbeat is an ordinary interval job with a fixed id, following heartbeat.intervalMinutes:
  * created when first enabled, rescheduled when the interval changes, paused when it is 0.
  */
-export function ensureHeartbeatJob(app: MercuryApp, store: JobStore, workspace: string): ScheduledJob | null {
-  const minutes = app.config.heartbeat.intervalMinutes;
+export function ensureHeartbeatJob(
+  store: JobStore,
+  minutes: number,
+  nowMs: number,
+  workspace: string,
+): ScheduledJob | null {
   const existing = store.get(heartbeatJobId);
-  const nowMs = app.clock.now().getTime();
   if (minutes <= 0) {
     if (existing && existing.status === "active")
       return store.setStatus(heartbeatJobId, "paused", "heartbeat.intervalMinutes is 0 in config.yaml");

@@ -2,11 +2,15 @@ import type { Clock } from "../agent/clock.js";
 import type { Logger } from "../app/logger.js";
 import type { JobStore, ScheduledJob, ScheduledRun } from "./jobs.js";
 import type { ScheduledRunner } from "./runner.js";
+
+/** What the scheduler needs of an executor (the ScheduledRunner; a recorder in the benchmark). */
+export type RunStarter = Pick<ScheduledRunner, "isActive" | "jobActive" | "start" | "stopAll">;
+
 import { sleepUntilNextDue, tick } from "./tick.js";
 
 export interface SchedulerOptions {
   store: JobStore;
-  runner: ScheduledRunner;
+  runner: RunStarter;
   clock: Clock;
   logger: Logger;
   /** The longest the daemon sleeps between ticks (it wakes earlier for the next due time). */

@@ -46,7 +46,11 @@ export function schedulerTools(deps: SchedulerToolDeps): ToolDefinition[] {
     async execute(input, context): Promise<ToolResult> {
       if (!context.askUser) return { ok: false, error: noOneToAsk };
       const nowMs = deps.clock.now().getTime();
-      const delivery = input.delivery ?? defaultDelivery(deps.database, context.taskId);
+      const ownChat = defaultDelivery(deps.database, context.taskId);
+      const delivery = input.delivery ?? ownChat;
+      // Only the owner may send results elsewhere; anyone else's job reports to the chat it came from.
+      if (context.userKey !== "owner" && delivery !== ownChat && delivery !== "none")
+        return { ok: false, error: `results of your jobs can only go to this chat (${ownChat}) or "none"` };
       let workspace: string;
       try {
         parseSchedule(input.schedule, { timezone: input.timezone ?? systemTimezone(), nowMs });

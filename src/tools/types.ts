@@ -40,6 +40,8 @@ export interface ToolContext {
   reportActivity(detail?: string): void;
   /** Ask the person who owns the task; resolves with their answer. */
   askUser?(question: string, choices?: string[]): Promise<string>;
+  /** The names of the tools this task holds (a sub-agent never gets one its parent lacks). */
+  availableTools?: readonly string[];
 }
 
 export type ToolResult = { ok: true; output: string } | { ok: false; error: string };

@@ -1,13 +1,9 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import pino from "pino";
 import { describe, expect, it } from "vitest";
-import type { ChannelInput } from "../../src/channels/types.js";
-import { heartbeatInstructions, startHeartbeat } from "../../src/daemon/heartbeat.js";
-import { ensureSoulFiles } from "../../src/soul/soul.js";
-
-const silent = pino({ level: "silent" });
+import { heartbeatInstructions, heartbeatTask } from "../../src/daemon/heartbeat.js";
+import { ensureHeartbeatJob, heartbeatJobId } from "../../src/scheduler/daemon.js";
+import { JobStore } from "../../src/scheduler/jobs.js";
+import { tick } from "../../src/scheduler/tick.js";
+import { openMemoryDatabase } from "../../src/storage/database.js";
 
 describe("heartbeat", () => {
   it("takes the instructions of heartbeat.md without headings, comments or blank lines", () => {
@@ -15,55 +11,25 @@ describe("heartbeat", () => {
       "- Check paused tasks.\n- Say hi.",
     );
     expect(heartbeatInstructions("# Heartbeat\n\n<!-- nothing -->\n")).toBeNull();
+    expect(heartbeatTask("- Say hi.")).toContain("nobody is waiting at the keyboard");
   });
 
-  it("submits the owner's heartbeat task on its own channel each interval, never stacking a running one", async () => {
-    const soul = mkdtempSync(join(tmpdir(), "mercury-soul-"));
-    ensureSoulFiles(soul);
-    writeFileSync(join(soul, "heartbeat.md"), "# Heartbeat\n\n- Tell me what is paused.\n");
-    const submitted: ChannelInput[] = [];
-    let running = true;
-    const stop = startHeartbeat(
-      {
-        soulDirectory: soul,
-        intervalMinutes: 1,
-        logger: silent,
-        submit: async (input) => {
-          submitted.push(input);
-          return { taskId: `t${submitted.length}`, sessionId: "s" };
-        },
-        isRunning: () => running,
-      },
-      20,
-    );
-    await new Promise((resolve) => setTimeout(resolve, 110));
-    // Five intervals passed while the first heartbeat task was still running: no second one.
-    expect(submitted.length).toBe(1);
-    running = false;
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    stop();
-    expect(submitted.length).toBeGreaterThanOrEqual(2);
-    expect(submitted[0]).toMatchObject({ userKey: "owner", channel: "heartbeat" });
-    expect(submitted[0]?.text).toContain("- Tell me what is paused.");
-  });
-
-  it("does nothing when the interval is 0 (the default)", async () => {
-    let calls = 0;
-    const stop = startHeartbeat(
-      {
-        soulDirectory: mkdtempSync(join(tmpdir(), "mercury-soul-")),
-        intervalMinutes: 0,
-        logger: silent,
-        submit: async () => {
-          calls += 1;
-          return { taskId: "t", sessionId: "s" };
-        },
-        isRunning: () => false,
-      },
-      5,
-    );
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    stop();
-    expect(calls).toBe(0);
+  it("is an ordinary interval job that follows heartbeat.intervalMinutes: created, rescheduled, paused at 0", () => {
+    let now = Date.parse("2026-06-01T08:00:00Z");
+    const store = new JobStore(openMemoryDatabase(), { now: () => new Date(now) });
+    expect(ensureHeartbeatJob(store, 0, now, "/tmp")).toBeNull();
+    const job = ensureHeartbeatJob(store, 30, now, "/tmp");
+    expect(job).toMatchObject({ id: heartbeatJobId, status: "active", owner: "owner", delivery: "terminal" });
+    expect(job?.spec).toMatchObject({ kind: "interval", minutes: 30 });
+    now = Date.parse("2026-06-01T08:30:00Z");
+    expect(tick(store, now).fire.map(({ job: fired }) => fired.id)).toEqual([heartbeatJobId]);
+    expect(ensureHeartbeatJob(store, 60, now, "/tmp")?.nextDueMs).toBe(Date.parse("2026-06-01T09:30:00Z"));
+    const off = ensureHeartbeatJob(store, 0, now, "/tmp");
+    expect(off).toMatchObject({
+      status: "paused",
+      statusReason: "heartbeat.intervalMinutes is 0 in config.yaml",
+    });
+    expect(tick(store, Date.parse("2026-06-01T09:30:00Z")).recorded[0]?.timing).toBe("skipped");
+    expect(ensureHeartbeatJob(store, 60, now, "/tmp")?.status).toBe("active");
   });
 });

@@ -94,6 +94,7 @@ describe("telegram access through the real grammY client", () => {
       "memory",
       "budget",
       "permissions",
+      "schedule",
       "help",
     ]);
   });
