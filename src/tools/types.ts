@@ -4,7 +4,19 @@ import type { z } from "zod";
 export type AuthorizationRequest =
   | { kind: "command"; command: string; cwd: string }
   | { kind: "path"; path: string; access: "read" | "write" }
-  | { kind: "network"; url: string };
+  | { kind: "network"; url: string }
+  /**
+   * A call to an MCP server's tool. `readOnly` is the server's own annotation and `trusted` the
+   * user's config for that server; `allowedByConfig` is the user listing the tool in `tools.allow`.
+   */
+  | {
+      kind: "mcp";
+      server: string;
+      tool: string;
+      readOnly: boolean;
+      trusted: boolean;
+      allowedByConfig: boolean;
+    };
 
 export type AuthorizationResult =
   /** `resolvedPath`: for path requests, the real path that was checked; act on it, not the raw one. */
