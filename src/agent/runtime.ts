@@ -86,7 +86,10 @@ export interface AgentHooks {
    * The tools one task gets, from the agent's own (skills add activate_skill and narrow by
    * allowed-tools per task). The agent's tools are used as they are when absent.
    */
-  taskTools?(tools: readonly AnyTool[], context: { cwd: string; userKey: string; taskId: string }): AnyTool[];
+  taskTools?(
+    tools: readonly AnyTool[],
+    context: { cwd: string; userKey: string; taskId: string },
+  ): AnyTool[] | Promise<AnyTool[]>;
   /** After a task ends (memory extraction, ledger); failures are reported as notices, never dropped. */
   afterTask?(report: TaskReport, messages: ModelMessage[], userKey: string): Promise<void>;
 }
@@ -155,7 +158,7 @@ export class Agent {
       const state = new TaskState(taskId, sessionId, request.userKey, this.transcripts.load(sessionId));
       state.append(this.transcripts.append(sessionId, taskId, [{ role: "user", content: request.input }]));
       const tools = this.hooks.taskTools
-        ? this.hooks.taskTools(this.tools, { cwd: request.cwd, userKey: request.userKey, taskId })
+        ? await this.hooks.taskTools(this.tools, { cwd: request.cwd, userKey: request.userKey, taskId })
         : this.tools;
       const toolNames = tools.map((tool) => tool.name);
       const systemPrompt = await this.hooks.systemPrompt({

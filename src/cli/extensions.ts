@@ -76,6 +76,10 @@ const groups: Record<string, Registrar> = {
     const { registerSkillsCommands } = await import("./commands/skills.js");
     registerSkillsCommands(program);
   },
+  mcp: async (program) => {
+    const { registerMcpCommands } = await import("./commands/mcp.js");
+    registerMcpCommands(program);
+  },
   service: async (program) => {
     const { registerServiceCommands } = await import("./commands/service.js");
     registerServiceCommands(program);

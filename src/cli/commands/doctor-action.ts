@@ -100,6 +100,14 @@ export async function runChecks(offline: boolean): Promise<Check[]> {
         },
   );
 
+  checks.push(await import("../../skills/doctor.js").then(({ checkSkills }) => checkSkills(paths, env)));
+  if (!offline)
+    checks.push(
+      ...(await import("../../mcp/doctor.js").then(({ checkMcpServers }) =>
+        checkMcpServers(config.mcp, env, paths.home),
+      )),
+    );
+
   for (const [index, entry] of config.chain.entries()) {
     const label = `provider ${entry.label ?? entry.name} (${entry.model})`;
     const apiKey = apiKeyFor(entry, index === 0, env);
