@@ -2,6 +2,7 @@ import { createInterface, type Interface } from "node:readline";
 import type { AgentEvent } from "../../agent/events.js";
 import type { TaskIdentity, TaskReport } from "../../agent/runtime.js";
 import type { MercuryApp } from "../../app/container.js";
+import { skillsSlashCommand } from "../../skills/slash-command.js";
 import type { AuthorizationRequest, AuthorizationResult } from "../../tools/types.js";
 import { disableBracketedPaste, enableBracketedPaste, PasteAssembler } from "./paste.js";
 import { createTerminalRenderer } from "./renderer.js";
@@ -210,6 +211,9 @@ export class TerminalChat {
       case "/help":
         for (const [command, text] of Object.entries(slashCommandHelp))
           this.info(`${command.padEnd(10)} ${text}`);
+        break;
+      case "/skills":
+        for (const line of skillsSlashCommand(this.app.skills, argument, this.options.cwd)) this.info(line);
         break;
       case "/new":
         if (this.running) this.running.controller.abort(new Error("new session"));

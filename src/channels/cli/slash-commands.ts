@@ -6,6 +6,7 @@ export const slashCommandHelp: Record<string, string> = {
   "/stop": "stop the running task (Ctrl+C does the same)",
   "/memory": "recent memories; /memory <query> searches them",
   "/permissions": "allow-all status; /permissions allow-all [minutes] | ask",
+  "/skills": "skills here; /skills review [approve|reject <id>] for learned drafts",
   "/exit": "leave (Ctrl+C twice, or Ctrl+D)",
 };
 
