@@ -155,22 +155,25 @@ export class McpConnection {
     }
     if (this.status !== "ready") return;
     this.status = "down";
+    this.lastError = "the server exited";
+    this.scheduleRestart("stopped unexpectedly");
+  }
+
+  /** Restarts after a doubling delay; a failed restart schedules the next one (until close()). */
+  private scheduleRestart(why: string): void {
+    if (this.closing || this.restartTimer) return;
     this.failures += 1;
     const { initial, max } = this.options.backoffMs ?? { initial: 1000, max: 60_000 };
     const delay = Math.min(max, initial * 2 ** (this.failures - 1));
-    this.lastError = "the server exited";
-    this.options.onEvent?.("warn", `MCP server ${this.name} stopped unexpectedly; restarting in ${delay} ms`);
+    this.options.onEvent?.("warn", `MCP server ${this.name} ${why}; restarting in ${delay} ms`);
     this.restartTimer = setTimeout(() => {
       this.restartTimer = null;
       this.restarts += 1;
       this.start().then(
         () => this.options.onEvent?.("info", `MCP server ${this.name} restarted`),
         (error: unknown) => {
-          this.options.onEvent?.(
-            "error",
-            `MCP server ${this.name} could not be restarted: ${error instanceof Error ? error.message : String(error)}`,
-          );
-          this.closed(client);
+          this.options.onEvent?.("error", error instanceof Error ? error.message : String(error));
+          this.scheduleRestart("could not be restarted");
         },
       );
     }, delay);
