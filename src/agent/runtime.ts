@@ -99,7 +99,10 @@ export interface AgentHooks {
    * The tools one task gets, from the agent's own (skills add activate_skill and narrow by
    * allowed-tools per task). The agent's tools are used as they are when absent.
    */
-  taskTools?(tools: readonly AnyTool[], context: { cwd: string; userKey: string; taskId: string }): AnyTool[];
+  taskTools?(
+    tools: readonly AnyTool[],
+    context: { cwd: string; userKey: string; taskId: string },
+  ): AnyTool[] | Promise<AnyTool[]>;
   /** After a task ends (memory extraction, ledger); failures are reported as notices, never dropped. */
   afterTask?(report: TaskReport, messages: ModelMessage[], userKey: string): Promise<void>;
 }
@@ -190,7 +193,7 @@ export class Agent {
       const tools =
         request.tools ??
         (this.hooks.taskTools
-          ? this.hooks.taskTools(this.tools, { cwd: request.cwd, userKey: request.userKey, taskId })
+          ? await this.hooks.taskTools(this.tools, { cwd: request.cwd, userKey: request.userKey, taskId })
           : this.tools);
       const toolNames = tools.map((tool) => tool.name);
       const systemPrompt = await this.hooks.systemPrompt({

@@ -9,6 +9,7 @@ import type { homePaths } from "../config/paths.js";
 import type { ResolvedConfig } from "../config/schema.js";
 import type { Redactor } from "../config/secrets.js";
 import { loadSettings } from "../config/settings.js";
+import { McpManager } from "../mcp/manager.js";
 import type { MemoryService } from "../memory/service.js";
 import { ProviderChain } from "../model/chain.js";
 import { buildProviders, defaultModelFactory, type ModelFactory } from "../model/providers.js";
@@ -24,6 +25,7 @@ import { builtinTools } from "../tools/builtin.js";
 import type { AnyTool } from "../tools/types.js";
 import { logEvents } from "./event-log.js";
 import { createLogger, type Logger } from "./logger.js";
+import { withMcpHooks } from "./mcp-hooks.js";
 import { createMemoryService } from "./memory.js";
 import { memoryTools, recallOrNotice, rememberTask } from "./memory-hooks.js";
 import { withSkillHooks } from "./skill-hooks.js";
@@ -62,6 +64,7 @@ export interface MercuryApp {
   /** Null when memory is disabled in config. */
   memory: MemoryService | null;
   skills: SkillService;
+  mcp: McpManager;
   /** Waits for background work (memory extraction) started after tasks. */
   /**
    * Waits for background work (memory extraction, embeddings) started after tasks; after
@@ -109,6 +112,11 @@ export function createApp(options: AppOptions = {}): MercuryApp {
     database,
     clock,
   });
+  const mcp = new McpManager(config.mcp, {
+    env,
+    home,
+    onEvent: (level, message) => logger[level]({ component: "mcp" }, message),
+  });
   const approvals = new ApprovalBroker({ database, clock, onEvent: (event) => bus.emit(event) });
   const audit = new AuditLog(database, clock);
   const subagents = subagentTools(
@@ -132,61 +140,66 @@ export function createApp(options: AppOptions = {}): MercuryApp {
       stall: config.stall,
       verifyCommand: config.agent.verifyCommand,
     },
-    withSkillHooks(skills, bus, clock, {
-      systemPrompt: async ({ cwd, toolNames, userKey, input }) => {
-        const recalled = memory
-          ? await recallOrNotice(memory, bus, clock, { userKey, input, tokens: config.memory.promptTokens })
-          : { section: "" };
-        return assembleSystemPrompt(readSoul(paths.soul), {
-          cwd,
-          platform: platform(),
-          date: clock.now().toISOString().slice(0, 10),
-          toolNames,
-          memorySection: recalled.section,
-          skillsSection: skills.promptSection(cwd),
-        });
-      },
-      ...(memory
-        ? {
-            afterTask: async (report, _messages, userKey) => {
-              rememberTask(memory, agent, report, userKey, clock);
-              if (options.extractAfterTasks && config.memory.extractAutomatically) {
-                // Background failures go to the log and to the user's channels: the job stays queued.
-                const failed = (what: string) => (error: unknown) => {
-                  const message = `${what}: ${error instanceof Error ? error.message : String(error)}`;
-                  logger.error({ component: "memory", error }, what);
-                  bus.emit({
-                    type: "notice",
-                    level: "warn",
-                    message,
-                    taskId: report.taskId,
-                    sessionId: report.sessionId,
-                    userKey,
-                    at: clock.now().toISOString(),
-                  });
-                };
-                track(
-                  (
-                    memoryParts?.index.embedPending({ signal: backgroundController.signal }) ??
-                    Promise.resolve(0)
-                  ).then(
-                    (embedded) => logger.info({ component: "memory", embedded }, "vectors computed"),
-                    failed("computing memory vectors failed; memories stay lexical until it works"),
-                  ),
-                );
-                track(
-                  memory
-                    .runPendingExtractions(backgroundController.signal)
-                    .then(
-                      (summary) => logger.info({ component: "memory", summary }, "extraction run"),
-                      failed("memory extraction failed; the job stays queued and is retried"),
+    withSkillHooks(
+      skills,
+      bus,
+      clock,
+      withMcpHooks(mcp, {
+        systemPrompt: async ({ cwd, toolNames, userKey, input }) => {
+          const recalled = memory
+            ? await recallOrNotice(memory, bus, clock, { userKey, input, tokens: config.memory.promptTokens })
+            : { section: "" };
+          return assembleSystemPrompt(readSoul(paths.soul), {
+            cwd,
+            platform: platform(),
+            date: clock.now().toISOString().slice(0, 10),
+            toolNames,
+            memorySection: recalled.section,
+            skillsSection: skills.promptSection(cwd),
+          });
+        },
+        ...(memory
+          ? {
+              afterTask: async (report, _messages, userKey) => {
+                rememberTask(memory, agent, report, userKey, clock);
+                if (options.extractAfterTasks && config.memory.extractAutomatically) {
+                  // Background failures go to the log and to the user's channels: the job stays queued.
+                  const failed = (what: string) => (error: unknown) => {
+                    const message = `${what}: ${error instanceof Error ? error.message : String(error)}`;
+                    logger.error({ component: "memory", error }, what);
+                    bus.emit({
+                      type: "notice",
+                      level: "warn",
+                      message,
+                      taskId: report.taskId,
+                      sessionId: report.sessionId,
+                      userKey,
+                      at: clock.now().toISOString(),
+                    });
+                  };
+                  track(
+                    (
+                      memoryParts?.index.embedPending({ signal: backgroundController.signal }) ??
+                      Promise.resolve(0)
+                    ).then(
+                      (embedded) => logger.info({ component: "memory", embedded }, "vectors computed"),
+                      failed("computing memory vectors failed; memories stay lexical until it works"),
                     ),
-                );
-              }
-            },
-          }
-        : {}),
-    }),
+                  );
+                  track(
+                    memory
+                      .runPendingExtractions(backgroundController.signal)
+                      .then(
+                        (summary) => logger.info({ component: "memory", summary }, "extraction run"),
+                        failed("memory extraction failed; the job stays queued and is retried"),
+                      ),
+                  );
+                }
+              },
+            }
+          : {}),
+      }),
+    ),
     clock,
   );
   return {
@@ -207,6 +220,7 @@ export function createApp(options: AppOptions = {}): MercuryApp {
     subagents: subagents.registry,
     memory,
     skills,
+    mcp,
     async drain(timeoutMs = Number.POSITIVE_INFINITY) {
       const all = Promise.all([...background]).then(() => undefined);
       if (!Number.isFinite(timeoutMs)) return all;
@@ -226,6 +240,9 @@ export function createApp(options: AppOptions = {}): MercuryApp {
       }
     },
     close() {
+      mcp
+        .close()
+        .catch((error: unknown) => logger.warn({ component: "mcp", error }, "closing MCP servers failed"));
       database.close();
       logger.flush();
     },

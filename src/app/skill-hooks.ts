@@ -17,7 +17,8 @@ export function withSkillHooks(
   const after = hooks.afterTask;
   return {
     ...hooks,
-    taskTools: (base, task) => skills.taskTools(hooks.taskTools ? hooks.taskTools(base, task) : base, task),
+    taskTools: async (base, task) =>
+      skills.taskTools(hooks.taskTools ? await hooks.taskTools(base, task) : base, task),
     afterTask: async (report, messages, userKey) => {
       const notify = (level: "info" | "warn", message: string) =>
         bus.emit({

@@ -86,6 +86,10 @@ const groups: Record<string, Registrar> = {
     const { registerBackupCommands } = await import("./commands/backup.js");
     registerBackupCommands(program);
   },
+  mcp: async (program) => {
+    const { registerMcpCommands } = await import("./commands/mcp.js");
+    registerMcpCommands(program);
+  },
   service: async (program) => {
     const { registerServiceCommands } = await import("./commands/service.js");
     registerServiceCommands(program);

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { parseDocument } from "yaml";
 import type { z } from "zod";
 import { ConfigError } from "./errors.js";
+import { resolveMcpConfig } from "./mcp-schema.js";
 import { homePaths } from "./paths.js";
 import {
   type ConfigFile,
@@ -172,6 +173,7 @@ export function resolveConfig(
       extractAutomatically: file.memory?.extractAutomatically ?? true,
     },
     telegram: { enabled: file.telegram?.enabled ?? false, groups: file.telegram?.groups ?? [] },
+    mcp: resolveMcpConfig(file.mcp),
     // Off by default: a heartbeat spends tokens while nobody is watching; the user opts in.
     heartbeat: { intervalMinutes: file.heartbeat?.intervalMinutes ?? 0 },
     log: { level: file.log?.level ?? "info" },

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { mcpConfigSchema, type ResolvedMcpConfig } from "./mcp-schema.js";
 
 export const providerNames = [
   "openai",
@@ -117,6 +118,7 @@ export const configFileSchema = z
       })
       .strict()
       .optional(),
+    mcp: mcpConfigSchema.optional(),
     log: z
       .object({
         level: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).optional(),
@@ -128,6 +130,7 @@ export const configFileSchema = z
 export type ConfigFile = z.infer<typeof configFileSchema>;
 
 export interface ResolvedConfig {
+  mcp: ResolvedMcpConfig;
   home: string;
   chain: ProviderEntry[];
   agent: {

@@ -8,7 +8,7 @@ import { AllowAllStore, defaultAllowAllMinutes } from "./allow-all.js";
 import { type Grant, GrantStore } from "./grants.js";
 import { redactSecrets } from "./redact.js";
 
-export type ApprovalKind = "command" | "path" | "network";
+export type ApprovalKind = "command" | "path" | "network" | "mcp";
 export type ApprovalScope = "once" | "session" | "always";
 
 export interface ApprovalRequestArgs {
@@ -42,7 +42,7 @@ const approvalRow = z.object({
   task_id: z.string(),
   session_id: z.string(),
   user_key: z.string(),
-  kind: z.enum(["command", "path", "network"]),
+  kind: z.enum(["command", "path", "network", "mcp"]),
   summary: z.string(),
   subject: z.string(),
   rule: z.string(),

@@ -5,7 +5,7 @@ import type { ApprovalBroker } from "./approvals.js";
 import type { AuditLog } from "./audit.js";
 import { allowAllCoverage } from "./containment.js";
 import { isWithin, type PermissionContext } from "./context.js";
-import { type DecideOptions, decide } from "./decide.js";
+import { type DecideOptions, decide, mcpSubject } from "./decide.js";
 import type { Decision } from "./types.js";
 
 export interface AuthorizerDeps {
@@ -99,6 +99,18 @@ export function createAuthorizer(
       singleCommand: decision.singleCommand === true,
     });
     if (grant) return allow(`grant:${grant.id}`);
+    // An MCP server may be approved as a whole ("always" for every tool of that server).
+    const serverGrant =
+      request.kind === "mcp"
+        ? broker.grants.find({
+            userKey: context.userKey,
+            sessionId: context.derived ? null : context.sessionId,
+            kind: "mcp",
+            subject: mcpSubject(request.server, "*"),
+            singleCommand: false,
+          })
+        : null;
+    if (serverGrant) return allow(`grant:${serverGrant.id}`);
 
     const allowAll = allowAllActive(context, broker, clock);
     const coverage = allowAll
@@ -154,12 +166,15 @@ export function summarize(request: AuthorizationRequest): string {
       return `${request.access}: ${request.path}`;
     case "network":
       return `fetch: ${request.url}`;
+    case "mcp":
+      return `mcp: ${request.server} ${request.tool}${request.readOnly ? " (read-only)" : ""}`;
   }
 }
 
 function toolOf(request: AuthorizationRequest): string {
   if (request.kind === "command") return "run_command";
   if (request.kind === "network") return "web_fetch";
+  if (request.kind === "mcp") return `mcp__${request.server}__${request.tool}`;
   return request.access === "write" ? "file-write" : "file-read";
 }
 

@@ -26,6 +26,8 @@ export async function decide(
       return checkFileToolPath(request.path, request.access, context, options.fs);
     case "network":
       return exfiltrationCheck(decideNetwork(request.url), request.url, context);
+    case "mcp":
+      return decideMcp(request);
   }
 }
 
@@ -45,6 +47,43 @@ function exfiltrationCheck(decision: Decision, url: string, context: PermissionC
     reason: `this task has read ${state.untrusted}; ${host} has not been contacted in this task, and a fetch could send data out`,
     subject: decision.subject,
   };
+}
+
+/**
+ * MCP calls ask by default. Allowed without asking only when the user listed the tool in config,
+ * or marked the server trusted and the server annotates the tool read-only. Opaque: an MCP server
+ * is outside the OS sandbox, so a session's allow-all never covers its calls.
+ */
+export function decideMcp(request: Extract<AuthorizationRequest, { kind: "mcp" }>): Decision {
+  const subject = mcpSubject(request.server, request.tool);
+  if (request.allowedByConfig) {
+    return {
+      decision: "allow",
+      rule: "mcp.configured",
+      reason: `${request.tool} is in mcp.servers.${request.server}.tools.allow`,
+      subject,
+    };
+  }
+  if (request.trusted && request.readOnly) {
+    return {
+      decision: "allow",
+      rule: "mcp.trusted-read-only",
+      reason: `server ${request.server} is trusted and ${request.tool} is annotated read-only`,
+      subject,
+    };
+  }
+  return {
+    decision: "ask",
+    rule: "mcp.call",
+    reason: `a call to ${request.tool} on MCP server ${request.server}${request.readOnly ? " (read-only by the server's own word; the server is not trusted)" : ""}`,
+    subject,
+    opaque: true,
+  };
+}
+
+/** What an MCP approval or grant is keyed on; `*` as the tool covers the whole server. */
+export function mcpSubject(server: string, tool: string): string {
+  return `mcp:${server}/${tool}`;
 }
 
 /**

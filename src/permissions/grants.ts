@@ -11,7 +11,7 @@ const grantRow = z.object({
   user_key: z.string(),
   session_id: z.string().nullable(),
   scope: z.enum(["session", "always"]),
-  kind: z.enum(["command", "path", "network"]),
+  kind: z.enum(["command", "path", "network", "mcp"]),
   subject: z.string(),
   match: z.enum(["exact", "prefix"]),
   created_at: z.string(),
@@ -38,7 +38,7 @@ export class GrantStore {
     userKey: string;
     sessionId: string | null;
     scope: "session" | "always";
-    kind: "command" | "path" | "network";
+    kind: "command" | "path" | "network" | "mcp";
     subject: string;
     prefix?: string | undefined;
     createdBy: string;
@@ -69,7 +69,7 @@ export class GrantStore {
   find(args: {
     userKey: string;
     sessionId: string | null;
-    kind: "command" | "path" | "network";
+    kind: "command" | "path" | "network" | "mcp";
     subject: string;
     singleCommand: boolean;
   }): Grant | null {

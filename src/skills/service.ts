@@ -10,6 +10,7 @@ import {
 import { dirname, join } from "node:path";
 import { stringify as stringifyYaml } from "yaml";
 import type { Clock } from "../agent/clock.js";
+import { isWithin } from "../permissions/context.js";
 import type { SqliteDatabase } from "../storage/database.js";
 import type { AnyTool } from "../tools/types.js";
 import { createActivateSkillTool } from "./activate-tool.js";
@@ -103,9 +104,16 @@ export class SkillService {
     return catalogueSection(this.available(cwd), this.options.catalogueTokens);
   }
 
-  /** Folders the task may read without asking: the available skills' own folders. */
+  /**
+   * Folders the task may read without asking: the available skills' own folders. A skill folder
+   * that is (or holds) the user's home or MERCURY_HOME — e.g. a linked folder pointing at `~` — is
+   * left out: reading there asks as usual.
+   */
   readRoots(cwd: string): string[] {
-    return this.available(cwd).map((skill) => skill.directory);
+    const guarded = [realOr(this.options.userHome), realOr(this.options.home), "/"];
+    return this.available(cwd)
+      .map((skill) => skill.directory)
+      .filter((directory) => !guarded.some((path) => path === directory || isWithin(path, directory)));
   }
 
   /**

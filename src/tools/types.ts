@@ -5,7 +5,19 @@ export type AuthorizationRequest =
   | { kind: "command"; command: string; cwd: string }
   | { kind: "path"; path: string; access: "read" | "write" }
   /** `redirectFrom`: a redirect hop of the fetch that started at that URL. */
-  | { kind: "network"; url: string; redirectFrom?: string };
+  | { kind: "network"; url: string; redirectFrom?: string }
+  /**
+   * A call to an MCP server's tool. `readOnly` is the server's own annotation and `trusted` the
+   * user's config for that server; `allowedByConfig` is the user listing the tool in `tools.allow`.
+   */
+  | {
+      kind: "mcp";
+      server: string;
+      tool: string;
+      readOnly: boolean;
+      trusted: boolean;
+      allowedByConfig: boolean;
+    };
 
 export type AuthorizationResult =
   /** `resolvedPath`: for path requests, the real path that was checked; act on it, not the raw one. */

@@ -3,8 +3,11 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { systemClock } from "../../src/agent/clock.js";
 import { type AgentEvent, EventBus } from "../../src/agent/events.js";
+import type { AgentHooks } from "../../src/agent/runtime.js";
 import { Agent } from "../../src/agent/runtime.js";
+import { withMcpHooks } from "../../src/app/mcp-hooks.js";
 import { withSkillHooks } from "../../src/app/skill-hooks.js";
+import type { McpManager } from "../../src/mcp/manager.js";
 import { ProviderChain } from "../../src/model/chain.js";
 import { ApprovalBroker } from "../../src/permissions/approvals.js";
 import { AuditLog } from "../../src/permissions/audit.js";
@@ -35,7 +38,12 @@ export function skillMd(name: string, description: string, extra = "", body = "D
  * A real Agent over scripted replies, the real built-in tools, the skills hooks and the real
  * permission engine (approvals broker, audit) in the given mode.
  */
-export function skillsAgent(options: { replies: ScriptedReply[]; mode?: "ask" | "refuse" }) {
+export function skillsAgent(options: {
+  replies: ScriptedReply[];
+  mode?: "ask" | "refuse";
+  mcp?: McpManager;
+  allowAll?: boolean;
+}) {
   const root = tempRoot();
   const home = join(root, "mercury");
   const userHome = join(root, "user");
@@ -79,13 +87,18 @@ export function skillsAgent(options: { replies: ScriptedReply[]; mode?: "ask" | 
       historyReserveTokens: 1000,
       budget: { dailyTokens: null, dailyUsd: null },
     },
-    withSkillHooks(skills, bus, systemClock, {
-      systemPrompt: async ({ cwd }) => {
-        const prompt = `You are a test agent.\n\n${skills.promptSection(cwd)}`;
-        prompts.push(prompt);
-        return prompt;
-      },
-    }),
+    withSkillHooks(
+      skills,
+      bus,
+      systemClock,
+      withOptionalMcp(options.mcp, {
+        systemPrompt: async ({ cwd }) => {
+          const prompt = `You are a test agent.\n\n${skills.promptSection(cwd)}`;
+          prompts.push(prompt);
+          return prompt;
+        },
+      }),
+    ),
   );
   const run = (input: string, cwd = workspace) =>
     agent.run({
@@ -102,6 +115,7 @@ export function skillsAgent(options: { replies: ScriptedReply[]; mode?: "ask" | 
             mercuryHome: home,
             readRoots: skills.readRoots(cwd),
             mode: options.mode ?? "refuse",
+            ...(options.allowAll ? { allowAll: { until: new Date(Date.now() + 3_600_000) } } : {}),
             sessionId: task.sessionId,
             userKey: task.userKey,
             taskId: task.taskId,
@@ -112,4 +126,8 @@ export function skillsAgent(options: { replies: ScriptedReply[]; mode?: "ask" | 
         }),
     });
   return { root, home, userHome, workspace, database, skills, model, events, prompts, run, broker, bus };
+}
+
+function withOptionalMcp(mcp: McpManager | undefined, hooks: AgentHooks): AgentHooks {
+  return mcp ? withMcpHooks(mcp, hooks) : hooks;
 }

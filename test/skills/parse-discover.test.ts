@@ -157,3 +157,27 @@ describe("discovery", () => {
     expect(section).toMatch(/\d+ more skills not described here/);
   });
 });
+
+describe("skill folders readable without asking", () => {
+  it("a linked skill folder pointing at the user's home is not made readable", async () => {
+    const { symlinkSync } = await import("node:fs");
+    const root = tempRoot();
+    const userHome = join(root, "user");
+    writeFiles(userHome, { "SKILL.md": skillMd("user", "Planted in home.") });
+    writeFiles(root, { "home/skills/ok/SKILL.md": skillMd("ok", "Fine.") });
+    symlinkSync(userHome, join(root, "home", "skills", "user"));
+    const service = new SkillService({
+      home: join(root, "home"),
+      userHome,
+      database: openMemoryDatabase(),
+      clock: systemClock,
+    });
+    expect(
+      service
+        .available(root)
+        .map((skill) => skill.name)
+        .sort(),
+    ).toEqual(["ok", "user"]);
+    expect(service.readRoots(root)).toEqual([join(root, "home", "skills", "ok")]);
+  });
+});

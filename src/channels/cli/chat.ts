@@ -3,6 +3,7 @@ import type { AgentEvent } from "../../agent/events.js";
 import type { TaskIdentity, TaskReport } from "../../agent/runtime.js";
 import type { MercuryApp } from "../../app/container.js";
 import { buildProviders, defaultModelFactory } from "../../model/providers.js";
+import { skillsSlashCommand } from "../../skills/slash-command.js";
 import type { AuthorizationRequest, AuthorizationResult } from "../../tools/types.js";
 import { createChatRenderer } from "./chat-renderer.js";
 import { disableBracketedPaste, enableBracketedPaste } from "./paste.js";
@@ -256,6 +257,9 @@ export class TerminalChat {
       case "/help":
         for (const [command, text] of Object.entries(slashCommandHelp))
           this.info(`${command.padEnd(10)} ${text}`);
+        break;
+      case "/skills":
+        for (const line of skillsSlashCommand(this.app.skills, argument, this.options.cwd)) this.info(line);
         break;
       case "/new":
         if (this.running) this.running.controller.abort(new Error("new session"));

@@ -9,6 +9,7 @@ export const slashCommandHelp: Record<string, string> = {
   "/resume": "list recent sessions; /resume <number> continues one of them",
   "/permissions": "allow-all status; /permissions allow-all [minutes] | ask",
   "/undo": "show what the last task changed and restore it (/undo <task id>)",
+  "/skills": "skills here; /skills review [approve|reject <id>] for learned drafts",
   "/exit": "leave (Ctrl+C twice, or Ctrl+D)",
 };
 

@@ -1,6 +1,7 @@
 import { ConfigError } from "../../config/errors.js";
 import { loadSettings } from "../../config/settings.js";
 import { daemonCheck, serviceCheck, telegramCheck } from "../doctor/checks-always-on.js";
+import { mcpCheck, skillsCheck } from "../doctor/checks-extensions.js";
 import {
   databaseCheck,
   homeCheck,
@@ -21,6 +22,8 @@ export const doctorChecks: DoctorCheck[] = [
   sandboxCheck,
   secretsCheck,
   soulCheck,
+  skillsCheck,
+  mcpCheck,
   providersCheck,
   daemonCheck,
   serviceCheck,

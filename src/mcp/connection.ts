@@ -1,0 +1,247 @@
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import type { McpServerConfig } from "../config/mcp-schema.js";
+import { McpError } from "./errors.js";
+import { httpHeaders, type LaunchWrapper, stdioLaunch } from "./launch.js";
+
+export interface McpToolInfo {
+  name: string;
+  description: string;
+  /** The tool's JSON Schema for its arguments, as the server listed it. */
+  inputSchema: Record<string, unknown>;
+  /** The server's own `readOnlyHint` annotation (only honoured for trusted servers). */
+  readOnly: boolean;
+}
+
+export interface McpCallResult {
+  isError: boolean;
+  text: string;
+}
+
+export interface McpConnectionOptions {
+  env: NodeJS.ProcessEnv;
+  home: string;
+  /** The sandbox hook for stdio servers (see launch.ts). */
+  wrapLaunch?: LaunchWrapper;
+  /** Crashes, restarts and failures, for the log and the user. */
+  onEvent?: (level: "info" | "warn" | "error", message: string) => void;
+  startupTimeoutMs?: number;
+  /** Restart delays after a crash: doubling from the first, capped at the second. */
+  backoffMs?: { initial: number; max: number };
+  version?: string;
+}
+
+export const defaultCallTimeoutMs = 60_000;
+
+type Status = "stopped" | "starting" | "ready" | "down";
+
+/**
+ * One MCP server: connect (stdio or streamable HTTP), list its tools, call them with a timeout and
+ * the caller's abort signal. A server that exits is reported and restarted with backoff; a call
+ * to a server that is down fails at once with that reason (never waits).
+ */
+export class McpConnection {
+  private client: Client | null = null;
+  private status: Status = "stopped";
+  private listed: McpToolInfo[] = [];
+  private closing = false;
+  private restartTimer: NodeJS.Timeout | null = null;
+  private failures = 0;
+  private starting: Promise<void> | null = null;
+  lastError: string | null = null;
+  restarts = 0;
+
+  constructor(
+    readonly name: string,
+    readonly config: McpServerConfig,
+    private readonly options: McpConnectionOptions,
+  ) {}
+
+  get state(): Status {
+    return this.status;
+  }
+
+  tools(): McpToolInfo[] {
+    return this.listed;
+  }
+
+  instructions(): string | undefined {
+    return this.client?.getInstructions();
+  }
+
+  get callTimeoutMs(): number {
+    return this.config.timeoutMs ?? defaultCallTimeoutMs;
+  }
+
+  start(): Promise<void> {
+    if (this.starting) return this.starting;
+    this.closing = false;
+    this.starting = this.connect().finally(() => {
+      this.starting = null;
+    });
+    return this.starting;
+  }
+
+  private async connect(): Promise<void> {
+    this.status = "starting";
+    const client = new Client(
+      { name: "mercury", version: this.options.version ?? "0.1.0" },
+      { capabilities: {} },
+    );
+    const timeout = this.options.startupTimeoutMs ?? 20_000;
+    try {
+      const transport = this.transport();
+      transport.onclose = () => this.closed(client);
+      await client.connect(transport, { timeout });
+      const listing = await client.listTools(undefined, { timeout });
+      this.client = client;
+      this.listed = listing.tools
+        .filter((tool) => this.included(tool.name))
+        .map((tool) => ({
+          name: tool.name,
+          description: tool.description ?? "",
+          inputSchema: tool.inputSchema as Record<string, unknown>,
+          readOnly: tool.annotations?.readOnlyHint === true,
+        }));
+      this.status = "ready";
+      this.lastError = null;
+      this.failures = 0;
+    } catch (error) {
+      this.status = "down";
+      this.lastError = error instanceof Error ? error.message : String(error);
+      await client.close().catch((closeError: unknown) => {
+        this.options.onEvent?.(
+          "warn",
+          `mcp ${this.name}: closing after a failed start: ${String(closeError)}`,
+        );
+      });
+      throw new McpError(
+        error instanceof McpError ? error.kind : "server-down",
+        `MCP server ${this.name} did not start: ${this.lastError}`,
+      );
+    }
+  }
+
+  private transport(): StdioClientTransport | StreamableHTTPClientTransport {
+    if (this.config.url) {
+      return new StreamableHTTPClientTransport(new URL(this.config.url), {
+        requestInit: { headers: httpHeaders(this.name, this.config, this.options.env) },
+      });
+    }
+    let launch = stdioLaunch(this.name, this.config, this.options.env, this.options.home);
+    if (this.options.wrapLaunch) launch = this.options.wrapLaunch(launch, this.name);
+    return new StdioClientTransport({
+      command: launch.command,
+      args: launch.args,
+      env: launch.env,
+      cwd: launch.cwd,
+      stderr: "ignore",
+    });
+  }
+
+  private included(tool: string): boolean {
+    const include = this.config.tools?.include;
+    if (include && !include.includes(tool)) return false;
+    return !(this.config.tools?.exclude ?? []).includes(tool);
+  }
+
+  /** The transport closed: deliberate (close()) or a crash, which is reported and restarted. */
+  private closed(client: Client): void {
+    if (this.client !== null && this.client !== client) return;
+    this.client = null;
+    if (this.closing) {
+      this.status = "stopped";
+      return;
+    }
+    if (this.status !== "ready") return;
+    this.status = "down";
+    this.lastError = "the server exited";
+    this.scheduleRestart("stopped unexpectedly");
+  }
+
+  /** Restarts after a doubling delay; a failed restart schedules the next one (until close()). */
+  private scheduleRestart(why: string): void {
+    if (this.closing || this.restartTimer) return;
+    this.failures += 1;
+    const { initial, max } = this.options.backoffMs ?? { initial: 1000, max: 60_000 };
+    const delay = Math.min(max, initial * 2 ** (this.failures - 1));
+    this.options.onEvent?.("warn", `MCP server ${this.name} ${why}; restarting in ${delay} ms`);
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = null;
+      this.restarts += 1;
+      this.start().then(
+        () => this.options.onEvent?.("info", `MCP server ${this.name} restarted`),
+        (error: unknown) => {
+          this.options.onEvent?.("error", error instanceof Error ? error.message : String(error));
+          this.scheduleRestart("could not be restarted");
+        },
+      );
+    }, delay);
+    this.restartTimer.unref();
+  }
+
+  /** Calls a tool; a time limit on every call, the signal cancels it (the server is told). */
+  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> {
+    const client = this.client;
+    if (!client || this.status !== "ready") {
+      throw new McpError(
+        "server-down",
+        `MCP server ${this.name} is ${this.status}${this.lastError ? ` (${this.lastError})` : ""}; it is restarted automatically, try again shortly`,
+      );
+    }
+    try {
+      const result = await client.callTool(
+        { name: tool, arguments: args },
+        { timeout: this.callTimeoutMs, signal },
+      );
+      return { isError: result.isError === true, text: renderContent(result) };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (signal.aborted)
+        throw new McpError("cancelled", `cancelled: the task was stopped during ${tool} on ${this.name}`);
+      if (/timed? ?out/i.test(message)) {
+        throw new McpError(
+          "timeout",
+          `${tool} on MCP server ${this.name} did not answer within ${this.callTimeoutMs} ms`,
+        );
+      }
+      if (this.status !== "ready" || /closed|EPIPE|exited/i.test(message)) {
+        throw new McpError("server-down", `MCP server ${this.name} stopped during ${tool}: ${message}`);
+      }
+      throw new McpError("protocol", `${tool} on MCP server ${this.name} failed: ${message}`);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restartTimer = null;
+    const client = this.client;
+    this.client = null;
+    this.status = "stopped";
+    await client?.close();
+  }
+}
+
+/** Text parts joined; other content named, so the model knows something was left out. */
+export function renderContent(result: { content?: unknown; structuredContent?: unknown }): string {
+  const parts: string[] = [];
+  const content = Array.isArray(result.content) ? result.content : [];
+  for (const part of content as {
+    type?: string;
+    text?: string;
+    mimeType?: string;
+    resource?: { uri?: string; text?: string };
+  }[]) {
+    if (part.type === "text" && typeof part.text === "string") parts.push(part.text);
+    else if (part.type === "resource" && typeof part.resource?.text === "string")
+      parts.push(part.resource.text);
+    else
+      parts.push(
+        `[${part.type ?? "unknown"} content${part.mimeType ? ` (${part.mimeType})` : ""} not shown]`,
+      );
+  }
+  if (parts.length === 0 && result.structuredContent !== undefined)
+    parts.push(JSON.stringify(result.structuredContent));
+  return parts.join("\n");
+}

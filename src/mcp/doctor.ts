@@ -1,0 +1,33 @@
+import type { ResolvedMcpConfig } from "../config/mcp-schema.js";
+import { McpManager } from "./manager.js";
+
+export interface McpCheck {
+  name: string;
+  status: "ok" | "warn" | "fail";
+  detail: string;
+  fix?: string;
+}
+
+/** Doctor: starts each configured MCP server once and reports the ones that do not start. */
+export async function checkMcpServers(
+  config: ResolvedMcpConfig,
+  env: NodeJS.ProcessEnv,
+  home: string,
+): Promise<McpCheck[]> {
+  const manager = new McpManager(config, { env, home, startupTimeoutMs: 15_000 });
+  try {
+    await manager.ready();
+    return manager.status().map((server) =>
+      server.state === "ready"
+        ? { name: `mcp ${server.name}`, status: "ok", detail: `${server.transport}, ${server.tools} tool(s)` }
+        : {
+            name: `mcp ${server.name}`,
+            status: "fail",
+            detail: server.error ?? server.state,
+            fix: `check mcp.servers.${server.name} in config.yaml, then \`mercury mcp test ${server.name}\``,
+          },
+    );
+  } finally {
+    await manager.close();
+  }
+}
