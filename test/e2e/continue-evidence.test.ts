@@ -1,6 +1,5 @@
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
@@ -37,6 +36,22 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Host pids of live processes whose command line holds `marker` (a sandboxed pid is not the host's). */
+function processesRunning(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let commandLine = "";
+    try {
+      commandLine = readFileSync(`/proc/${entry}/cmdline`, "utf8");
+    } catch {
+      continue; // the process ended while we looked
+    }
+    if (commandLine.split("\0").includes(marker) && alive(Number(entry))) found.push(Number(entry));
+  }
+  return found;
 }
 
 function latestTask(home: string): { id: string; session_id: string; status: string } {
@@ -86,14 +101,18 @@ describe("continue keeps the task's evidence (built binary, loopback model)", { 
 
   it("kill -9 during a command: 'continue' repairs the session, no child survives, and the gate sees the change", async () => {
     const cwd = gitProject(failingSuite);
-    const markers = mkdtempSync(join(tmpdir(), "mercury-kill-"));
-    const pidFile = join(markers, "pid");
-    // A script, because the policy refuses `$$` on the command line (unknown expansion).
-    writeFileSync(join(markers, "cmd.sh"), `echo $$ > ${pidFile}\nsleep 1000\n`);
+    // The command runs in the OS sandbox (private /tmp, own pid namespace): its script and marker live
+    // in an ignored folder of the workspace, and the host finds it by a unique argument in /proc.
+    const markers = join(cwd, ".markers");
+    mkdirSync(markers);
+    writeFileSync(join(cwd, ".gitignore"), ".markers/\n");
+    const started = join(markers, "started");
+    const uniqueSeconds = String(900_000 + Math.floor(Math.random() * 99_999));
+    writeFileSync(join(markers, "cmd.sh"), `touch .markers/started\nexec sleep ${uniqueSeconds}\n`);
     const fake = await server({
       replies: [
         { toolCalls: [{ name: "write_file", input: { path: "hello.txt", content: "hi\n" } }] },
-        { toolCalls: [{ name: "run_command", input: { command: `sh ${join(markers, "cmd.sh")}` } }] },
+        { toolCalls: [{ name: "run_command", input: { command: "sh .markers/cmd.sh" } }] },
       ],
     });
     const { home } = makeHome(fastRetryConfig);
@@ -110,13 +129,11 @@ describe("continue keeps the task's evidence (built binary, loopback model)", { 
     });
     const exited = new Promise((resolve) => child.on("exit", resolve));
     await until(
-      () => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "",
+      () => existsSync(started) && processesRunning(uniqueSeconds).length > 0,
       "the command to start",
     );
-    const commandPid = Number(readFileSync(pidFile, "utf8").trim());
     child.kill("SIGKILL");
     await exited;
-    expect(alive(commandPid)).toBe(true); // kill -9 gave Mercury no chance to stop it
     const task = latestTask(home);
     expect(task.status).toBe("running");
 
@@ -127,7 +144,8 @@ describe("continue keeps the task's evidence (built binary, loopback model)", { 
       env: providerEnv(fake.url),
     });
     const report = JSON.parse(resumed.stdout);
-    expect(alive(commandPid)).toBe(false);
+    // Whether the sandbox's parent-death signal or the next start's cleanup ended it: none survives.
+    await until(() => processesRunning(uniqueSeconds).length === 0, "the orphaned command to end");
     expect(report).toMatchObject({ taskId: task.id, outcome: "failed" });
     expect(report.filesChanged).toEqual([{ path: "hello.txt", added: 1, removed: 0 }]);
     // The dangling call got an honest result, so the provider accepted the history.

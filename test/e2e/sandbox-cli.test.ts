@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { makeHome, runCli } from "../helpers/cli.js";
+import { makeHome, providerEnv, runCli } from "../helpers/cli.js";
 
 /** A PATH with no bwrap on it (node itself is started by absolute path). */
 function pathWithoutBwrap(): string {
@@ -44,14 +44,23 @@ describe("the sandbox as the CLI reports it (built binary)", () => {
   it("run refuses the home folder and / as the workspace, asking for a project folder", async () => {
     const { home, userHome } = makeHome();
     for (const cwd of [userHome, "/"]) {
-      const result = await runCli(["run", "tidy up", "--yes", "--cwd", cwd], { home, userHome });
+      // A usable provider, so the workspace rule is what stops the run (the model is never reached).
+      const result = await runCli(["run", "tidy up", "--yes", "--cwd", cwd], {
+        home,
+        userHome,
+        env: providerEnv("http://127.0.0.1:9/v1"),
+      });
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(`The working directory ${cwd} is`);
       expect(result.stderr).toContain("Run the task in a project folder instead");
     }
     const above = join(userHome, "..");
     mkdirSync(join(userHome, "project"), { recursive: true });
-    const parent = await runCli(["run", "tidy up", "--cwd", above], { home, userHome });
+    const parent = await runCli(["run", "tidy up", "--cwd", above], {
+      home,
+      userHome,
+      env: providerEnv("http://127.0.0.1:9/v1"),
+    });
     expect(parent.code).toBe(2);
     expect(parent.stderr).toContain("a folder that contains your home folder");
   });

@@ -46,13 +46,15 @@ describe("mercury agents (daemon, loopback model)", { timeout: 120_000 }, () => 
     const stopped = await current.cli(["agents", "stop", `${taskId}/child-1`, "--json"]);
     expect(stopped.code, stopped.stderr).toBe(0);
     const daemon = current;
+    const parentStatus = () =>
+      daemon.query<{ status: string }>("SELECT status FROM tasks WHERE id = ?", taskId)[0]?.status;
     await waitFor(
-      () =>
-        daemon.query<{ status: string }>("SELECT status FROM tasks WHERE id = ?", taskId)[0]?.status ===
-        "completed",
+      () => !["queued", "running"].includes(parentStatus() ?? "running"),
       15_000,
       "the parent to finish",
     );
+    // A plain answer with no file change is "responded", never shown as completed.
+    expect(parentStatus()).toBe("responded");
     const after = JSON.parse((await current.cli(["agents", "list", "--json"])).stdout) as AgentsJson;
     expect(after.agents[0]?.status).toBe("cancelled");
     // The parent's third request carries the child's end as a tool result.

@@ -79,7 +79,7 @@ describe("scheduler crash recovery (real processes)", { timeout: 120_000 }, () =
       "SELECT status, resumes, channel FROM tasks WHERE id = ?",
       runs[0]?.task_id,
     );
-    expect(task).toEqual({ status: "completed", resumes: 1, channel: "schedule" });
+    expect(task).toEqual({ status: "responded", resumes: 1, channel: "schedule" });
     // Resumed once, not re-run: two model requests in all, the second a resume of the same task.
     expect(server.chatRequests()).toHaveLength(2);
     expect(lastUserText(server.chatRequests()[1]?.body)).toContain("[resume after restart]");

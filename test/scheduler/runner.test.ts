@@ -136,7 +136,7 @@ describe("scheduled runs", () => {
     expect(finished.status).toBe("finished");
     expect(finished.outcome).toBe("responded");
     expect(finished.usage).toEqual({ inputTokens: 30, outputTokens: 5, costUsd: 35 / 1_000_000 });
-    expect(s.ledger.require(finished.taskId ?? "").status).toBe("completed");
+    expect(s.ledger.require(finished.taskId ?? "").status).toBe("responded");
     expect(s.ledger.require(finished.taskId ?? "").channel).toBe("schedule");
     expect(s.delivered).toHaveLength(1);
     expect(s.delivered[0]?.message).toContain("Build is green.");
