@@ -13,6 +13,7 @@ import { createTerminalRenderer } from "./renderer.js";
 import { ChatScreen } from "./screen.js";
 import { approvalAnswers, parseSlashCommand, slashCommandHelp } from "./slash-commands.js";
 import { undoInChat } from "./undo-command.js";
+import { agentsLines, scheduleLines } from "./work-commands.js";
 
 export interface ChatOptions {
   input: NodeJS.ReadableStream;
@@ -297,6 +298,14 @@ export class TerminalChat {
         break;
       case "/permissions":
         this.permissions(argument);
+        break;
+      case "/schedule":
+        if (argument.trim() === "") for (const line of scheduleLines(this.app, Date.now())) this.info(line);
+        // The agent's schedule_task tool always asks the person before it creates a job.
+        else this.onLine(`Schedule this: ${argument.trim()}`);
+        break;
+      case "/agents":
+        for (const line of agentsLines(this.app, argument)) this.info(line);
         break;
       case "/undo":
         await undoInChat(

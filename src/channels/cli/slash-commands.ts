@@ -10,6 +10,8 @@ export const slashCommandHelp: Record<string, string> = {
   "/permissions": "allow-all status; /permissions allow-all [minutes] | ask",
   "/undo": "show what the last task changed and restore it (/undo <task id>)",
   "/skills": "skills here; /skills review [approve|reject <id>] for learned drafts",
+  "/schedule": "scheduled jobs; /schedule <what and when> asks the agent to schedule it (it asks you first)",
+  "/agents": "sub-agents of this session; /agents stop <id>",
   "/exit": "leave (Ctrl+C twice, or Ctrl+D)",
 };
 
