@@ -33,8 +33,11 @@ try {
   const { openMemoryForCli } = await import(join(root, "dist/app/memory-cli.js"));
   const { syntheticMemories, syntheticQueries } = await import(join(root, "dist/memory/bench/synthetic.js"));
   const { service, close } = openMemoryForCli({ env });
+  // Some synthetic sentences consolidate into earlier ones (confirmations): draw more until `count`
+  // memories are stored.
   let stored = 0;
-  for (const text of syntheticMemories(count, 42)) {
+  for (const text of syntheticMemories(count * 2, 42)) {
+    if (stored >= count) break;
     const outcome = await service.remember({
       userKey: "owner",
       text,
@@ -48,7 +51,7 @@ try {
   const seedSeconds = (performance.now() - seedStart) / 1000;
 
   const queries = syntheticQueries(runs, 7);
-  const fresh = syntheticMemories(count + runs, 4242).slice(count);
+  const fresh = syntheticMemories(runs, 4242);
   const cases = {
     "node -e 0 (baseline)": () => ["-e", "0"],
     "mercury memory search <q>": (run) => [cli, "memory", "search", ...queries[run].split(" ")],
