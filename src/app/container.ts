@@ -26,7 +26,7 @@ import type { AnyTool } from "../tools/types.js";
 import { logEvents } from "./event-log.js";
 import { createLogger, type Logger } from "./logger.js";
 import { withMcpHooks } from "./mcp-hooks.js";
-import { createMemoryService } from "./memory.js";
+import { createMemoryService, memoryModelOver } from "./memory.js";
 import { memoryTools, recallOrNotice, rememberTask } from "./memory-hooks.js";
 import { withSkillHooks } from "./skill-hooks.js";
 import { subagentTools } from "./subagents.js";
@@ -90,7 +90,16 @@ export function createApp(options: AppOptions = {}): MercuryApp {
   const clock = options.clock ?? systemClock;
   const usage = new UsageStore(database, () => clock.now());
   const memoryParts = config.memory.enabled
-    ? createMemoryService({ database, chain, bus, config, env, clock, usage, logger })
+    ? createMemoryService({
+        database,
+        model: memoryModelOver(chain, usage),
+        bus,
+        config,
+        env,
+        clock,
+        usage,
+        logger,
+      })
     : null;
   const memory = memoryParts?.service ?? null;
   // Commands are sandboxed around the same home folder the permission engine protects.

@@ -15,7 +15,8 @@ import type { Logger } from "./logger.js";
 
 export interface MemoryWiring {
   database: SqliteDatabase;
-  chain: ModelStepper;
+  /** Extraction and the judge; `memoryModelOver(chain, usage)`, or a lazy one for the CLI. */
+  model: MemoryModel;
   bus: EventBus;
   config: ResolvedConfig;
   env: NodeJS.ProcessEnv;
@@ -66,7 +67,7 @@ export function createMemoryService(wiring: MemoryWiring): { service: MemoryServ
     database: wiring.database,
     index,
     clock: wiring.clock,
-    model: memoryModelOver(wiring.chain, wiring.usage),
+    model: wiring.model,
     // Whenever a model is configured it judges consolidation; the rules only decide without one.
     judgeWithModel: wiring.config.chain.length > 0,
     canSpend: () => checkBudget(wiring.config.budget, wiring.usage.today()).ok,

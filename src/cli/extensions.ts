@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { ConfigError } from "../config/errors.js";
 
 /** Config and the database opener, loaded only by the groups that need them. */
 async function settingsAndDatabase() {
@@ -45,18 +44,12 @@ const groups: Record<string, Registrar> = {
     registerBenchCommands(program);
   },
   memory: async (program) => {
-    const { registerMemoryCommands } = await import("./commands/memory.js");
-    const { createApp } = await import("../app/container.js");
-    registerMemoryCommands(program, async () => {
-      const app = createApp();
-      if (!app.memory) {
-        app.close();
-        throw new ConfigError(
-          "memory is disabled (memory.enabled: false in config.yaml); enable it to use `mercury memory`.",
-        );
-      }
-      return app.memory;
-    });
+    // Only settings, the database and the memory service: never the agent, providers or daemon.
+    const [{ registerMemoryCommands }, { openMemoryForCli }] = await Promise.all([
+      import("./commands/memory.js"),
+      import("../app/memory-cli.js"),
+    ]);
+    registerMemoryCommands(program, async () => openMemoryForCli().service);
   },
   telegram: async (program) => {
     const { registerTelegramCommands } = await import("./commands/telegram.js");

@@ -1,0 +1,96 @@
+#!/usr/bin/env node
+// Wall time of `mercury memory search` and `mercury memory add` with 10,000 memories stored, side by
+// side with a bare `node -e 0` in the same run (only ratios against the same-run baseline mean
+// anything on a shared machine). The store is seeded through the real memory service (consolidation,
+// search index) in a fresh MERCURY_HOME; no model is configured, so no model call is involved.
+// Usage: npm run build && node scripts/bench-memory-cli.mjs [--memories N] [--runs N] [--json]
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const root = resolve(import.meta.dirname, "..");
+const cli = join(root, "dist/cli.js");
+const args = process.argv.slice(2);
+const flag = (name, fallback) => {
+  const index = args.indexOf(name);
+  return index >= 0 ? Number(args[index + 1]) : fallback;
+};
+const count = flag("--memories", 10_000);
+const runs = flag("--runs", 7);
+const json = args.includes("--json");
+const home = mkdtempSync(join(tmpdir(), "mercury-bench-memory-"));
+const env = { ...process.env, MERCURY_HOME: home };
+for (const key of Object.keys(env)) if (key.startsWith("MERCURY_EMBEDDINGS")) delete env[key];
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+try {
+  const seedStart = performance.now();
+  const { openMemoryForCli } = await import(join(root, "dist/app/memory-cli.js"));
+  const { syntheticMemories, syntheticQueries } = await import(join(root, "dist/memory/bench/synthetic.js"));
+  const { service, close } = openMemoryForCli({ env });
+  // Some synthetic sentences consolidate into earlier ones (confirmations): draw more until `count`
+  // memories are stored.
+  let stored = 0;
+  for (const text of syntheticMemories(count * 2, 42)) {
+    if (stored >= count) break;
+    const outcome = await service.remember({
+      userKey: "owner",
+      text,
+      kind: "fact",
+      importance: "normal",
+      evidence: "manual",
+    });
+    if (outcome.action === "created" || outcome.action === "conflict") stored++;
+  }
+  close();
+  const seedSeconds = (performance.now() - seedStart) / 1000;
+
+  const queries = syntheticQueries(runs, 7);
+  const fresh = syntheticMemories(runs, 4242);
+  const cases = {
+    "node -e 0 (baseline)": () => ["-e", "0"],
+    "mercury memory search <q>": (run) => [cli, "memory", "search", ...queries[run].split(" ")],
+    'mercury memory add "<text>"': (run) => [cli, "memory", "add", `Bench note ${run}: ${fresh[run]}`],
+  };
+  const samples = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
+  // Interleaved, so a burst of load hits every case alike.
+  for (let run = 0; run < runs; run++) {
+    for (const [name, commandArgs] of Object.entries(cases)) {
+      const began = performance.now();
+      const result = spawnSync(process.execPath, commandArgs(run), {
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      samples[name].push(performance.now() - began);
+      if (result.status !== 0) throw new Error(`${name} failed (${result.status}): ${result.stderr}`);
+    }
+  }
+  const baseline = median(samples["node -e 0 (baseline)"]);
+  const rows = Object.entries(samples).map(([name, values]) => ({
+    name,
+    medianMs: Math.round(median(values)),
+    ratio: Math.round((median(values) / baseline) * 100) / 100,
+  }));
+  const report = {
+    memories: stored,
+    runs,
+    seedSeconds: Math.round(seedSeconds),
+    loadAverage: Math.round(loadavg()[0] * 10) / 10,
+    node: process.version,
+    rows,
+  };
+  if (json) console.log(JSON.stringify(report));
+  else {
+    console.log(`${stored} memories (seeded in ${report.seedSeconds} s), ${runs} interleaved runs each,`);
+    console.log(`load average ${report.loadAverage}, Node ${report.node}`);
+    console.log("| command | median wall | × node -e 0 |\n|---|---|---|");
+    for (const row of rows) console.log(`| ${row.name} | ${row.medianMs} ms | ${row.ratio}× |`);
+  }
+} finally {
+  rmSync(home, { recursive: true, force: true });
+}

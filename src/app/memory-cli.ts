@@ -1,0 +1,71 @@
+import { systemClock } from "../agent/clock.js";
+import { EventBus } from "../agent/events.js";
+import { ConfigError } from "../config/errors.js";
+import type { ConfigFlags } from "../config/load.js";
+import { loadSettings } from "../config/settings.js";
+import type { MemoryModel } from "../memory/extraction/model.js";
+import type { MemoryService } from "../memory/service.js";
+import { openDatabase } from "../storage/database.js";
+import { UsageStore } from "../storage/usage.js";
+import { logEvents } from "./event-log.js";
+import { createLogger } from "./logger.js";
+import { createMemoryService, memoryModelOver } from "./memory.js";
+
+export interface MemoryCliOptions {
+  env?: NodeJS.ProcessEnv;
+  flags?: ConfigFlags;
+}
+
+/**
+ * The model for the judge, built on first use: the provider chain (and with it the AI SDK) is
+ * imported only when consolidation actually asks the model — a search, or an add with no similar
+ * memory, never loads it. Same chain, billing and budget as the agent's.
+ */
+function lazyModel(build: () => Promise<MemoryModel>): MemoryModel {
+  let model: Promise<MemoryModel> | undefined;
+  return {
+    async complete(request) {
+      model ??= build();
+      return (await model).complete(request);
+    },
+  };
+}
+
+/**
+ * What `mercury memory …` needs and nothing more: settings, the database, the memory service with its
+ * search index (and the embedder when embeddings are configured). No agent, tools, skills, MCP,
+ * scheduler or daemon runtime; the provider chain loads lazily, only if the judge is called.
+ */
+export function openMemoryForCli(options: MemoryCliOptions = {}): { service: MemoryService; close(): void } {
+  const { paths, env, config, redactor } = loadSettings(options);
+  if (!config.memory.enabled) {
+    throw new ConfigError(
+      "memory is disabled (memory.enabled: false in config.yaml); enable it to use `mercury memory`.",
+    );
+  }
+  const logger = createLogger(paths.logs, config.log.level, redactor);
+  const database = openDatabase(paths.database);
+  const bus = new EventBus();
+  logEvents(bus, logger);
+  const clock = systemClock;
+  const usage = new UsageStore(database, () => clock.now());
+  const model = lazyModel(async () => {
+    const [{ ProviderChain }, { buildProviders, defaultModelFactory }] = await Promise.all([
+      import("../model/chain.js"),
+      import("../model/providers.js"),
+    ]);
+    const chain = new ProviderChain(buildProviders(config.chain, env, defaultModelFactory), {
+      retry: config.retry,
+      prices: config.prices,
+    });
+    return memoryModelOver(chain, usage);
+  });
+  const { service } = createMemoryService({ database, model, bus, config, env, clock, usage, logger });
+  return {
+    service,
+    close() {
+      database.close();
+      logger.flush();
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { makeHome, providerEnv, runCli } from "../helpers/cli.js";
+import { useFakeServers } from "../helpers/fake-servers.js";
+
+const server = useFakeServers();
+
+/** A module hook that prints every module the process loads, so the test sees what a command pulls in. */
+function loadTracer(directory: string): Record<string, string> {
+  const hook = join(directory, "trace-loads.mjs");
+  const loader = `export async function load(url, context, next) { process.stderr.write("LOADED " + url + "\\n"); return next(url, context); }`;
+  writeFileSync(
+    hook,
+    `import { register } from "node:module";\nregister("data:text/javascript," + encodeURIComponent(${JSON.stringify(loader)}));\n`,
+  );
+  return { NODE_OPTIONS: `--import=${hook}` };
+}
+
+function loaded(stderr: string): string[] {
+  return stderr
+    .split("\n")
+    .filter((line) => line.startsWith("LOADED "))
+    .map((line) => line.slice("LOADED ".length));
+}
+
+/** What a memory command must never load: the AI SDK, providers, the agent, tools, MCP, the daemon. */
+const heavy = [
+  /\/node_modules\/ai\//,
+  /\/node_modules\/@ai-sdk\//,
+  /\/dist\/model\//,
+  /\/dist\/agent\/runtime\.js/,
+];
+const neverForMemory = [
+  ...heavy,
+  /\/dist\/tools\//,
+  /\/dist\/mcp\//,
+  /\/dist\/skills\//,
+  /\/dist\/scheduler\//,
+  /\/dist\/app\/container\.js/,
+  /\/dist\/daemon\/(run|supervisor|socket-server)\.js/,
+];
+
+describe("memory commands load only what memory needs", () => {
+  it("search and an add without neighbours never load the providers; an add that needs the judge asks the configured model", {
+    timeout: 120_000,
+  }, async () => {
+    const fake = await server({
+      replies: [{ text: '{"judgements":[{"id":1,"verdict":"update","reason":"the user moved"}]}' }],
+    });
+    const { home, userHome } = makeHome();
+    const env = { ...providerEnv(fake.url), ...loadTracer(home) };
+
+    const first = await runCli(["memory", "add", "--json", "The user lives in Paris."], {
+      home,
+      userHome,
+      env,
+    });
+    expect(first.code).toBe(0);
+    expect((JSON.parse(first.stdout) as { action: string }).action).toBe("created");
+    const firstLoads = loaded(first.stderr);
+    expect(firstLoads.some((url) => url.endsWith("/dist/app/memory-cli.js"))).toBe(true);
+    for (const pattern of neverForMemory) expect(firstLoads.filter((url) => pattern.test(url))).toEqual([]);
+
+    const search = await runCli(["memory", "search", "--json", "Paris"], { home, userHome, env });
+    expect(search.code).toBe(0);
+    expect((JSON.parse(search.stdout) as { results: { text: string }[] }).results[0]?.text).toBe(
+      "The user lives in Paris.",
+    );
+    for (const pattern of neverForMemory)
+      expect(loaded(search.stderr).filter((url) => pattern.test(url))).toEqual([]);
+    expect(fake.chatRequests()).toHaveLength(0);
+
+    // A neighbour exists and a model is configured: the model judges (loaded at that moment), not the rules.
+    const moved = await runCli(["memory", "add", "--json", "The user moved to Berlin."], {
+      home,
+      userHome,
+      env,
+    });
+    expect(moved.code).toBe(0);
+    expect(fake.chatRequests()).toHaveLength(1);
+    expect(JSON.stringify(fake.chatRequests()[0]?.body)).toContain("The user lives in Paris.");
+    expect((JSON.parse(moved.stdout) as { action: string }).action).toBe("superseded");
+    const movedLoads = loaded(moved.stderr);
+    expect(movedLoads.some((url) => /\/dist\/model\/chain\.js/.test(url))).toBe(true);
+    expect(
+      movedLoads.filter((url) => /\/dist\/(agent\/runtime|app\/container|tools\/|mcp\/)/.test(url)),
+    ).toEqual([]);
+
+    const current = await runCli(["memory", "search", "--json", "user lives"], { home, userHome, env });
+    const texts = (JSON.parse(current.stdout) as { results: { text: string }[] }).results.map((r) => r.text);
+    expect(texts).toContain("The user moved to Berlin.");
+    expect(texts).not.toContain("The user lives in Paris.");
+  });
+
+  it("memory disabled in config is a clear error", { timeout: 60_000 }, async () => {
+    const { home, userHome } = makeHome("memory:\n  enabled: false\n");
+    const result = await runCli(["memory", "search", "tea"], { home, userHome, env: {} });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain("memory is disabled");
+  });
+});
