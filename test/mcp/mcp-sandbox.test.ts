@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { McpServerConfig } from "../../src/config/mcp-schema.js";
@@ -104,6 +104,15 @@ describe("stdio MCP servers in the OS sandbox", () => {
       expect(write.isError, `${path} must not be writable`).toBe(true);
     }
     expect(readFileSync(join(user.mercuryHome, "config.yaml"), "utf8")).not.toBe("x");
+  });
+
+  it("a state folder that is a symlink to a secret folder is refused, not bound writable", async () => {
+    const user = await fakeUser();
+    mkdirSync(join(user.mercuryHome, "mcp"), { recursive: true });
+    symlinkSync(join(user.home, ".ssh"), join(user.mercuryHome, "mcp", "files"));
+    await expect(connect(user, stdioServer())).rejects.toThrow(
+      /MCP server files cannot be sandboxed: .*protected location \(SSH keys and config\)/,
+    );
   });
 
   it("with sandbox: false the server runs with the user's rights (the opt-out, and proof the read tool works)", async () => {
