@@ -10,6 +10,7 @@ import type { ResolvedConfig } from "../config/schema.js";
 import type { Redactor } from "../config/secrets.js";
 import { loadSettings } from "../config/settings.js";
 import { McpManager } from "../mcp/manager.js";
+import { mcpSandboxWrapper } from "../mcp/sandbox.js";
 import type { MemoryService } from "../memory/service.js";
 import { ProviderChain } from "../model/chain.js";
 import { buildProviders, defaultModelFactory, type ModelFactory } from "../model/providers.js";
@@ -124,6 +125,7 @@ export function createApp(options: AppOptions = {}): MercuryApp {
   const mcp = new McpManager(config.mcp, {
     env,
     home,
+    wrapLaunch: mcpSandboxWrapper({ mercuryHome: home, userHome }),
     onEvent: (level, message) => logger[level]({ component: "mcp" }, message),
   });
   const approvals = new ApprovalBroker({ database, clock, onEvent: (event) => bus.emit(event) });

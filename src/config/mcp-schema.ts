@@ -28,6 +28,8 @@ export const mcpServerSchema = z
     /** Per-call time limit (default 60 s); a call over it is a tool error, never a hang. */
     timeoutMs: z.number().int().min(100).max(3_600_000).optional(),
     enabled: z.boolean().optional(),
+    /** stdio: start inside the OS sandbox (default true); false runs the server with the user's full rights. */
+    sandbox: z.boolean().optional(),
   })
   .strict()
   .refine((server) => (server.command === undefined) !== (server.url === undefined), {

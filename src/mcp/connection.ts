@@ -129,7 +129,9 @@ export class McpConnection {
       });
     }
     let launch = stdioLaunch(this.name, this.config, this.options.env, this.options.home);
-    if (this.options.wrapLaunch) launch = this.options.wrapLaunch(launch, this.name);
+    // `sandbox: false` is the user's explicit opt-out in config; every other server is wrapped.
+    if (this.options.wrapLaunch && this.config.sandbox !== false)
+      launch = this.options.wrapLaunch(launch, this.name);
     return new StdioClientTransport({
       command: launch.command,
       args: launch.args,

@@ -1,5 +1,7 @@
 import type { ResolvedMcpConfig } from "../config/mcp-schema.js";
+import { userHomeOf } from "../sandbox/workspace.js";
 import { McpManager } from "./manager.js";
+import { mcpSandboxWrapper } from "./sandbox.js";
 
 export interface McpCheck {
   name: string;
@@ -14,12 +16,21 @@ export async function checkMcpServers(
   env: NodeJS.ProcessEnv,
   home: string,
 ): Promise<McpCheck[]> {
-  const manager = new McpManager(config, { env, home, startupTimeoutMs: 15_000 });
+  const manager = new McpManager(config, {
+    env,
+    home,
+    startupTimeoutMs: 15_000,
+    wrapLaunch: mcpSandboxWrapper({ mercuryHome: home, userHome: userHomeOf(env) }),
+  });
   try {
     await manager.ready();
     return manager.status().map((server) =>
       server.state === "ready"
-        ? { name: `mcp ${server.name}`, status: "ok", detail: `${server.transport}, ${server.tools} tool(s)` }
+        ? {
+            name: `mcp ${server.name}`,
+            status: "ok",
+            detail: `${server.transport}${containment(config, server.name)}, ${server.tools} tool(s)`,
+          }
         : {
             name: `mcp ${server.name}`,
             status: "fail",
@@ -30,4 +41,11 @@ export async function checkMcpServers(
   } finally {
     await manager.close();
   }
+}
+
+/** How a server runs, for the doctor line: a stdio server is sandboxed unless its config opts out. */
+function containment(config: ResolvedMcpConfig, name: string): string {
+  const server = config.servers[name];
+  if (!server || server.url) return "";
+  return server.sandbox === false ? ", NOT sandboxed (sandbox: false)" : ", sandboxed";
 }

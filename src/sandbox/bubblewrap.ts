@@ -31,7 +31,7 @@ export function bubblewrapLaunch(input: BubblewrapInput): Launch {
   if (policy.network) args.push(...resolvConfBack());
 
   const mercuryInsideWorkspace = isInside(mercuryHome, workspace);
-  if (!mercuryInsideWorkspace) args.push(...hideMercuryHome(mercuryHome));
+  if (!mercuryInsideWorkspace) args.push(...hideMercuryHome(mercuryHome, policy.hideSkills === true));
   args.push("--bind", workspace, workspace);
   for (const extra of policy.extraWritable ?? [])
     args.push("--bind", realOrResolved(extra), realOrResolved(extra));
@@ -41,7 +41,7 @@ export function bubblewrapLaunch(input: BubblewrapInput): Launch {
     if (mask.type === "directory") args.push("--tmpfs", mask.path, "--remount-ro", mask.path);
     else args.push("--ro-bind", "/dev/null", mask.path);
   }
-  if (mercuryInsideWorkspace) args.push(...hideMercuryHome(mercuryHome));
+  if (mercuryInsideWorkspace) args.push(...hideMercuryHome(mercuryHome, policy.hideSkills === true));
   if (existsSync(mercuryHome)) args.push("--remount-ro", mercuryHome);
 
   args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try");
@@ -52,9 +52,10 @@ export function bubblewrapLaunch(input: BubblewrapInput): Launch {
   return { file: input.bwrap, args };
 }
 
-function hideMercuryHome(mercuryHome: string): string[] {
+function hideMercuryHome(mercuryHome: string, hideSkills: boolean): string[] {
   if (!existsSync(mercuryHome)) return [];
   const args = ["--tmpfs", mercuryHome];
+  if (hideSkills) return args;
   const skills = join(mercuryHome, "skills");
   if (isDirectory(skills)) args.push("--ro-bind", realpathSync(skills), skills);
   return args;

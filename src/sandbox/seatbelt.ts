@@ -24,7 +24,7 @@ export function seatbeltProfile(policy: SandboxPolicy, masks: Mask[]): string {
     "(allow file-read*)",
     `(allow file-write* ${[policy.workspace, ...(policy.extraWritable ?? []), "/private/tmp", "/private/var/folders"].map(subpath).join(" ")} (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/"))`,
     `(deny file-read* file-write* ${subpath(policy.mercuryHome)})`,
-    `(allow file-read* ${subpath(join(policy.mercuryHome, "skills"))})`,
+    ...(policy.hideSkills ? [] : [`(allow file-read* ${subpath(join(policy.mercuryHome, "skills"))})`]),
     // The daemon's default workspace lives inside Mercury's home: it is the one writable part of it.
     `(allow file-read* file-write* ${subpath(policy.workspace)})`,
   ];

@@ -33,6 +33,8 @@ export interface SandboxPolicy {
   mercuryHome: string;
   /** Other folders Mercury itself needs writable (a git directory outside the workspace, a scratch folder). */
   extraWritable?: string[];
+  /** True for a program that must see none of MERCURY_HOME, not even skills/ (an MCP server). */
+  hideSkills?: boolean;
   /** True only when the approved command needs the network. */
   network: boolean;
   limits: SandboxLimits;

@@ -4,8 +4,10 @@
  * `startHttpMcpServer()` serves the same tools over streamable HTTP on 127.0.0.1.
  *
  * Tools: echo (read-only), write_note (not read-only), show_env (read-only: the server's environment
- * variable names and HOME), fail (isError), crash (the process exits), hang (never answers).
+ * variable names and HOME), fail (isError), crash (the process exits), hang (never answers),
+ * read_path / write_path (a file's text, or the error; for the sandbox tests).
  */
+import { readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
@@ -48,6 +50,29 @@ export function createFakeMcpServer(): McpServer {
         },
       ],
     }),
+  );
+  server.registerTool(
+    "read_path",
+    { description: "Read a file.", inputSchema: z.object({ path: z.string() }) },
+    async ({ path }) => {
+      try {
+        return { content: [{ type: "text", text: `read: ${readFileSync(path, "utf8")}` }] };
+      } catch (error) {
+        return { content: [{ type: "text", text: `cannot read: ${String(error)}` }], isError: true };
+      }
+    },
+  );
+  server.registerTool(
+    "write_path",
+    { description: "Write a file.", inputSchema: z.object({ path: z.string(), text: z.string() }) },
+    async ({ path, text }) => {
+      try {
+        writeFileSync(path, text);
+        return { content: [{ type: "text", text: `wrote: ${path}` }] };
+      } catch (error) {
+        return { content: [{ type: "text", text: `cannot write: ${String(error)}` }], isError: true };
+      }
+    },
   );
   server.registerTool("fail", { description: "Always fails." }, async () => ({
     content: [{ type: "text", text: "the fake tool failed on purpose" }],

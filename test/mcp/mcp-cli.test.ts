@@ -15,13 +15,26 @@ const config = `mcp:
         allow: [write_note]
     broken:
       command: /nonexistent/mcp-server
+    plain:
+      command: ${JSON.stringify(process.execPath)}
+      args: ["--import", ${JSON.stringify(tsx)}, ${JSON.stringify(serverMain)}]
+      sandbox: false
 `;
 
 describe("mercury mcp and doctor (built binary)", () => {
   it("tools shows each tool as the model sees it and whether a call asks; a server that does not start exits 1", async () => {
     const { home, userHome } = makeHome(config);
     const list = JSON.parse((await runCli(["mcp", "list", "--json"], { home, userHome })).stdout);
-    expect(list.servers.map((server: { name: string }) => server.name)).toEqual(["fake", "broken"]);
+    expect(
+      list.servers.map((server: { name: string; sandbox: boolean }) => [server.name, server.sandbox]),
+    ).toEqual([
+      ["fake", true],
+      ["broken", true],
+      ["plain", false],
+    ]);
+    const listText = (await runCli(["mcp", "list"], { home, userHome })).stdout;
+    expect(listText).toMatch(/^fake .* sandboxed/m);
+    expect(listText).toMatch(/^plain .* NOT sandboxed/m);
     const tools = await runCli(["mcp", "tools", "fake", "--json"], { home, userHome });
     expect(tools.code).toBe(0);
     const byName = Object.fromEntries(
@@ -49,6 +62,10 @@ describe("mercury mcp and doctor (built binary)", () => {
     const checks: { name: string; status: string; detail: string }[] = JSON.parse(doctor.stdout).checks;
     expect(checks.find((check) => check.name === "mcp broken")).toMatchObject({ status: "fail" });
     expect(checks.find((check) => check.name === "mcp fake")).toMatchObject({ status: "ok" });
+    expect(checks.find((check) => check.name === "mcp fake")?.detail).toMatch(/^stdio, sandboxed, \d+ tool/);
+    expect(checks.find((check) => check.name === "mcp plain")?.detail).toContain(
+      "NOT sandboxed (sandbox: false)",
+    );
     expect(checks.find((check) => check.name === "skills")?.detail).toContain("no description");
   });
 

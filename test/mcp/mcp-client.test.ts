@@ -120,8 +120,10 @@ describe("MCP client against a real SDK server (stdio)", () => {
       "mcp__fake__crash",
       "mcp__fake__echo",
       "mcp__fake__fail",
+      "mcp__fake__read_path",
       "mcp__fake__show_env",
       "mcp__fake__write_note",
+      "mcp__fake__write_path",
     ]);
     const echo = manager.tools().find((tool) => tool.name === "mcp__fake__echo");
     expect(echo?.inputSchema.safeParse({ text: 1 }).success).toBe(false);

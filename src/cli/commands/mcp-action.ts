@@ -1,8 +1,10 @@
 import { ConfigError } from "../../config/errors.js";
 import { loadSettings } from "../../config/settings.js";
 import { McpManager } from "../../mcp/manager.js";
+import { mcpSandboxWrapper } from "../../mcp/sandbox.js";
 import { mcpToolName } from "../../mcp/tools.js";
 import { decideMcp } from "../../permissions/decide.js";
+import { userHomeOf } from "../../sandbox/workspace.js";
 import { exitCodes } from "../exit-codes.js";
 
 export async function runMcpAction(
@@ -21,6 +23,8 @@ export async function runMcpAction(
       trusted: entry.trusted === true,
       enabled: entry.enabled !== false,
       allow: entry.tools?.allow ?? [],
+      // stdio servers run in the OS sandbox unless opted out; an HTTP server is not a local process.
+      sandbox: entry.url ? null : entry.sandbox !== false,
     }));
     out(
       { servers },
@@ -29,7 +33,7 @@ export async function runMcpAction(
         : servers
             .map(
               (s) =>
-                `${s.name}  ${s.transport}  ${s.target}${s.trusted ? "  trusted" : ""}${s.enabled ? "" : "  disabled"}`,
+                `${s.name}  ${s.transport}  ${s.target}${s.sandbox === false ? "  NOT sandboxed" : s.sandbox ? "  sandboxed" : ""}${s.trusted ? "  trusted" : ""}${s.enabled ? "" : "  disabled"}`,
             )
             .join("\n"),
     );
@@ -44,7 +48,12 @@ export async function runMcpAction(
   const events: string[] = [];
   const manager = new McpManager(
     { servers: { [server]: { ...entry, enabled: true } }, instructionsTokens: config.mcp.instructionsTokens },
-    { env, home: paths.home, onEvent: (_level, message) => events.push(message) },
+    {
+      env,
+      home: paths.home,
+      wrapLaunch: mcpSandboxWrapper({ mercuryHome: paths.home, userHome: userHomeOf(env) }),
+      onEvent: (_level, message) => events.push(message),
+    },
   );
   try {
     await manager.ready();

@@ -1,0 +1,56 @@
+import { detectSandbox } from "../sandbox/detect.js";
+import { isSandboxError } from "../sandbox/errors.js";
+import { defaultSandboxLimits, type SandboxStatus } from "../sandbox/types.js";
+import { sandboxProgramLaunch } from "../sandbox/wrap.js";
+import { McpError } from "./errors.js";
+import type { LaunchWrapper, StdioLaunch } from "./launch.js";
+
+export interface McpSandboxOptions {
+  /** MERCURY_HOME: hidden from the server, all but its own `mcp/<name>/` folder. */
+  mercuryHome: string;
+  /** The user's home: its secret folders (~/.ssh, ~/.aws, …) are masked. */
+  userHome: string;
+  /** Which sandbox this machine has; default: detectSandbox() (tests pass an unavailable one). */
+  status?: () => SandboxStatus;
+}
+
+/**
+ * The OS sandbox profile of a stdio MCP server: the file system read-only, MERCURY_HOME hidden
+ * (skills/ too) except the server's writable `$MERCURY_HOME/mcp/<name>/`, the user's secret folders
+ * masked, its own pid namespace, and the host network — a server usually needs the internet and
+ * bubblewrap can give all of the network or none, so loopback and private ranges stay reachable.
+ * No sandbox on the machine: the start is refused (the caller only skips this wrapper for a server
+ * configured `sandbox: false`); never a silent unsandboxed start.
+ */
+export function mcpSandboxWrapper(options: McpSandboxOptions): LaunchWrapper {
+  return (launch: StdioLaunch, server: string): StdioLaunch => {
+    const status = options.status?.() ?? detectSandbox();
+    if (!status.available) {
+      throw new McpError(
+        "config",
+        `MCP server ${server} runs inside the OS sandbox by default, and there is none here: ${status.reason}. Fix: ${status.fix}; or, to run this server without the sandbox, set mcp.servers.${server}.sandbox: false in config.yaml`,
+      );
+    }
+    try {
+      const wrapped = sandboxProgramLaunch(
+        [launch.command, ...launch.args],
+        {
+          workspace: launch.stateDirectory,
+          cwd: launch.cwd,
+          userHome: options.userHome,
+          mercuryHome: options.mercuryHome,
+          hideSkills: true,
+          network: true,
+          // No wall-clock limit: a server runs as long as Mercury does.
+          limits: defaultSandboxLimits,
+        },
+        status,
+      );
+      return { ...launch, command: wrapped.file, args: wrapped.args };
+    } catch (error) {
+      if (isSandboxError(error))
+        throw new McpError("config", `MCP server ${server} cannot be sandboxed: ${error.message}`);
+      throw error;
+    }
+  };
+}
