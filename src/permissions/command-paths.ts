@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { PermissionContext } from "./context.js";
-import { checkPath, type PathFs, resolveReal } from "./paths.js";
+import { absoluteComponents, checkPath, type PathFs, resolveReal } from "./paths.js";
 import { inodeKey, secretInodes } from "./secret-inodes.js";
 import { sensitiveMatch, sensitiveRoots } from "./sensitive.js";
 import type { Finding } from "./shell-words.js";
@@ -50,19 +50,6 @@ function matchesComponent(pattern: string, name: string): boolean {
     // A bracket expression JavaScript cannot compile: assume it could match (the stricter answer).
     return true;
   }
-}
-
-function absoluteComponents(text: string, context: PermissionContext): string[] {
-  let path = text;
-  if (path === "~" || path.startsWith("~/")) path = context.home + path.slice(1);
-  if (!path.startsWith("/")) path = `${context.cwd}/${path}`;
-  const parts: string[] = [];
-  for (const part of path.split("/")) {
-    if (part === "" || part === ".") continue;
-    if (part === "..") parts.pop();
-    else parts.push(part);
-  }
-  return parts;
 }
 
 /** Expands a glob over every component against the real file system (bounded). */

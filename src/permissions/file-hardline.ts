@@ -1,5 +1,5 @@
 import type { PermissionContext } from "./context.js";
-import { checkPath, nodePathFs, type PathFs, resolveReal } from "./paths.js";
+import { absoluteComponents, checkPath, nodePathFs, type PathFs, resolveReal } from "./paths.js";
 import { isDevice, isKernelPath, systemTreeOf } from "./system-paths.js";
 import type { Decision } from "./types.js";
 
@@ -50,14 +50,5 @@ export function checkFileToolPath(
 }
 
 function lexical(rawPath: string, context: PermissionContext): string {
-  let path = rawPath;
-  if (path === "~" || path.startsWith("~/")) path = context.home + path.slice(1);
-  if (!path.startsWith("/")) path = `${context.cwd}/${path}`;
-  const parts: string[] = [];
-  for (const part of path.split("/")) {
-    if (part === "" || part === ".") continue;
-    if (part === "..") parts.pop();
-    else parts.push(part);
-  }
-  return `/${parts.join("/")}`;
+  return `/${absoluteComponents(rawPath, context).join("/")}`;
 }

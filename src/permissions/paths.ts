@@ -31,6 +31,23 @@ export type Resolution =
  * applying `..` to the real parent. Components past the deepest existing directory are appended
  * as written; a `..` among them is refused because nothing on disk pins what it would mean.
  */
+/**
+ * A path's components after `~`, the cwd and `.`/`..` are applied as text (no symlinks followed):
+ * what the words say, checked before and beside what the file system resolves them to.
+ */
+export function absoluteComponents(text: string, context: Pick<PermissionContext, "home" | "cwd">): string[] {
+  let path = text;
+  if (path === "~" || path.startsWith("~/")) path = context.home + path.slice(1);
+  if (!path.startsWith("/")) path = `${context.cwd}/${path}`;
+  const parts: string[] = [];
+  for (const part of path.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") parts.pop();
+    else parts.push(part);
+  }
+  return parts;
+}
+
 export function resolveReal(
   rawPath: string,
   cwd: string,
