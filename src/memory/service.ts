@@ -2,6 +2,7 @@ import { type Clock, systemClock } from "../agent/clock.js";
 import type { SqliteDatabase } from "../storage/database.js";
 import { confidence } from "./confidence.js";
 import { type ConsolidationOutcome, consolidate } from "./consolidation/consolidate.js";
+import { consolidateImported, type ImportConsolidation } from "./consolidation/import-merge.js";
 import { type DrainSummary, drainJudgeQueue } from "./consolidation/queue-drain.js";
 import type { MemoryModel } from "./extraction/model.js";
 import { type RunSummary, runPendingExtractions } from "./extraction/runner.js";
@@ -269,6 +270,24 @@ export class MemoryService {
       excerpt: input.transcriptExcerpt,
       at: this.clock.now().toISOString(),
     });
+  }
+
+  /** Meets imported memories with those stored before the import, in the consolidation order. */
+  async consolidateImported(
+    importedIds: readonly number[],
+    wasStored: (memory: Memory) => boolean,
+    signal?: AbortSignal,
+  ): Promise<ImportConsolidation> {
+    const run = this.consolidating.then(() =>
+      consolidateImported(this.consolidationDeps(), importedIds, wasStored, signal),
+    );
+    this.consolidating = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    const summary = await run;
+    await this.embedWritten();
+    return summary;
   }
 
   /** Judges the pairs that waited for the model judge; a no-op without one. */
