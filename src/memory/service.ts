@@ -12,7 +12,7 @@ import { type ExtractionJob, JobRepository } from "./store/jobs.js";
 import { JudgeQueue } from "./store/judge-queue.js";
 import { type ListFilter, MemoryRepository } from "./store/memory-repo.js";
 import { formatProfile, PROFILE_TOKENS } from "./store/profile.js";
-import { type SourceTurn, sourceTurns } from "./store/provenance.js";
+import { type SourceTurn, sourceTurns, sourceTurnTime } from "./store/provenance.js";
 import { rankRecalled } from "./store/ranking.js";
 import { estimateTokens, formatRecall } from "./store/recall.js";
 import {
@@ -313,6 +313,7 @@ export class MemoryService {
         recoverInterrupted,
         emit: (receipt) => this.emit(receipt),
         store: (candidate, runSignal) => this.consolidateOne(candidate, runSignal),
+        sourceTime: (job) => sourceTurnTime(this.database, job.userKey, job.messageIds),
         ...(this.options.log ? { log: this.options.log } : {}),
       },
       signal,
