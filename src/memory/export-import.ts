@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { ImportConsolidation } from "./consolidation/import-merge.js";
 import type { MemoryService } from "./service.js";
 import {
   evidenceKindSchema,
@@ -316,15 +317,49 @@ function editVersion(record: MemoryRecord, text: string, at: string): MemoryReco
   };
 }
 
+export interface ConsolidatedImportResult extends ImportResult {
+  consolidation: ImportConsolidation;
+}
+
+/**
+ * Imports, then consolidates the imported current memories against the memories the store held
+ * before (same rules as a new fact): a rewording becomes a confirmation, an update supersedes, a
+ * contradiction becomes a listed conflict. Into an empty store this is exactly `importRecords`.
+ */
+export async function importAndConsolidate(
+  service: MemoryService,
+  records: readonly (MemoryRecord | ConflictRecord)[],
+  signal?: AbortSignal,
+): Promise<ConsolidatedImportResult> {
+  const before = service.database.prepare("SELECT COALESCE(MAX(id), 0) AS id FROM memories").get() as {
+    id: number;
+  };
+  const { result, written } = writeRecords(service, records);
+  const consolidation = await service.consolidateImported(
+    written.map((memory) => memory.id),
+    (memory) => memory.id <= before.id,
+    signal,
+  );
+  return { ...result, consolidation };
+}
+
+/** Writes records losslessly, without meeting them against what is stored (see importAndConsolidate). */
+export function importRecords(
+  service: MemoryService,
+  records: readonly (MemoryRecord | ConflictRecord)[],
+): ImportResult {
+  return writeRecords(service, records).result;
+}
+
 /**
  * Writes records in one transaction: all or nothing. A memory already present (same person,
  * creation time and text) is skipped, so importing the same file twice changes nothing. Ids are
  * new; supersession links and conflicts are re-pointed to them.
  */
-export function importRecords(
+function writeRecords(
   service: MemoryService,
   records: readonly (MemoryRecord | ConflictRecord)[],
-): ImportResult {
+): { result: ImportResult; written: { id: number; userKey: string; text: string }[] } {
   const result: ImportResult = { imported: 0, skipped: 0, conflicts: 0 };
   const idMap = new Map<number, number>();
   const database = service.database;
@@ -383,5 +418,5 @@ export function importRecords(
     }
     service.indexMemories(written);
   })();
-  return result;
+  return { result, written };
 }

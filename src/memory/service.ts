@@ -2,6 +2,7 @@ import { type Clock, systemClock } from "../agent/clock.js";
 import type { SqliteDatabase } from "../storage/database.js";
 import { confidence } from "./confidence.js";
 import { type ConsolidationOutcome, consolidate } from "./consolidation/consolidate.js";
+import { consolidateImported, type ImportConsolidation } from "./consolidation/import-merge.js";
 import { type DrainSummary, drainJudgeQueue } from "./consolidation/queue-drain.js";
 import type { MemoryModel } from "./extraction/model.js";
 import { type RunSummary, runPendingExtractions } from "./extraction/runner.js";
@@ -11,7 +12,7 @@ import { type ExtractionJob, JobRepository } from "./store/jobs.js";
 import { JudgeQueue } from "./store/judge-queue.js";
 import { type ListFilter, MemoryRepository } from "./store/memory-repo.js";
 import { formatProfile, PROFILE_TOKENS } from "./store/profile.js";
-import { type SourceTurn, sourceTurns } from "./store/provenance.js";
+import { type SourceTurn, sourceTurns, sourceTurnTime } from "./store/provenance.js";
 import { rankRecalled } from "./store/ranking.js";
 import { estimateTokens, formatRecall } from "./store/recall.js";
 import {
@@ -271,6 +272,24 @@ export class MemoryService {
     });
   }
 
+  /** Meets imported memories with those stored before the import, in the consolidation order. */
+  async consolidateImported(
+    importedIds: readonly number[],
+    wasStored: (memory: Memory) => boolean,
+    signal?: AbortSignal,
+  ): Promise<ImportConsolidation> {
+    const run = this.consolidating.then(() =>
+      consolidateImported(this.consolidationDeps(), importedIds, wasStored, signal),
+    );
+    this.consolidating = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    const summary = await run;
+    await this.embedWritten();
+    return summary;
+  }
+
   /** Judges the pairs that waited for the model judge; a no-op without one. */
   runJudgeQueue(signal?: AbortSignal): Promise<DrainSummary> {
     const run = this.consolidating.then(() => drainJudgeQueue(this.consolidationDeps(), signal));
@@ -294,6 +313,7 @@ export class MemoryService {
         recoverInterrupted,
         emit: (receipt) => this.emit(receipt),
         store: (candidate, runSignal) => this.consolidateOne(candidate, runSignal),
+        sourceTime: (job) => sourceTurnTime(this.database, job.userKey, job.messageIds),
         ...(this.options.log ? { log: this.options.log } : {}),
       },
       signal,

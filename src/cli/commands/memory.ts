@@ -7,7 +7,7 @@ import {
   exportJsonl,
   exportMarkdown,
   ImportError,
-  importRecords,
+  importAndConsolidate,
   parseJsonl,
   parseMarkdown,
 } from "../../memory/export-import.js";
@@ -411,10 +411,14 @@ export function registerMemoryCommands(
         }
         const records =
           format === "md" ? parseMarkdown(content, options.user, new Date()) : parseJsonl(content);
-        const result = importRecords(service, records);
+        const result = await importAndConsolidate(service, records);
+        const merged = result.consolidation;
         return {
           json: { ok: true, format, ...result },
-          text: `Imported ${result.imported} memories (${result.skipped} already present, ${result.conflicts} conflicts).`,
+          text:
+            `Imported ${result.imported} memories (${result.skipped} already present, ${result.conflicts} conflicts).` +
+            ` Against what was stored: ${merged.confirmed} confirmed, ${merged.superseded} updated,` +
+            ` ${merged.keptExisting} set aside, ${merged.conflicts} new conflicts, ${merged.queued} waiting for the judge.`,
         };
       }),
     );

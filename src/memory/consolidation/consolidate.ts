@@ -141,7 +141,12 @@ export async function judgeAll(
   return { ok: false, problem: result.problem };
 }
 
-async function similarMemories(deps: ConsolidationDeps, candidate: Candidate): Promise<Memory[]> {
+/** Current memories of the same person and project similar enough to judge; `accept` narrows them (imports). */
+export async function similarMemories(
+  deps: ConsolidationDeps,
+  candidate: Candidate,
+  accept: (memory: Memory) => boolean = () => true,
+): Promise<Memory[]> {
   const hits = await deps.index.search(candidate.text, {
     namespace: "memory",
     scopes: [candidate.userKey],
@@ -156,7 +161,8 @@ async function similarMemories(deps: ConsolidationDeps, candidate: Candidate): P
         entry.memory !== undefined &&
         entry.memory.userKey === candidate.userKey &&
         entry.memory.supersededAt === null &&
-        (entry.memory.project ?? null) === project,
+        (entry.memory.project ?? null) === project &&
+        accept(entry.memory),
     )
     .map(({ hit, memory }) => ({
       memory,
@@ -174,7 +180,7 @@ function stronger(a: EvidenceKind, b: EvidenceKind): EvidenceKind {
   return EVIDENCE_BASE[b] > EVIDENCE_BASE[a] ? b : a;
 }
 
-function confirm(
+export function confirm(
   deps: ConsolidationDeps,
   existing: Memory,
   candidate: Candidate,
@@ -241,7 +247,7 @@ function confirm(
   return { action: "confirmed", memory, judgement };
 }
 
-function claimOf(memory: Memory): Claim {
+export function claimOf(memory: Memory): Claim {
   return {
     evidence: memory.evidence,
     confirmations: memory.confirmations,
@@ -321,7 +327,7 @@ function resolve(
 }
 
 /** The loser stays, with its validity closed and a pointer to what replaced it. */
-function supersede(
+export function supersede(
   deps: ConsolidationDeps,
   loser: Memory,
   winner: Memory,

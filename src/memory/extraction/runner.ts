@@ -40,6 +40,8 @@ export interface RunnerDeps {
   emit(receipt: Receipt): void;
   store(candidate: Candidate, signal?: AbortSignal): Promise<ConsolidationOutcome>;
   log?(level: "info" | "warn" | "error", message: string): void;
+  /** When the job's source turns were said (see store/provenance.ts); null when not archived. */
+  sourceTime?(job: ExtractionJob): string | null;
 }
 
 export interface RunSummary {
@@ -101,7 +103,7 @@ async function attemptExtraction(
   };
 }
 
-function candidatesOf(job: ExtractionJob, output: ExtractionOutput): Candidate[] {
+function candidatesOf(job: ExtractionJob, output: ExtractionOutput, sourceTime: string): Candidate[] {
   return output.memories.map((item) => ({
     userKey: job.userKey,
     kind: item.kind,
@@ -109,7 +111,8 @@ function candidatesOf(job: ExtractionJob, output: ExtractionOutput): Candidate[]
     // The transcript, not the model, says who said it and how much it matters.
     ...attribute(item, job.transcriptExcerpt ?? ""),
     provenance: { sessionId: job.sessionId, messageIds: job.messageIds, quote: item.sourceQuote },
-    validFrom: item.validFrom ?? null,
+    // True since the turn that said it, unless the excerpt itself says when it became true.
+    validFrom: item.validFrom ?? sourceTime,
   }));
 }
 
@@ -198,7 +201,8 @@ export async function runPendingExtractions(deps: RunnerDeps, signal?: AbortSign
       summary.failed++;
       continue;
     }
-    const candidates = candidatesOf(job, attempt.output);
+    // The job is enqueued when its turn ends, so its creation time stands in for unarchived turns.
+    const candidates = candidatesOf(job, attempt.output, deps.sourceTime?.(job) ?? job.createdAt);
     let stored = 0;
     try {
       // Each candidate is consolidated atomically; the job is not retried after a partial store

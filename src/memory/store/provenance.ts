@@ -31,6 +31,26 @@ export function parseAsOf(raw: string): string {
   return new Date(parsed).toISOString();
 }
 
+/**
+ * When the turns a fact was extracted from were said: the latest of the user's own turns among them,
+ * else the latest of any of them; null when none is archived.
+ */
+export function sourceTurnTime(
+  database: SqliteDatabase,
+  userKey: string,
+  messageIds: readonly number[],
+): string | null {
+  if (messageIds.length === 0) return null;
+  const row = database
+    .prepare(
+      `SELECT created_at FROM episodes
+       WHERE user_key = ? AND message_id IN (SELECT value FROM json_each(?))
+       ORDER BY role = 'user' DESC, created_at DESC LIMIT 1`,
+    )
+    .get(userKey, JSON.stringify(messageIds)) as { created_at: string } | undefined;
+  return row?.created_at ?? null;
+}
+
 /** The archived turns (episodes) behind a memory and its versions, oldest first. */
 export function sourceTurns(
   database: SqliteDatabase,
