@@ -1,3 +1,5 @@
+import { existsSync, statSync } from "node:fs";
+import { dirname, isAbsolute, join } from "node:path";
 import { detectSandbox } from "../sandbox/detect.js";
 import { isSandboxError } from "../sandbox/errors.js";
 import { defaultSandboxLimits, type SandboxStatus } from "../sandbox/types.js";
@@ -40,6 +42,7 @@ export function mcpSandboxWrapper(options: McpSandboxOptions): LaunchWrapper {
           userHome: options.userHome,
           mercuryHome: options.mercuryHome,
           hideSkills: true,
+          extraReadable: programFolders([launch.command, ...launch.args]),
           network: true,
           // No wall-clock limit: a server runs as long as Mercury does.
           limits: defaultSandboxLimits,
@@ -53,4 +56,26 @@ export function mcpSandboxWrapper(options: McpSandboxOptions): LaunchWrapper {
       throw error;
     }
   };
+}
+
+/** The sandbox gives every program a private, empty /tmp (and /run). */
+const hiddenTrees = ["/tmp", "/run"];
+
+/**
+ * What the server's own command line names under a hidden tree (a server unpacked in /tmp): the
+ * package folder of each such path (the nearest folder with a package.json, else the path's own
+ * folder), so the program and its modules load. Never a hidden tree itself.
+ */
+export function programFolders(words: readonly string[]): string[] {
+  const folders = new Set<string>();
+  for (const word of words) {
+    if (!isAbsolute(word) || !existsSync(word)) continue;
+    const tree = hiddenTrees.find((root) => word.startsWith(`${root}/`));
+    if (!tree) continue;
+    const start = statSync(word).isDirectory() ? word : dirname(word);
+    let folder = start;
+    while (folder !== tree && !existsSync(join(folder, "package.json"))) folder = dirname(folder);
+    folders.add(folder === tree ? start : folder);
+  }
+  return [...folders].filter((folder) => !hiddenTrees.includes(folder));
 }

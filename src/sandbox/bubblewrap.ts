@@ -29,6 +29,8 @@ export function bubblewrapLaunch(input: BubblewrapInput): Launch {
   // a write, so a read-only mount would not stop it. DNS may need resolv.conf from there.
   args.push("--tmpfs", "/run");
   if (policy.network) args.push(...resolvConfBack());
+  for (const readable of policy.extraReadable ?? [])
+    if (existsSync(readable)) args.push("--ro-bind", realOrResolved(readable), realOrResolved(readable));
 
   const mercuryInsideWorkspace = isInside(mercuryHome, workspace);
   if (!mercuryInsideWorkspace) args.push(...hideMercuryHome(mercuryHome, policy.hideSkills === true));

@@ -33,6 +33,11 @@ export interface SandboxPolicy {
   mercuryHome: string;
   /** Other folders Mercury itself needs writable (a git directory outside the workspace, a scratch folder). */
   extraWritable?: string[];
+  /**
+   * Host folders under the hidden /tmp or /run that the program itself lives in (an MCP server's
+   * package named by its configured command): shown read-only, nothing else of /tmp.
+   */
+  extraReadable?: string[];
   /** True for a program that must see none of MERCURY_HOME, not even skills/ (an MCP server). */
   hideSkills?: boolean;
   /** True only when the approved command needs the network. */
