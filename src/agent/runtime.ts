@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { homedir } from "node:os";
 import { ProviderChain } from "../model/chain.js";
 import type { ModelMessage, ModelStepper } from "../model/types.js";
 import type { SqliteDatabase } from "../storage/database.js";

@@ -1,4 +1,4 @@
-import { homedir, platform } from "node:os";
+import { platform } from "node:os";
 import type { Clock } from "../agent/clock.js";
 import { systemClock } from "../agent/clock.js";
 import { EventBus } from "../agent/events.js";

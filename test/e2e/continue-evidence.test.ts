@@ -1,22 +1,13 @@
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { cliPath, fastRetryConfig, makeHome, providerEnv, runCli } from "../helpers/cli.js";
 import { useFakeServers } from "../helpers/fake-servers.js";
+import { gitProject } from "../helpers/git-project.js";
 
 const server = useFakeServers();
-
-function gitProject(files: Record<string, string>): string {
-  const { workspace } = makeHome();
-  for (const [path, content] of Object.entries(files)) writeFileSync(join(workspace, path), content);
-  const git = (...args: string[]) => execFileSync("git", args, { cwd: workspace, stdio: "pipe" });
-  git("init", "-q");
-  git("-c", "user.email=t@t", "-c", "user.name=t", "add", "-A");
-  git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "-m", "start");
-  return workspace;
-}
 
 const failingSuite = { "package.json": JSON.stringify({ name: "p", scripts: { test: "exit 1" } }) };
 
