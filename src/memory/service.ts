@@ -1,113 +1,28 @@
 import { type Clock, systemClock } from "../agent/clock.js";
 import type { SqliteDatabase } from "../storage/database.js";
-import { confidence } from "./confidence.js";
+import { resolveConflict } from "./conflict-resolution.js";
 import { type ConsolidationOutcome, consolidate } from "./consolidation/consolidate.js";
 import { consolidateImported, type ImportConsolidation } from "./consolidation/import-merge.js";
 import { type DrainSummary, drainJudgeQueue } from "./consolidation/queue-drain.js";
-import type { MemoryModel } from "./extraction/model.js";
+import { editMemory } from "./edit.js";
 import { type RunSummary, runPendingExtractions } from "./extraction/runner.js";
+import { forgetMemory } from "./forget.js";
+import { profileSection, recallSection, searchEpisodes, searchMemories } from "./retrieval.js";
 import { EmbeddingError } from "./search/types.js";
+import type { MemoryServiceOptions, RememberInput } from "./service-options.js";
 import { type Episode, type EpisodeInput, EpisodeRepository } from "./store/episodes.js";
 import { type ExtractionJob, JobRepository } from "./store/jobs.js";
 import { JudgeQueue } from "./store/judge-queue.js";
 import { type ListFilter, MemoryRepository } from "./store/memory-repo.js";
-import { formatProfile, PROFILE_TOKENS } from "./store/profile.js";
 import { type SourceTurn, sourceTurns, sourceTurnTime } from "./store/provenance.js";
-import { rankRecalled } from "./store/ranking.js";
-import { estimateTokens, formatRecall } from "./store/recall.js";
-import {
-  FORGOTTEN,
-  recordRedactions,
-  redactMessages,
-  reindexEpisodes,
-  scrubEverywhere,
-} from "./store/redaction.js";
 import { collectStats, type MemoryStats } from "./store/stats.js";
-import type {
-  Candidate,
-  EvidenceKind,
-  Importance,
-  Memory,
-  MemoryIndex,
-  MemoryKind,
-  MemoryVersion,
-  Receipt,
-  ReceiptListener,
-} from "./store/types.js";
+import type { Candidate, Memory, MemoryIndex, MemoryVersion, Receipt } from "./store/types.js";
 import { userSaidRecently } from "./store/user-words.js";
 import { type DecayResult, runDecay } from "./tiers.js";
+import { type MemoryView, requireText, type SearchResult, viewOf } from "./view.js";
 
-export interface MemoryServiceOptions {
-  database: SqliteDatabase;
-  index: MemoryIndex;
-  clock?: Clock;
-  /** Extraction model. Without one, jobs stay queued (visible in stats) until one is configured. */
-  model?: MemoryModel;
-  /** Lets the model judge same/contradicts/unrelated; the deterministic rules decide otherwise. */
-  judgeWithModel?: boolean;
-  /** Asked before every extraction; false keeps jobs queued. */
-  canSpend?: () => boolean;
-  onReceipt?: ReceiptListener;
-  log?(level: "info" | "warn" | "error", message: string): void;
-  /**
-   * A word-only index over the same database, used when the configured embedder fails (server down):
-   * search and consolidation go on with word search and a visible notice, never a crash.
-   */
-  wordIndex?: MemoryIndex;
-  /** Embeds what was just written (memory add stores its vector); failures become notices. */
-  embedPending?: () => Promise<number>;
-  /** Shown to the person (CLI stderr, chat notice): degraded service they should know about. */
-  onNotice?(message: string): void;
-}
-
-export interface RememberInput {
-  userKey: string;
-  text: string;
-  kind: MemoryKind;
-  importance: Importance;
-  evidence: EvidenceKind;
-  project?: string | null;
-  sessionId?: string | null;
-  messageIds?: number[];
-  quote?: string | null;
-  validFrom?: string | null;
-}
-
-export type { MemoryStats };
-
-export interface MemoryView extends Memory {
-  /** Derived from evidence by confidence(); never stored. */
-  confidence: number;
-}
-
-export interface SearchResult {
-  memory: MemoryView;
-  relevance: number;
-}
-
-/** A memory as shown to people and tools: with its confidence computed now. */
-function viewOf(memory: Memory, now: Date): MemoryView {
-  return {
-    ...memory,
-    confidence: confidence(
-      {
-        evidence: memory.evidence,
-        confirmations: memory.confirmations,
-        contradictions: memory.contradictions,
-        lastConfirmedAt: memory.lastConfirmedAt ?? memory.createdAt,
-      },
-      now,
-    ),
-  };
-}
-
-function requireText(text: string, what: string): string {
-  const trimmed = text.trim();
-  if (trimmed === "") throw new RangeError(`${what} is empty: give the text to remember`);
-  if (trimmed.length > 2000)
-    throw new RangeError(`${what} is ${trimmed.length} characters; keep a memory under 2000`);
-  return trimmed;
-}
+export type { MemoryServiceOptions, RememberInput } from "./service-options.js";
+export type { MemoryStats, MemoryView, SearchResult };
 
 /** The facade over the memory store: the agent, the tools and the CLI go through here. */
 export class MemoryService {
@@ -220,7 +135,12 @@ export class MemoryService {
   }
 
   private consolidateOne(candidate: Candidate, signal?: AbortSignal): Promise<ConsolidationOutcome> {
-    const run = this.consolidating.then(() => consolidate(this.consolidationDeps(), candidate, signal));
+    return this.oneAtATime(() => consolidate(this.consolidationDeps(), candidate, signal));
+  }
+
+  /** Runs consolidation work after the work already queued (reads then writes: never two at once). */
+  private oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.consolidating.then(work);
     // The chain only orders work; each caller still receives its own result or error through `run`.
     this.consolidating = run.then(
       () => undefined,
@@ -278,26 +198,16 @@ export class MemoryService {
     wasStored: (memory: Memory) => boolean,
     signal?: AbortSignal,
   ): Promise<ImportConsolidation> {
-    const run = this.consolidating.then(() =>
+    const summary = await this.oneAtATime(() =>
       consolidateImported(this.consolidationDeps(), importedIds, wasStored, signal),
     );
-    this.consolidating = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    const summary = await run;
     await this.embedWritten();
     return summary;
   }
 
   /** Judges the pairs that waited for the model judge; a no-op without one. */
   runJudgeQueue(signal?: AbortSignal): Promise<DrainSummary> {
-    const run = this.consolidating.then(() => drainJudgeQueue(this.consolidationDeps(), signal));
-    this.consolidating = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    return run;
+    return this.oneAtATime(() => drainJudgeQueue(this.consolidationDeps(), signal));
   }
 
   async runPendingExtractions(signal?: AbortSignal): Promise<RunSummary> {
@@ -321,76 +231,27 @@ export class MemoryService {
   }
 
   /** Current memories relevant to the query, in ranked order (scoped to one person). */
-  async search(input: {
+  search(input: {
     userKey: string;
     query: string;
     limit?: number;
     includeSuperseded?: boolean;
     project?: string | null;
   }): Promise<SearchResult[]> {
-    const hits = await this.index.search(input.query, {
-      namespace: "memory",
-      scopes: [input.userKey],
-      pool: 100,
-    });
-    const found = this.memories.getMany(hits.map((hit) => hit.id));
-    const now = this.clock.now();
-    const candidates = hits.flatMap((hit) => {
-      const memory = found.get(hit.id);
-      if (!memory || memory.userKey !== input.userKey) return [];
-      if (!input.includeSuperseded && memory.supersededAt !== null) return [];
-      if (input.project !== undefined && memory.project !== null && memory.project !== input.project)
-        return [];
-      return [{ memory, relevance: hit.relevance }];
-    });
-    return rankRecalled(candidates, now)
-      .slice(0, input.limit ?? 10)
-      .map((entry) => ({ memory: viewOf(entry.memory, now), relevance: entry.relevance }));
+    return searchMemories(this.retrievalDeps(), input);
   }
 
   /**
-   * The system-prompt section of relevant memories, within `tokenBudget` (ceil(chars/4) tokens).
-   * Memories that go into the prompt are marked used, which keeps them in the active tier.
+   * The system-prompt section of relevant memories, within `tokenBudget` (ceil(chars/4) tokens):
+   * the profile first, then query-matched memories (see retrieval.ts).
    */
-  async recall(input: {
+  recall(input: {
     userKey: string;
     query: string;
     tokenBudget: number;
     project?: string | null;
   }): Promise<{ section: string; memoryIds: number[] }> {
-    if (!Number.isInteger(input.tokenBudget) || input.tokenBudget < 0) {
-      throw new RangeError(`tokenBudget must be a non-negative integer, got ${input.tokenBudget}`);
-    }
-    if (input.tokenBudget === 0) return { section: "", memoryIds: [] };
-    // The profile comes first and whatever the query says: core facts never depend on word overlap.
-    const profile = this.profile({
-      userKey: input.userKey,
-      tokenBudget: Math.min(PROFILE_TOKENS, input.tokenBudget),
-      ...(input.project !== undefined ? { project: input.project } : {}),
-    });
-    const now = this.clock.now();
-    const rest = input.tokenBudget - estimateTokens(profile.section);
-    let recalled: { section: string; memoryIds: number[] } = { section: "", memoryIds: [] };
-    if (input.query.trim() !== "" && rest > 0) {
-      const shown = new Set(profile.memoryIds);
-      const results = await this.search({
-        userKey: input.userKey,
-        query: input.query,
-        limit: 50,
-        ...(input.project !== undefined ? { project: input.project } : {}),
-      });
-      recalled = formatRecall(
-        results.map((result) => result.memory).filter((memory) => !shown.has(memory.id)),
-        rest,
-        now,
-      );
-    }
-    const memoryIds = [...profile.memoryIds, ...recalled.memoryIds];
-    this.memories.markUsed(memoryIds, now.toISOString());
-    return {
-      section: [profile.section, recalled.section].filter((part) => part !== "").join("\n"),
-      memoryIds,
-    };
+    return recallSection(this.retrievalDeps(), input);
   }
 
   /** The always-present block of core facts and open conflicts (see store/profile.ts). */
@@ -398,36 +259,19 @@ export class MemoryService {
     section: string;
     memoryIds: number[];
   } {
-    const current = this.memories
-      .list({ userKey: input.userKey })
-      .filter(
-        (memory) =>
-          memory.project === null || input.project === undefined || memory.project === input.project,
-      );
-    return formatProfile(
-      current,
-      this.memories.conflicts(input.userKey),
-      input.tokenBudget ?? PROFILE_TOKENS,
-    );
+    return profileSection(this.retrievalDeps(), input);
   }
 
-  async searchEpisodes(input: {
+  searchEpisodes(input: {
     userKey: string;
     query: string;
     limit?: number;
   }): Promise<{ episode: Episode; relevance: number }[]> {
-    const hits = await this.index.search(input.query, {
-      namespace: "episode",
-      scopes: [input.userKey],
-      pool: 100,
-    });
-    const found = this.episodes.getMany(hits.map((hit) => hit.id));
-    return hits
-      .flatMap((hit) => {
-        const episode = found.get(hit.id);
-        return episode && episode.userKey === input.userKey ? [{ episode, relevance: hit.relevance }] : [];
-      })
-      .slice(0, input.limit ?? 10);
+    return searchEpisodes(this.retrievalDeps(), input);
+  }
+
+  private retrievalDeps() {
+    return { index: this.index, memories: this.memories, episodes: this.episodes, clock: this.clock };
   }
 
   list(filter: ListFilter): MemoryView[] {
@@ -446,106 +290,29 @@ export class MemoryService {
 
   /** A user's edit: a new version with manual evidence; the wording is the user's. */
   edit(id: number, userKey: string, text: string): MemoryView {
-    const existing = this.memories.getForUser(id, userKey);
-    const newText = requireText(text, "the new text");
-    const at = this.clock.now().toISOString();
-    const updated = this.database.transaction(() => {
-      this.memories.addVersion(id, {
-        text: newText,
-        kind: existing.kind,
-        importance: existing.importance,
-        evidence: "manual",
-        reason: "edited",
-        sessionId: null,
-        messageIds: [],
-        quote: null,
-        at,
-      });
-      const memory = this.memories.update(
-        id,
-        { text: newText, wordingEvidence: "manual", evidence: "manual", lastConfirmedAt: at, tier: "active" },
-        at,
-      );
-      this.index.upsert({ namespace: "memory", id, scope: memory.userKey, text: memory.text });
-      return memory;
-    })();
-    this.emit({ kind: "updated", userKey, text: `Updated: ${updated.text} (was: ${existing.text})` });
-    return viewOf(updated, this.clock.now());
+    const { before, after } = editMemory(
+      { database: this.database, memories: this.memories, index: this.index },
+      { id, userKey, text, at: this.clock.now().toISOString() },
+    );
+    this.emit({ kind: "updated", userKey, text: `Updated: ${after.text} (was: ${before.text})` });
+    return viewOf(after, this.clock.now());
   }
 
-  /**
-   * Erases a memory: the memory, its versions, conflicts, index postings and vector are deleted
-   * (a content-free tombstone stays); the transcript turns it came from are redacted to a placeholder
-   * (the conversation keeps its shape), and its words are scrubbed from every other table (episodes,
-   * the task ledger, deliveries, extraction excerpts and failures) and re-indexed. With
-   * `secure_delete` on, freed pages are zeroed; the WAL is then checkpointed and truncated, so no file
-   * under MERCURY_HOME keeps the text. Only the owner of the memory can do it.
-   */
+  /** Erases a memory and every trace of its text (see forget.ts). Only its owner can. */
   forget(id: number, userKey: string): { messagesRedacted: number; episodesRedacted: number } {
-    const memory = this.memories.getForUser(id, userKey);
-    const versions = this.memories.versions(id);
-    const at = this.clock.now().toISOString();
-    const result = this.database.transaction(() => {
-      const sourceIds = [
-        ...new Set([...memory.sourceMessageIds, ...versions.flatMap((v) => v.sourceMessageIds)]),
-      ];
-      const ownMessageIds = (
-        this.database
-          .prepare(
-            `SELECT m.id FROM messages m JOIN sessions s ON s.id = m.session_id
-             WHERE s.user_key = ? AND m.id IN (SELECT value FROM json_each(?))`,
-          )
-          .all(userKey, JSON.stringify(sourceIds)) as { id: number }[]
-      ).map((row) => row.id);
-      const turnTexts = redactMessages(this.database, ownMessageIds);
-      const sourceEpisodes = this.database
-        .prepare(
-          "SELECT id, text FROM episodes WHERE user_key = ? AND message_id IN (SELECT value FROM json_each(?))",
-        )
-        .all(userKey, JSON.stringify(ownMessageIds)) as { id: number; text: string }[];
-      this.database
-        .prepare("UPDATE episodes SET text = ? WHERE id IN (SELECT value FROM json_each(?))")
-        .run(FORGOTTEN, JSON.stringify(sourceEpisodes.map((row) => row.id)));
-      const needles = [
-        memory.text,
-        ...(memory.sourceQuote ? [memory.sourceQuote] : []),
-        ...versions.flatMap((version) => [
-          version.text,
-          ...(version.sourceQuote ? [version.sourceQuote] : []),
-        ]),
-        ...turnTexts,
-        ...sourceEpisodes.map((row) => row.text),
-      ];
-      const changed = scrubEverywhere(this.database, needles);
-      const episodeIds = [
-        ...new Set([...sourceEpisodes.map((row) => row.id), ...(changed.get("episodes") ?? [])]),
-      ];
-      const messageIds = [...new Set([...ownMessageIds, ...(changed.get("messages") ?? [])])];
-      this.index.remove("memory", id);
-      reindexEpisodes(this.database, this.index, episodeIds);
-      this.memories.delete(id, userKey, at);
-      recordRedactions(this.database, "messages", messageIds, id, at);
-      recordRedactions(this.database, "episodes", episodeIds, id, at);
-      return { messagesRedacted: messageIds.length, episodesRedacted: episodeIds.length };
-    })();
-    this.checkpoint();
+    const result = forgetMemory(
+      {
+        database: this.database,
+        memories: this.memories,
+        index: this.index,
+        ...(this.options.log ? { log: this.options.log } : {}),
+      },
+      id,
+      userKey,
+      this.clock.now().toISOString(),
+    );
     this.emit({ kind: "forgotten", userKey, memoryId: id, text: `Forgotten: memory #${id}` });
     return result;
-  }
-
-  /**
-   * Moves the WAL into the database and truncates it: deleted text in WAL frames is gone from disk.
-   * A reader holding an old snapshot (another process) can keep frames alive; that is reported.
-   */
-  private checkpoint(): void {
-    if (this.database.memory) return;
-    const [row] = this.database.pragma("wal_checkpoint(TRUNCATE)") as { busy: number; log: number }[];
-    if (row && row.busy !== 0) {
-      this.options.log?.(
-        "warn",
-        "after forget: the WAL could not be truncated while another process reads; it will be on its next checkpoint",
-      );
-    }
   }
 
   /** Memories shown to the model (a search result) count as used: it keeps them active. */
@@ -571,59 +338,18 @@ export class MemoryService {
     };
   }
 
-  /**
-   * Settles the open conflicts of a memory: keep one (the other is superseded by it, its validity
-   * closed now) or keep both (the conflict is marked resolved, both stay current).
-   */
+  /** Settles the open conflicts of a memory: keep one, or both (see conflict-resolution.ts). */
   resolveConflict(
     id: number,
     userKey: string,
     keep: number | "both",
   ): { kept: number[]; superseded: number[]; resolved: number } {
-    this.memories.getForUser(id, userKey);
-    const open = this.memories
-      .conflicts(userKey)
-      .filter((conflict) => conflict.a.id === id || conflict.b.id === id);
-    if (open.length === 0)
-      throw new RangeError(`memory #${id} has no open conflict; see \`mercury memory conflicts\``);
-    const involved = new Set(open.flatMap((conflict) => [conflict.a.id, conflict.b.id]));
-    if (keep !== "both" && !involved.has(keep)) {
-      throw new RangeError(
-        `--keep must be "both" or one of ${[...involved].map((n) => `#${n}`).join(", ")}; got #${keep}`,
-      );
-    }
-    const at = this.clock.now().toISOString();
-    const superseded: number[] = [];
-    this.database.transaction(() => {
-      for (const conflict of open) {
-        this.database
-          .prepare("UPDATE memory_conflicts SET resolved_at = ? WHERE id = ?")
-          .run(at, conflict.id);
-        if (keep === "both") continue;
-        const winner = conflict.a.id === keep ? conflict.a : conflict.b.id === keep ? conflict.b : undefined;
-        const loser = winner === conflict.a ? conflict.b : conflict.a;
-        if (!winner || loser.supersededAt !== null) continue;
-        this.memories.addVersion(loser.id, {
-          text: loser.text,
-          kind: loser.kind,
-          importance: loser.importance,
-          evidence: loser.evidence,
-          reason: "superseded",
-          sessionId: null,
-          messageIds: [],
-          quote: null,
-          at,
-        });
-        this.memories.update(loser.id, { supersededAt: at, supersededBy: winner.id, validTo: at }, at);
-        superseded.push(loser.id);
-      }
-    })();
+    const result = resolveConflict(
+      { database: this.database, memories: this.memories },
+      { id, userKey, keep, at: this.clock.now().toISOString() },
+    );
     this.emit({ kind: "updated", userKey, memoryId: id, text: `Resolved conflict of memory #${id}` });
-    return {
-      kept: keep === "both" ? [...involved] : [keep],
-      superseded,
-      resolved: open.length,
-    };
+    return result;
   }
 
   conflicts(userKey: string) {

@@ -1,0 +1,93 @@
+import type { SqliteDatabase } from "../storage/database.js";
+import type { MemoryRepository } from "./store/memory-repo.js";
+import {
+  FORGOTTEN,
+  recordRedactions,
+  redactMessages,
+  reindexEpisodes,
+  scrubEverywhere,
+} from "./store/redaction.js";
+import type { MemoryIndex } from "./store/types.js";
+
+export interface ForgetDeps {
+  database: SqliteDatabase;
+  memories: MemoryRepository;
+  index: MemoryIndex;
+  log?(level: "info" | "warn" | "error", message: string): void;
+}
+
+/**
+ * Erases a memory: the memory, its versions, conflicts, index postings and vector are deleted
+ * (a content-free tombstone stays); the transcript turns it came from are redacted to a placeholder
+ * (the conversation keeps its shape), and its words are scrubbed from every other table (episodes,
+ * the task ledger, deliveries, extraction excerpts and failures) and re-indexed. With
+ * `secure_delete` on, freed pages are zeroed; the WAL is then checkpointed and truncated, so no file
+ * under MERCURY_HOME keeps the text. Only the owner of the memory can do it.
+ */
+export function forgetMemory(
+  deps: ForgetDeps,
+  id: number,
+  userKey: string,
+  at: string,
+): { messagesRedacted: number; episodesRedacted: number } {
+  const { database } = deps;
+  const memory = deps.memories.getForUser(id, userKey);
+  const versions = deps.memories.versions(id);
+  const result = database.transaction(() => {
+    const sourceIds = [
+      ...new Set([...memory.sourceMessageIds, ...versions.flatMap((v) => v.sourceMessageIds)]),
+    ];
+    const ownMessageIds = (
+      database
+        .prepare(
+          `SELECT m.id FROM messages m JOIN sessions s ON s.id = m.session_id
+           WHERE s.user_key = ? AND m.id IN (SELECT value FROM json_each(?))`,
+        )
+        .all(userKey, JSON.stringify(sourceIds)) as { id: number }[]
+    ).map((row) => row.id);
+    const turnTexts = redactMessages(database, ownMessageIds);
+    const sourceEpisodes = database
+      .prepare(
+        "SELECT id, text FROM episodes WHERE user_key = ? AND message_id IN (SELECT value FROM json_each(?))",
+      )
+      .all(userKey, JSON.stringify(ownMessageIds)) as { id: number; text: string }[];
+    database
+      .prepare("UPDATE episodes SET text = ? WHERE id IN (SELECT value FROM json_each(?))")
+      .run(FORGOTTEN, JSON.stringify(sourceEpisodes.map((row) => row.id)));
+    const needles = [
+      memory.text,
+      ...(memory.sourceQuote ? [memory.sourceQuote] : []),
+      ...versions.flatMap((version) => [version.text, ...(version.sourceQuote ? [version.sourceQuote] : [])]),
+      ...turnTexts,
+      ...sourceEpisodes.map((row) => row.text),
+    ];
+    const changed = scrubEverywhere(database, needles);
+    const episodeIds = [
+      ...new Set([...sourceEpisodes.map((row) => row.id), ...(changed.get("episodes") ?? [])]),
+    ];
+    const messageIds = [...new Set([...ownMessageIds, ...(changed.get("messages") ?? [])])];
+    deps.index.remove("memory", id);
+    reindexEpisodes(database, deps.index, episodeIds);
+    deps.memories.delete(id, userKey, at);
+    recordRedactions(database, "messages", messageIds, id, at);
+    recordRedactions(database, "episodes", episodeIds, id, at);
+    return { messagesRedacted: messageIds.length, episodesRedacted: episodeIds.length };
+  })();
+  checkpoint(deps);
+  return result;
+}
+
+/**
+ * Moves the WAL into the database and truncates it: deleted text in WAL frames is gone from disk.
+ * A reader holding an old snapshot (another process) can keep frames alive; that is reported.
+ */
+function checkpoint(deps: ForgetDeps): void {
+  if (deps.database.memory) return;
+  const [row] = deps.database.pragma("wal_checkpoint(TRUNCATE)") as { busy: number; log: number }[];
+  if (row && row.busy !== 0) {
+    deps.log?.(
+      "warn",
+      "after forget: the WAL could not be truncated while another process reads; it will be on its next checkpoint",
+    );
+  }
+}
