@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Statement-pair consolidation benchmark: `npm run build && node scripts/bench-pairs.mjs`.
-// Runs every labelled pair of test/memory/fixtures/statement-pairs.jsonl through the real memory
+// Runs every labelled pair of test/memory/fixtures/statement-pairs{,-heldout}.jsonl through the real memory
 // service (in-memory SQLite) with the deterministic fallback, a scripted oracle judge and a noisy
 // scripted judge, and prints one JSON report per mode.
 import { dirname, join } from "node:path";
@@ -8,12 +8,14 @@ import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const { loadPairs, runPairsBench } = await import(join(root, "dist/memory/bench/statement-pairs.js"));
-const pairs = loadPairs(join(root, "test/memory/fixtures/statement-pairs.jsonl"));
-for (const mode of ["rules", "oracle", "noisy"]) {
-  const report = await runPairsBench(pairs, mode);
-  const failures = report.failures.map(
-    (failure) =>
-      `#${failure.pair.id} ${failure.pair.label} -> ${failure.action}${failure.wrongSupersession ? " wrong-supersession" : ""}${failure.wrongConfirmation ? " wrong-confirmation" : ""}${failure.informationLost ? " information-lost" : ""}`,
-  );
-  process.stdout.write(`${JSON.stringify({ ...report, failures })}\n`);
+for (const file of ["statement-pairs.jsonl", "statement-pairs-heldout.jsonl"]) {
+  const pairs = loadPairs(join(root, "test/memory/fixtures", file));
+  for (const mode of ["rules", "oracle", "noisy"]) {
+    const report = await runPairsBench(pairs, mode);
+    const failures = report.failures.map(
+      (failure) =>
+        `#${failure.pair.id} ${failure.pair.label} -> ${failure.action}${failure.wrongSupersession ? " wrong-supersession" : ""}${failure.wrongConfirmation ? " wrong-confirmation" : ""}${failure.informationLost ? " information-lost" : ""}`,
+    );
+    process.stdout.write(`${JSON.stringify({ file, ...report, failures })}\n`);
+  }
 }

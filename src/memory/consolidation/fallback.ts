@@ -62,7 +62,11 @@ export function judgeByRules(candidate: string, existing: string): Judgement {
     }
     return different("different numbers");
   }
-  if (onlyA.length === 0 && onlyB.length === 0 && shared.length > 0) {
+  const somethingShared = shared.length > 0 || a.persons.size > 0 || a.numbers.size > 0;
+  if (onlyA.length === 0 && onlyB.length === 0 && somethingShared) {
+    // A relative time ("last month") on one side only says when, but two statements that differ in
+    // it are not the same claim.
+    if (!sameSet(a.when, b.when)) return different("different relative times");
     return { verdict: "same", reason: "same content words, people, numbers and dates", by: "rules" };
   }
   const attribute = shared.find((term) => FUNCTIONAL_ATTRIBUTES.has(term));

@@ -1,6 +1,36 @@
 import { stemmer } from "stemmer";
 import { isCjk, isStopword, normalize, tokenize } from "../text/index.js";
 import { isNegation } from "../text/negation.js";
+import {
+  CHANGE_MARKERS,
+  CJK_CHANGE,
+  CJK_DATE,
+  CJK_DIGITS,
+  CJK_NEGATION,
+  CJK_NUMBER,
+  CJK_PAST,
+  CJK_PERSON_CANONICAL,
+  CJK_PERSONS,
+  CJK_RELATIONS,
+  CJK_STOPWORDS,
+  CJK_WEEKDAY_CANONICAL,
+  ENDING_VERBS,
+  IRREGULAR_PERSONS,
+  ISO_DATE,
+  KINSHIP,
+  MONTHS,
+  NEUTRAL_TERMS,
+  NUMBER_WORDS,
+  PERSON_MODIFIERS,
+  PLURAL_PERSONS,
+  RELATION_SYNONYMS,
+  RELATIVE_DAYS,
+  RELATIVE_TIME,
+  TIME_OF_DAY,
+  WEEKDAYS,
+} from "./vocabulary.js";
+
+export { FUNCTIONAL_ATTRIBUTES } from "./vocabulary.js";
 
 /**
  * What a statement is about, taken apart so two statements can be compared slot by slot instead of
@@ -10,7 +40,10 @@ import { isNegation } from "../text/negation.js";
 export interface StatementFeatures {
   /** Stemmed content words (and CJK words), with persons, numbers, dates and negations taken out. */
   terms: Set<string>;
-  /** Kinship and role words, singular: "sister", "wife", "姐姐". */
+  /**
+   * Kinship and role words, singular, with a plural marked ("sister+": my sisters) and a modifier
+   * kept ("ex-wife", "late-grandfather"): each is another person than the bare word.
+   */
   persons: Set<string>;
   /** Proper nouns in the text (not at the start of a sentence): names, places, brands. */
   names: Set<string>;
@@ -20,194 +53,14 @@ export interface StatementFeatures {
   numbers: Set<string>;
   /** Weekdays, months, calendar dates and relative days. */
   dates: Set<string>;
+  /** Relative times ("last month", "recently"): they keep two statements from being "the same". */
+  when: Set<string>;
   negated: boolean;
+  /** A word that says a state changed ("moved", "switched", "now", "quit", "现在"). */
+  changed: boolean;
   /** "used to", "anymore", "no longer", "以前", "不再": the claim is about a past state. */
   past: boolean;
 }
-
-const KINSHIP: Readonly<Record<string, string>> = Object.fromEntries(
-  `mother mom mum mommy father dad daddy sister brother sibling wife husband spouse partner son daughter
-  child kid baby girlfriend boyfriend fiance fiancee grandmother grandma granny grandfather grandpa aunt uncle
-  cousin niece nephew friend boss manager colleague coworker roommate flatmate neighbor neighbour teacher
-  doctor dentist therapist mentor grandson granddaughter stepmother stepfather stepson stepdaughter`
-    .split(/\s+/)
-    .filter((word) => word !== "")
-    .flatMap((word) => [
-      [word, word],
-      [`${word}s`, word],
-      [`${word}es`, word],
-    ]),
-);
-const IRREGULAR_PERSONS: Readonly<Record<string, string>> = {
-  children: "child",
-  wives: "wife",
-  mothers: "mother",
-  mom: "mother",
-  mum: "mother",
-  mommy: "mother",
-  dad: "father",
-  daddy: "father",
-  grandma: "grandmother",
-  granny: "grandmother",
-  grandpa: "grandfather",
-  kid: "child",
-  kids: "child",
-  neighbour: "neighbor",
-  coworker: "colleague",
-};
-// Longest first, so 男朋友 is not read as 朋友.
-const CJK_PERSONS =
-  `男朋友 女朋友 未婚妻 未婚夫 姐姐 妹妹 哥哥 弟弟 妻子 老婆 太太 丈夫 老公 儿子 女儿 妈妈 母亲
-  爸爸 父亲 爷爷 奶奶 外公 外婆 朋友 同事 老板 孩子 室友 邻居 老师 医生 牙医 经理 上司`
-    .split(/\s+/)
-    .filter((word) => word !== "")
-    .sort((a, b) => b.length - a.length);
-const CJK_PERSON_CANONICAL: Readonly<Record<string, string>> = {
-  老婆: "妻子",
-  太太: "妻子",
-  老公: "丈夫",
-  妈妈: "母亲",
-  爸爸: "父亲",
-};
-
-const NUMBER_WORDS: Readonly<Record<string, number>> = {
-  zero: 0,
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  eleven: 11,
-  twelve: 12,
-  thirteen: 13,
-  fourteen: 14,
-  fifteen: 15,
-  sixteen: 16,
-  seventeen: 17,
-  eighteen: 18,
-  nineteen: 19,
-  twenty: 20,
-  thirty: 30,
-  forty: 40,
-  fifty: 50,
-  sixty: 60,
-  seventy: 70,
-  eighty: 80,
-  ninety: 90,
-  hundred: 100,
-  twice: 2,
-  once: 1,
-};
-const CJK_DIGITS: Readonly<Record<string, number>> = {
-  零: 0,
-  一: 1,
-  二: 2,
-  两: 2,
-  三: 3,
-  四: 4,
-  五: 5,
-  六: 6,
-  七: 7,
-  八: 8,
-  九: 9,
-};
-/** A Chinese numeral counts only before a measure word: 一 alone is also "one/a" in many words. */
-const CJK_NUMBER = /([零一二两三四五六七八九十百]+)(?=[岁个只年次天口人位本杯公斤米点号月周小分块元])/gu;
-
-const WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
-// "may" is left out: it is far more often a verb than the month.
-const MONTHS = `january february march april june july august september october november december`.split(" ");
-const RELATIVE_DAYS = ["today", "tomorrow", "yesterday", "tonight", "weekend", "weekday", "weekdays"];
-const CJK_DATE =
-  /(?:星期|周|礼拜)[一二三四五六日天末]|今天|明天|昨天|后天|前天|今晚|(?:\d+|[一二三四五六七八九十]+)月(?:(?:\d+|[一二三四五六七八九十]+)[日号])?/gu;
-const CJK_WEEKDAY_CANONICAL: Readonly<Record<string, string>> = {
-  一: "monday",
-  二: "tuesday",
-  三: "wednesday",
-  四: "thursday",
-  五: "friday",
-  六: "saturday",
-  日: "sunday",
-  天: "sunday",
-  末: "weekend",
-};
-const ISO_DATE = /\b\d{4}-\d{2}-\d{2}\b/g;
-const TIME_OF_DAY = /\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b/g;
-
-const CJK_NEGATION = /不再|没有|沒有|不|没|沒|无|無|未|别/gu;
-const CJK_PAST = /以前|曾经|過去|过去|原来|不再/u;
-const CJK_STOPWORDS = new Set(
-  "我 我的 的 了 是 在 对 很 也 都 和 要 去 有 用户 到 到了 现在 今年 目前 已经 一直 会 还".split(" "),
-);
-
-/**
- * Relation verbs that name the same attribute, folded onto one term, so "lives in Paris" and
- * "moved to Berlin" are seen as two values of one attribute. English stems and CJK characters.
- */
-const RELATION_SYNONYMS: Readonly<Record<string, string>> = {
-  move: "live",
-  moved: "live",
-  reloc: "live",
-  resid: "live",
-  home: "live",
-  employ: "work",
-  job: "work",
-  favourit: "favorit",
-  love: "like",
-  enjoi: "like",
-  prefer: "like",
-};
-const CJK_RELATIONS: readonly [RegExp, string][] = [
-  [/住|搬|居住/u, "live"],
-  [/工作|上班/u, "work"],
-  [/喜欢|爱|偏好/u, "like"],
-  [/最喜欢/u, "favorit"],
-];
-
-/**
- * Attributes a person has one value of at a time. Only for these does the fallback flag two values
- * as a possible update (a conflict for the user); for anything else ("likes green tea" / "likes
- * black tea") two values are two facts.
- */
-export const FUNCTIONAL_ATTRIBUTES: ReadonlySet<string> = new Set([
-  "live",
-  "work",
-  "favorit",
-  "name",
-  "ag",
-  "age",
-  "old",
-  "born",
-  "marri",
-  "address",
-  "phone",
-  "email",
-  "code",
-  "password",
-  "weigh",
-  "height",
-  "tall",
-  "salari",
-  "岁",
-]);
-
-/** Terms that only mark time or subject; they carry no content of their own. */
-const NEUTRAL_TERMS = new Set([
-  "user",
-  "anymor",
-  "formerli",
-  "previous",
-  "former",
-  "current",
-  "now",
-  "still",
-  "actual",
-]);
 
 function properNouns(text: string): Set<string> {
   const names = new Set<string>();
@@ -259,6 +112,7 @@ function cjkFeatures(run: string, into: StatementFeatures): void {
     into.persons.add(CJK_PERSON_CANONICAL[person] ?? person);
     rest = rest.split(person).join(" ");
   }
+  if (CJK_CHANGE.test(rest)) into.changed = true;
   if (CJK_PAST.test(rest)) into.past = true;
   if (rest.replace(/不再/gu, "").match(CJK_NEGATION)) into.negated = true;
   rest = rest.replace(/以前|曾经|过去|過去|原来/gu, " ").replace(CJK_NEGATION, " ");
@@ -286,6 +140,41 @@ function englishTerm(token: string): string | undefined {
   return RELATION_SYNONYMS[token] ?? RELATION_SYNONYMS[stem] ?? stem;
 }
 
+/** The canonical person a token names, "+" marking a plural ("sisters" -> "sister+"), or undefined. */
+function personOf(token: string | undefined): string | undefined {
+  if (token === undefined) return undefined;
+  const singular = IRREGULAR_PERSONS[token] ?? KINSHIP[token];
+  if (singular === undefined) return undefined;
+  const canonical = IRREGULAR_PERSONS[singular] ?? singular;
+  const plural = PLURAL_PERSONS.has(token) || (KINSHIP[token] !== undefined && KINSHIP[token] !== token);
+  return plural ? `${canonical}+` : canonical;
+}
+
+/**
+ * A month next to a day number is one date ("March 3", "3rd of March"), not a month and a number:
+ * two appointments on different days are two dates. Returns the token positions it used.
+ */
+function calendarDays(tokens: readonly string[], dates: Set<string>): Set<number> {
+  const consumed = new Set<number>();
+  const day = (token: string | undefined) => {
+    const match = /^(\d{1,2})(?:st|nd|rd|th)?$/.exec(token ?? "");
+    const value = match?.[1] !== undefined ? Number(match[1]) : 0;
+    return value >= 1 && value <= 31 ? value : undefined;
+  };
+  tokens.forEach((token, position) => {
+    if (!MONTHS.includes(token)) return;
+    const after = day(tokens[position + 1]);
+    const before = tokens[position - 1] === "of" ? day(tokens[position - 2]) : day(tokens[position - 1]);
+    if (after !== undefined) consumed.add(position + 1);
+    else if (before !== undefined) consumed.add(tokens[position - 1] === "of" ? position - 2 : position - 1);
+    const value = after ?? before;
+    if (value === undefined) return;
+    consumed.add(position);
+    dates.add(`${token} ${value}`);
+  });
+  return consumed;
+}
+
 export function featuresOf(text: string): StatementFeatures {
   const features: StatementFeatures = {
     terms: new Set(),
@@ -294,10 +183,14 @@ export function featuresOf(text: string): StatementFeatures {
     personNames: new Set(),
     numbers: new Set(),
     dates: new Set(),
+    when: new Set(),
     negated: false,
+    changed: false,
     past: false,
   };
-  const normalized = normalize(text);
+  let normalized = normalize(text);
+  for (const match of normalized.matchAll(RELATIVE_TIME)) features.when.add(match[0]);
+  normalized = normalized.replace(RELATIVE_TIME, " ");
   if (
     /\bused to\b|\banymore\b|\bno longer\b|\bformerly\b|\bpreviously\b|\bnot any ?more\b/.test(normalized)
   ) {
@@ -307,7 +200,10 @@ export function featuresOf(text: string): StatementFeatures {
   for (const match of normalized.matchAll(TIME_OF_DAY)) features.dates.add(match[0].replace(/\s+/g, ""));
   for (const match of text.matchAll(/\p{Extended_Pictographic}/gu)) features.terms.add(match[0]);
   const tokens = tokenize(normalized.replace(ISO_DATE, " ").replace(TIME_OF_DAY, " "));
+  const consumed = calendarDays(tokens, features.dates);
   tokens.forEach((token, position) => {
+    if (consumed.has(position)) return;
+    if (CHANGE_MARKERS.has(token)) features.changed = true;
     if (isCjk(token)) {
       cjkFeatures(token, features);
       return;
@@ -318,6 +214,20 @@ export function featuresOf(text: string): StatementFeatures {
       return;
     }
     if (token === "longer" && tokens[position - 1] === "no") return;
+    const ended = ENDING_VERBS[token];
+    if (ended !== undefined) {
+      // "I quit smoking" / "I divorced Tom": the state is over, as with "no longer".
+      features.past = true;
+      if (ended !== null) features.terms.add(ended);
+      return;
+    }
+    if (token === "single" && position > 0 && /^(?:am|is|m|s|still|now)$/.test(tokens[position - 1] ?? "")) {
+      // "is single" is "is not married".
+      features.negated = true;
+      features.terms.add("marri");
+      return;
+    }
+    if (PERSON_MODIFIERS.has(token) && personOf(tokens[position + 1]) !== undefined) return;
     if (token === "used" && tokens[position + 1] === "to") return;
     if (WEEKDAYS.includes(token) || MONTHS.includes(token) || RELATIVE_DAYS.includes(token)) {
       features.dates.add(token.replace(/s$/, ""));
@@ -328,8 +238,13 @@ export function featuresOf(text: string): StatementFeatures {
       features.dates.add(token);
       return;
     }
-    if (/^\d+(?:[.,]\d+)?$/.test(token)) {
-      features.numbers.add(String(Number(token.replace(",", "."))));
+    const number = /^(\d+(?:[.,]\d+)?)(?:st|nd|rd|th)?([a-z%$€£]*)$/.exec(token);
+    if (number?.[1] !== undefined) {
+      // "20mg" is the number 20 in milligrams; a leading zero is kept ("0042" is not "42").
+      const digits = number[1];
+      features.numbers.add(/^0\d/.test(digits) ? digits : String(Number(digits.replace(",", "."))));
+      const unit = number[2];
+      if (unit) features.terms.add(unit);
       return;
     }
     const spelled = NUMBER_WORDS[token];
@@ -337,11 +252,19 @@ export function featuresOf(text: string): StatementFeatures {
       features.numbers.add(String(spelled));
       return;
     }
-    const person = IRREGULAR_PERSONS[token] ?? KINSHIP[token];
+    const person = personOf(token);
     if (person !== undefined) {
-      features.persons.add(IRREGULAR_PERSONS[person] ?? person);
+      const modifier = tokens[position - 1];
+      features.persons.add(
+        modifier !== undefined && PERSON_MODIFIERS.has(modifier) ? `${modifier}-${person}` : person,
+      );
       const next = tokens[position + 1];
       if (next !== undefined && features.names.has(next)) features.personNames.add(next);
+      return;
+    }
+    // "work with .NET" is using a tool, not employment (the one-value attribute "work").
+    if (/^work(?:s|ed|ing)?$/.test(token) && tokens[position + 1] === "with") {
+      features.terms.add("us");
       return;
     }
     const term = englishTerm(token);
@@ -381,6 +304,7 @@ export function covers(newer: string, older: string): boolean {
     difference(b.persons, a.persons).length === 0 &&
     difference(b.names, a.names).length === 0 &&
     difference(b.numbers, a.numbers).length === 0 &&
-    difference(b.dates, a.dates).length === 0
+    difference(b.dates, a.dates).length === 0 &&
+    difference(b.when, a.when).length === 0
   );
 }

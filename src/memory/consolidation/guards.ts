@@ -1,4 +1,11 @@
-import { covers, featuresOf, sameSet } from "./features.js";
+import {
+  covers,
+  difference,
+  FUNCTIONAL_ATTRIBUTES,
+  featuresOf,
+  type StatementFeatures,
+  sameSet,
+} from "./features.js";
 import type { Judgement } from "./judge.js";
 
 /**
@@ -15,12 +22,18 @@ export function guardJudgement(judgement: Judgement, candidate: string, existing
   if (!sameSet(a.persons, b.persons)) clash.push("people");
   if (judgement.verdict === "same") {
     if (!sameSet(a.numbers, b.numbers)) clash.push("numbers");
-    if (!sameSet(a.dates, b.dates)) clash.push("dates");
+    if (!sameSet(a.dates, b.dates) || !sameSet(a.when, b.when)) clash.push("dates");
     if (a.negated !== b.negated || a.past !== b.past) clash.push("polarity");
   } else {
     // A renamed relation ("my girlfriend Anna" -> "my wife Anna") is still the same person.
     const sharedName = [...a.personNames].some((name) => b.personNames.has(name));
     if (sharedName) clash.length = 0;
+  }
+  if (judgement.verdict === "same") {
+    // Two different names on the two sides ("my boss is Tom" / "my new boss is Jim") are two claims.
+    const namesOnlyNew = difference(a.names, b.names);
+    const namesOnlyOld = difference(b.names, a.names);
+    if (namesOnlyNew.length > 0 && namesOnlyOld.length > 0) clash.push("names");
   }
   if (clash.length === 0) {
     const newCoversOld = covers(candidate, existing);
@@ -44,6 +57,13 @@ export function guardJudgement(judgement: Judgement, candidate: string, existing
         by: judgement.by,
       };
     }
+    if (judgement.verdict === "update" && !marksAChange(a, b)) {
+      return {
+        verdict: "different",
+        reason: `${judgement.by} said update, but nothing says a state changed and no one-value attribute differs; both kept (${judgement.reason})`,
+        by: judgement.by,
+      };
+    }
     return judgement;
   }
   return {
@@ -51,4 +71,28 @@ export function guardJudgement(judgement: Judgement, candidate: string, existing
     reason: `${judgement.by} said ${judgement.verdict} but the ${clash.join(", ")} differ; both kept (${judgement.reason})`,
     by: judgement.by,
   };
+}
+
+/**
+ * Whether an "update" is plausible on the statements' own words: the new one says a state changed
+ * ("moved", "switched", "now", "quit", a negation or "no longer"), or the two differ only in a
+ * number or a date ("my son is 9" / "10"), or they share a one-value attribute (where someone lives,
+ * a code, an age) and differ in its value. "I have two cats" / "I have two dogs" is none of these:
+ * two facts, both kept, whatever a model says.
+ */
+function marksAChange(newer: StatementFeatures, older: StatementFeatures): boolean {
+  if (newer.changed || newer.negated !== older.negated || newer.past !== older.past) return true;
+  const onlyNew = difference(newer.terms, older.terms);
+  const onlyOld = difference(older.terms, newer.terms);
+  const valuesDiffer = !sameSet(newer.numbers, older.numbers) || !sameSet(newer.dates, older.dates);
+  if (valuesDiffer && onlyNew.length === 0 && onlyOld.length === 0) return true;
+  const attribute = [...newer.terms].find((term) => older.terms.has(term) && FUNCTIONAL_ATTRIBUTES.has(term));
+  if (attribute === undefined) return false;
+  // The differing words must come after the attribute in both statements (its value), not before it
+  // (another subject: "my locker code" / "my bike lock code").
+  const after = (features: StatementFeatures, words: readonly string[]) => {
+    const order = [...features.terms];
+    return words.every((word) => order.indexOf(word) > order.indexOf(attribute));
+  };
+  return after(newer, onlyNew) && after(older, onlyOld);
 }

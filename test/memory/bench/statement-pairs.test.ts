@@ -38,3 +38,25 @@ describe("statement-pair benchmark (test/memory/fixtures/statement-pairs.jsonl)"
     expect(report.contradictions.flaggedAsConflict).toBe(report.contradictions.total);
   });
 });
+
+describe("held-out statement pairs (test/memory/fixtures/statement-pairs-heldout.jsonl)", () => {
+  // Written after the fixes above were tuned: other relations, modifiers (ex-, late), plurals,
+  // possessives, units, month days, change-of-state verbs, German/Spanish/French.
+  const heldOut = loadPairs(join(import.meta.dirname, "../fixtures/statement-pairs-heldout.jsonl"));
+
+  it("the fallback never supersedes or confirms wrongly and flags most updates", async () => {
+    const report = await runPairsBench(heldOut, "rules");
+    expect(report.failures.map((failure) => `${failure.pair.id} ${failure.action}`)).toEqual([]);
+    expect(report.updates.superseded).toBe(0);
+    expect(report.updates.flaggedAsConflict).toBeGreaterThan(report.updates.total / 2);
+    expect(report.falseConflicts).toBe(0);
+  });
+
+  it("a noisy model's lies about same/update are refused by the guards except a one-value correction", async () => {
+    const report = await runPairsBench(heldOut, "noisy");
+    expect(report.wrongConfirmations).toBe(0);
+    expect(report.informationLost).toBe(0);
+    // Left: "born in Lyon" -> "born in Paris" called an update; a one-value attribute may be corrected.
+    expect(report.failures.map((failure) => failure.pair.stored)).toEqual(["I was born in Lyon"]);
+  });
+});
