@@ -5,6 +5,7 @@ import { type ConsolidationOutcome, consolidate } from "./consolidation/consolid
 import { consolidateImported, type ImportConsolidation } from "./consolidation/import-merge.js";
 import { type DrainSummary, drainJudgeQueue } from "./consolidation/queue-drain.js";
 import { editMemory } from "./edit.js";
+import { claimedBy } from "./extraction/attribution.js";
 import { type RunSummary, runPendingExtractions } from "./extraction/runner.js";
 import { forgetMemory } from "./forget.js";
 import { profileSection, recallSection, searchEpisodes, searchMemories } from "./retrieval.js";
@@ -17,7 +18,7 @@ import { type ListFilter, MemoryRepository } from "./store/memory-repo.js";
 import { type SourceTurn, sourceTurns, sourceTurnTime } from "./store/provenance.js";
 import { collectStats, type MemoryStats } from "./store/stats.js";
 import type { Candidate, Memory, MemoryIndex, MemoryVersion, Receipt } from "./store/types.js";
-import { userSaidRecently } from "./store/user-words.js";
+import { recentUserTexts, userSaidRecently } from "./store/user-words.js";
 import { type DecayResult, runDecay } from "./tiers.js";
 import { type MemoryView, requireText, type SearchResult, viewOf } from "./view.js";
 
@@ -365,9 +366,14 @@ export class MemoryService {
     return runDecay(this.database, now);
   }
 
-  /** For memory_save: was the quote said by this user in this session's latest messages? */
-  userSaidRecently(input: { sessionId: string; userKey: string; quote: string }): boolean {
-    return userSaidRecently(this.database, input);
+  /**
+   * For memory_save: did this user say the quote in this session's latest messages — and, given the
+   * fact, say it there as their own plain claim (see extraction/attribution.ts `claimedBy`)?
+   */
+  userSaidRecently(input: { sessionId: string; userKey: string; quote: string; factText?: string }): boolean {
+    if (input.factText === undefined) return userSaidRecently(this.database, input);
+    const { factText } = input;
+    return recentUserTexts(this.database, input).some((text) => claimedBy(text, input.quote, factText));
   }
 
   stats(userKey: string | null): MemoryStats {

@@ -44,6 +44,7 @@ export function createMemorySaveTool(service: MemoryService): ToolDefinition<Mem
           sessionId: context.sessionId,
           userKey: context.userKey,
           quote: input.sourceQuote,
+          factText: input.text,
         });
       const outcome = await service.remember(
         {
@@ -66,7 +67,7 @@ export function createMemorySaveTool(service: MemoryService): ToolDefinition<Mem
         : input.sourceQuote === undefined
           ? "inferred (no quote given)"
           : substantial
-            ? "inferred (the quote is not in their recent messages)"
+            ? "inferred (the quote is not their own plain claim of this in their recent messages)"
             : "inferred (the quote is too short or does not carry the fact's words)";
       const summary: Record<typeof outcome.action, string> = {
         created: `Remembered #${outcome.memory.id}: ${outcome.memory.text}`,

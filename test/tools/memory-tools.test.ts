@@ -48,7 +48,9 @@ describe("memory_save", () => {
       { text: "The user hates opera", kind: "preference", importance: "low", sourceQuote: "I hate opera" },
       fakeContext(dirs),
     );
-    expect(invented.ok && invented.output).toMatch(/inferred \(the quote is not in their recent messages\)/);
+    expect(invented.ok && invented.output).toMatch(
+      /inferred \(the quote is not their own plain claim of this in their recent messages\)/,
+    );
     const memories = harness.service.list({ userKey: "owner" });
     expect(memories.map((memory) => [memory.text, memory.evidence, memory.sourceSessionId])).toEqual([
       ["The user is allergic to shellfish", "user-stated", "session-test"],
@@ -87,6 +89,32 @@ describe("memory_save", () => {
       fakeContext(dirs),
     );
     expect(result.ok && result.output).toMatch(/user-stated/);
+  });
+
+  it("does not take a question, a hypothetical or a dropped negation in the person's words as their claim", async () => {
+    const tool = createMemorySaveTool(harness.service);
+    say("Should I move to Berlin next year?");
+    say("Imagine I was a licensed airline pilot, what would I earn?");
+    say("I am not allergic to peanuts, the test was negative.");
+    const attempts = [
+      { text: "The user is moving to Berlin next year", sourceQuote: "move to Berlin next year" },
+      { text: "The user is a licensed airline pilot", sourceQuote: "I was a licensed airline pilot" },
+      { text: "The user is allergic to peanuts", sourceQuote: "allergic to peanuts, the test" },
+    ];
+    for (const attempt of attempts) {
+      const result = await tool.execute(
+        { ...attempt, kind: "fact", importance: "critical" },
+        fakeContext(dirs),
+      );
+      expect(result.ok && result.output).toMatch(/\[evidence: inferred/);
+    }
+    expect(
+      harness.service.list({ userKey: "owner" }).map((memory) => [memory.evidence, memory.importance]),
+    ).toEqual([
+      ["inferred", "normal"],
+      ["inferred", "normal"],
+      ["inferred", "normal"],
+    ]);
   });
 
   it("does not accept another person's words as the task owner's", async () => {

@@ -1,5 +1,6 @@
+import { difference, featuresOf } from "../consolidation/features.js";
 import type { EvidenceKind, Importance } from "../store/types.js";
-import { analyze, isCjk, tokenize } from "../text/index.js";
+import { analyze, isCjk, normalize, tokenize } from "../text/index.js";
 
 /**
  * Who said a fact is decided from the transcript, never taken from the model. A fact is
@@ -54,11 +55,48 @@ export function isSubstantialQuote(quote: string, factText: string): boolean {
   return carried / factTerms.size >= MIN_CONTENT_SHARE;
 }
 
-/** True when the quote lies within one user turn and is substantial for the fact. */
-export function userStated(quote: string, factText: string, excerpt: string): boolean {
+/** Words before a quote that make it something other than the user's own claim. */
+const NOT_A_CLAIM =
+  /\b(?:if|suppose|supposing|imagine|pretend|wish|hypothetically|whether|maybe|perhaps|might|would|could)\b|如果|假如|假设|要是|也许|可能/iu;
+const SENTENCE_END = /[.!?。！？\n]/u;
+const OPENING_QUOTES = /["'“‘«「『>]\s*$/u;
+
+/**
+ * The fact is what the user claimed with these words: the sentence holding the quote is not a
+ * question, the quote is not reported speech (inside quotation marks, after "> "), nothing before it
+ * in the sentence makes it hypothetical ("if", "imagine") or about someone else ("my brother and I"),
+ * the negation or "no longer" agrees with the fact's, and every name, number and date of the fact is
+ * in the quote ("I live in" does not state "lives in Madrid").
+ */
+export function claimedBy(turn: string, quote: string, factText: string): boolean {
+  const text = collapse(turn);
   const needle = collapse(quote);
+  const at = text.indexOf(needle);
+  if (at < 0) return false;
+  let start = at;
+  while (start > 0 && !SENTENCE_END.test(text[start - 1] ?? "")) start--;
+  let end = at + needle.length;
+  while (end < text.length && !SENTENCE_END.test(text[end] ?? "")) end++;
+  if (text[end] === "?" || text[end] === "？") return false;
+  const before = text.slice(start, at);
+  if (OPENING_QUOTES.test(before) || NOT_A_CLAIM.test(before)) return false;
+  const said = featuresOf(`${before}${needle}`);
+  const fact = featuresOf(factText);
+  if ((said.negated || said.past) !== (fact.negated || fact.past)) return false;
+  if (difference(said.persons, fact.persons).length > 0) return false;
+  const quoteWords = new Set(tokenize(normalize(quote)));
+  const quoted = featuresOf(quote);
   return (
-    isSubstantialQuote(quote, factText) && userTurns(excerpt).some((turn) => collapse(turn).includes(needle))
+    [...fact.names].every((name) => quoteWords.has(name) || normalize(quote).includes(name)) &&
+    difference(fact.numbers, quoted.numbers).length === 0 &&
+    difference(fact.dates, quoted.dates).length === 0
+  );
+}
+
+/** True when the quote lies within one user turn, is substantial, and says the fact there. */
+export function userStated(quote: string, factText: string, excerpt: string): boolean {
+  return (
+    isSubstantialQuote(quote, factText) && userTurns(excerpt).some((turn) => claimedBy(turn, quote, factText))
   );
 }
 

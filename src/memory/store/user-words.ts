@@ -44,6 +44,14 @@ export function userSaidRecently(
 ): boolean {
   const needle = collapse(input.quote);
   if (needle.length < 3) return false;
+  return recentUserTexts(database, input).some((text) => collapse(text).includes(needle));
+}
+
+/** The texts of the user's last messages of a session (archived turns and transcript rows). */
+export function recentUserTexts(
+  database: SqliteDatabase,
+  input: { sessionId: string; userKey: string; lookback?: number },
+): string[] {
   const lookback = input.lookback ?? 3;
   const episodeTexts = (
     database
@@ -52,9 +60,5 @@ export function userSaidRecently(
       )
       .all(input.sessionId, input.userKey, lookback) as { text: string }[]
   ).map((row) => row.text);
-  const texts = [
-    ...episodeTexts,
-    ...recentUserMessageTexts(database, input.sessionId, input.userKey, lookback),
-  ];
-  return texts.some((text) => collapse(text).includes(needle));
+  return [...episodeTexts, ...recentUserMessageTexts(database, input.sessionId, input.userKey, lookback)];
 }
