@@ -1,3 +1,5 @@
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { checkBudget } from "../agent/budget.js";
 import type { Clock } from "../agent/clock.js";
 import type { EventBus } from "../agent/events.js";
@@ -9,9 +11,21 @@ import { SearchIndex } from "../memory/search/search-index.js";
 import { EmbeddingError } from "../memory/search/types.js";
 import { MemoryService } from "../memory/service.js";
 import type { ModelMessage, ModelStepper } from "../model/types.js";
+import { listBackups } from "../storage/backup.js";
+import { backupsDirectory } from "../storage/backup-schedule.js";
 import type { SqliteDatabase } from "../storage/database.js";
 import type { UsageStore } from "../storage/usage.js";
 import type { Logger } from "./logger.js";
+
+/** The copies of mercury.db that a forget must reach: the backups and the files kept by restores. */
+function databaseCopies(home: string): string[] {
+  const kept = existsSync(home)
+    ? readdirSync(home)
+        .filter((name) => /^mercury\.db\.before-restore-/.test(name) && !/-(?:wal|shm|journal)$/.test(name))
+        .map((name) => join(home, name))
+    : [];
+  return [...listBackups(backupsDirectory(home)).map((entry) => entry.path), ...kept];
+}
 
 export interface MemoryWiring {
   database: SqliteDatabase;
@@ -82,6 +96,8 @@ export function createMemoryService(wiring: MemoryWiring): { service: MemoryServ
         at: wiring.clock.now().toISOString(),
       }),
     log: (level, message) => wiring.logger[level]({ component: "memory" }, message),
+    // A forget reaches the backups under MERCURY_HOME and a restore's kept file too.
+    databaseCopies: () => databaseCopies(wiring.config.home),
     ...(embedder
       ? {
           wordIndex: new SearchIndex(wiring.database),

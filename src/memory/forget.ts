@@ -1,4 +1,5 @@
 import type { SqliteDatabase } from "../storage/database.js";
+import { type ForgetRecord, forgetInCopies } from "./forget-copies.js";
 import type { MemoryRepository } from "./store/memory-repo.js";
 import {
   FORGOTTEN,
@@ -14,6 +15,17 @@ export interface ForgetDeps {
   memories: MemoryRepository;
   index: MemoryIndex;
   log?(level: "info" | "warn" | "error", message: string): void;
+  /** Other copies of the database on disk (backups) that must forget too. */
+  databaseCopies?: () => string[];
+}
+
+export interface ForgetResult {
+  messagesRedacted: number;
+  episodesRedacted: number;
+  /** Backups under MERCURY_HOME the forget was applied to. */
+  copiesUpdated: number;
+  /** Copies that could not be changed: they still hold the text; the user is told which. */
+  copiesFailed: { path: string; reason: string }[];
 }
 
 /**
@@ -24,12 +36,7 @@ export interface ForgetDeps {
  * `secure_delete` on, freed pages are zeroed; the WAL is then checkpointed and truncated, so no file
  * under MERCURY_HOME keeps the text. Only the owner of the memory can do it.
  */
-export function forgetMemory(
-  deps: ForgetDeps,
-  id: number,
-  userKey: string,
-  at: string,
-): { messagesRedacted: number; episodesRedacted: number } {
+export function forgetMemory(deps: ForgetDeps, id: number, userKey: string, at: string): ForgetResult {
   const { database } = deps;
   const memory = deps.memories.getForUser(id, userKey);
   const versions = deps.memories.versions(id);
@@ -71,10 +78,23 @@ export function forgetMemory(
     deps.memories.delete(id, userKey, at);
     recordRedactions(database, "messages", messageIds, id, at);
     recordRedactions(database, "episodes", episodeIds, id, at);
-    return { messagesRedacted: messageIds.length, episodesRedacted: episodeIds.length };
+    const record: ForgetRecord = { memoryId: id, userKey, at, messageIds, episodeIds, needles };
+    return record;
   })();
   checkpoint(deps);
-  return result;
+  const copies = forgetInCopies(deps.databaseCopies?.() ?? [], result);
+  for (const failure of copies.failed) {
+    deps.log?.(
+      "warn",
+      `forget of memory #${id}: could not update the copy ${failure.path}: ${failure.reason}`,
+    );
+  }
+  return {
+    messagesRedacted: result.messageIds.length,
+    episodesRedacted: result.episodeIds.length,
+    copiesUpdated: copies.updated.length,
+    copiesFailed: copies.failed,
+  };
 }
 
 /**

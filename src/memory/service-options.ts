@@ -22,6 +22,11 @@ export interface MemoryServiceOptions {
   wordIndex?: MemoryIndex;
   /** Embeds what was just written (memory add stores its vector); failures become notices. */
   embedPending?: () => Promise<number>;
+  /**
+   * Paths of other copies of the database on disk (the backups under MERCURY_HOME): a forget is
+   * applied to them too, so no file keeps the forgotten text.
+   */
+  databaseCopies?: () => string[];
   /** Shown to the person (CLI stderr, chat notice): degraded service they should know about. */
   onNotice?(message: string): void;
 }

@@ -7,7 +7,7 @@ import { type DrainSummary, drainJudgeQueue } from "./consolidation/queue-drain.
 import { editMemory } from "./edit.js";
 import { claimedBy } from "./extraction/attribution.js";
 import { type RunSummary, runPendingExtractions } from "./extraction/runner.js";
-import { forgetMemory } from "./forget.js";
+import { type ForgetResult, forgetMemory } from "./forget.js";
 import { profileSection, recallSection, searchEpisodes, searchMemories } from "./retrieval.js";
 import { EmbeddingError } from "./search/types.js";
 import type { MemoryServiceOptions, RememberInput } from "./service-options.js";
@@ -300,13 +300,14 @@ export class MemoryService {
   }
 
   /** Erases a memory and every trace of its text (see forget.ts). Only its owner can. */
-  forget(id: number, userKey: string): { messagesRedacted: number; episodesRedacted: number } {
+  forget(id: number, userKey: string): ForgetResult {
     const result = forgetMemory(
       {
         database: this.database,
         memories: this.memories,
         index: this.index,
         ...(this.options.log ? { log: this.options.log } : {}),
+        ...(this.options.databaseCopies ? { databaseCopies: this.options.databaseCopies } : {}),
       },
       id,
       userKey,

@@ -89,7 +89,12 @@ export interface Tombstone {
  * not bring it back. The default deletes the memory row and its versions and records the tombstone;
  * the memory module may install a fuller purge (search index, episodes) with setTombstoneReapplier.
  */
-export type TombstoneReapplier = (restored: SqliteDatabase, tombstones: readonly Tombstone[]) => void;
+export type TombstoneReapplier = (
+  restored: SqliteDatabase,
+  tombstones: readonly Tombstone[],
+  /** The database that was current before the restore (its redactions are re-applied too). */
+  previousPath: string | null,
+) => void;
 
 let reapplier: TombstoneReapplier = (restored, tombstones) => {
   const apply = restored.transaction(() => {
@@ -155,7 +160,7 @@ export function restoreBackup(
       ),
     );
     const missing = tombstones.filter((tombstone) => !known.has(tombstone.memory_id));
-    if (missing.length > 0) reapplier(restored, missing);
+    if (missing.length > 0) reapplier(restored, missing, keptAs);
     return { keptAs, tombstonesReapplied: missing.length };
   } finally {
     restored.close();

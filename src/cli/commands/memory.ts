@@ -289,8 +289,26 @@ export function registerMemoryCommands(
     .action(
       action(async (service, options: Common, rawId: string) => {
         const id = positiveInt(rawId, "the memory id");
-        service.forget(id, options.user);
-        return { json: { ok: true, forgotten: id }, text: `Forgotten: memory #${id}` };
+        const result = service.forget(id, options.user);
+        const copies =
+          result.copiesUpdated > 0
+            ? ` (and in ${result.copiesUpdated} backup${result.copiesUpdated === 1 ? "" : "s"})`
+            : "";
+        const failed = result.copiesFailed
+          .map(
+            (copy) =>
+              `\nwarning: ${copy.path} could not be changed (${copy.reason}); it still holds the memory: delete it`,
+          )
+          .join("");
+        return {
+          json: {
+            ok: true,
+            forgotten: id,
+            backupsUpdated: result.copiesUpdated,
+            backupsFailed: result.copiesFailed,
+          },
+          text: `Forgotten: memory #${id}${copies}${failed}`,
+        };
       }),
     );
 
