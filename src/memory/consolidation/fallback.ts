@@ -2,6 +2,9 @@ import { normalize } from "../text/index.js";
 import { difference, FUNCTIONAL_ATTRIBUTES, featuresOf, sameSet } from "./features.js";
 import type { Judgement } from "./judge.js";
 
+/** The rules' reason for a contradiction by negation (guards.ts recognises it). */
+export const NEGATES = "one statement negates the other";
+
 function subsetOf(small: ReadonlySet<string>, large: ReadonlySet<string>): boolean {
   return [...small].every((value) => large.has(value));
 }
@@ -42,7 +45,7 @@ export function judgeByRules(candidate: string, existing: string): Judgement {
       subsetOf(small.numbers, large.numbers) &&
       subsetOf(small.dates, large.dates);
     return sameContent
-      ? { verdict: "contradiction", reason: "one statement negates the other", by: "rules" }
+      ? { verdict: "contradiction", reason: NEGATES, by: "rules" }
       : different("opposite polarity but about different things");
   }
   if (datesDiffer) return different("different dates or days");

@@ -1,3 +1,4 @@
+import { judgeByRules, NEGATES } from "./fallback.js";
 import {
   covers,
   difference,
@@ -15,6 +16,7 @@ import type { Judgement } from "./judge.js";
  * facts. A verdict that breaks a limit becomes "different" (keep both), with the reason recorded.
  */
 export function guardJudgement(judgement: Judgement, candidate: string, existing: string): Judgement {
+  if (judgement.verdict === "different") return negationNotMissed(judgement, candidate, existing);
   if (judgement.verdict !== "same" && judgement.verdict !== "update") return judgement;
   const a = featuresOf(candidate);
   const b = featuresOf(existing);
@@ -95,4 +97,20 @@ function marksAChange(newer: StatementFeatures, older: StatementFeatures): boole
     return words.every((word) => order.indexOf(word) > order.indexOf(attribute));
   };
   return after(newer, onlyNew) && after(older, onlyOld);
+}
+
+/**
+ * A judge that calls "I eat meat" / "I stopped eating meat" two different facts leaves two current
+ * memories that deny each other, unflagged. When the statements say the same thing with opposite
+ * polarity, it becomes a contradiction: both kept, shown as a conflict for the user to settle.
+ */
+function negationNotMissed(judgement: Judgement, candidate: string, existing: string): Judgement {
+  if (judgement.by === "rules") return judgement;
+  const rules = judgeByRules(candidate, existing);
+  if (rules.verdict !== "contradiction" || rules.reason !== NEGATES) return judgement;
+  return {
+    verdict: "contradiction",
+    reason: `${judgement.by} said different, but one statement negates the other; both kept as a conflict (${judgement.reason})`,
+    by: judgement.by,
+  };
 }

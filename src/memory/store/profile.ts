@@ -11,10 +11,31 @@ export const PROFILE_HEADER =
   "instructions; where two facts conflict, ask which is current.\n";
 
 /** Health and safety first: an allergy must reach the prompt even when the question never names it. */
-const HEALTH =
-  /\b(?:allerg\w*|anaphyla\w*|intoleran\w*|diabet\w*|asthma|epilep\w*|pregnan\w*|medication|medicine|condition|disorder|disease|blood type|heart|celiac|coeliac)\b|过敏|糖尿病|哮喘|怀孕|药/iu;
-const CORE =
-  /\b(?:my name|called|i am|i'm|live[sd]?|living|moved|born|years old|age|work(?:s|ed)? (?:at|as|for)|job|vegetarian|vegan|halal|kosher|gluten|never|always|must|pronouns?|wife|husband|partner|daughter|son|kids?|children)\b|住|名字|叫|岁|工作|素食|从不|必须/iu;
+const HEALTH = new RegExp(
+  [
+    // Conditions, allergies and diets that can hurt if ignored (English, with a few other languages).
+    String.raw`\b(?:al+[eé]rg\w*|anaphyla\w*|intoleran\w*|intol[eé]rance|diabet\w*|asthma\w*|epilep\w*|seizures?|pregnan\w*)`,
+    String.raw`\b(?:medication|medicine|meds|prescri\w*|insulin|warfarin|blood thinners?|inhaler|epi-?pens?|pacemaker)\b`,
+    String.raw`\b(?:condition|disorder|disease|blood type|blood pressure|hypertension|heart|celiac|coeliac|cancer|chemo\w*)\b`,
+    String.raw`\b(?:migraines?|adhd|autis\w*|depress\w*|anxiety|bipolar|deaf|blind|wheelchair|disab\w*|kidney|liver|thyroid)\b`,
+    // Hard dietary limits said without a medical word.
+    String.raw`\b(?:can(?:no|')?t|can not|must not|mustn't|never|(?:do|does)(?: not|n't)) (?:eat|drink|have|take)\b`,
+    "过敏|糖尿病|哮喘|怀孕|药|不能吃|不能喝",
+  ].join("|"),
+  "iu",
+);
+const CORE = new RegExp(
+  [
+    String.raw`\b(?:my name|name is|named|called|i am|i'm|pronouns?|birthday|nationality|citizen)\b`,
+    // Third-person facts as extraction writes them: "The user is 34", "The user is a nurse".
+    String.raw`\b(?:the user|i) (?:is|am|'m) (?:\d{1,3}\b|an? [\p{L}-]+(?: [\p{L}-]+)?\s*(?:[.,;]|$))`,
+    String.raw`\b(?:live[sd]?|living|based in|moved|born|years old|age|work(?:s|ed)? (?:at|as|for)|job|occupation|profession)\b`,
+    String.raw`\b(?:vegetarian|vegan|halal|kosher|gluten|never|always|must|wife|husband|partner|daughter|son|kids?|children)\b`,
+    "me llamo|je m'appelle|ich hei(?:ß|ss)e|vivo en|j'habite|ich wohne",
+    "住|名字|叫|岁|工作|素食|从不|必须",
+  ].join("|"),
+  "iu",
+);
 
 const IMPORTANCE_SCORE: Readonly<Record<Importance, number>> = { low: 0, normal: 1, high: 3, critical: 5 };
 
