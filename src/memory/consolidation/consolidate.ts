@@ -18,6 +18,7 @@ import { lexicalSimilarity } from "../text/index.js";
 import { covers } from "./features.js";
 import { guardJudgement } from "./guards.js";
 import { type Judgement, judgeByModel, judgeByRules } from "./judge.js";
+import { neighbourQuery, sharesAttribute } from "./neighbours.js";
 import { type Claim, type Decision, decideContradiction, sourceRank } from "./rule.js";
 
 export interface ConsolidationDeps {
@@ -147,7 +148,7 @@ export async function similarMemories(
   candidate: Candidate,
   accept: (memory: Memory) => boolean = () => true,
 ): Promise<Memory[]> {
-  const hits = await deps.index.search(candidate.text, {
+  const hits = await deps.index.search(neighbourQuery(candidate.text), {
     namespace: "memory",
     scopes: [candidate.userKey],
     pool: 20,
@@ -170,7 +171,12 @@ export async function similarMemories(
       // A close vector neighbour (synonyms, paraphrase) is judged even with little word overlap.
       vectorNeighbour: hit.vectorRank !== null && hit.vectorRank <= VECTOR_NEIGHBOURS,
     }))
-    .filter((entry) => entry.similarity >= MIN_SIMILARITY || entry.vectorNeighbour)
+    .filter(
+      (entry) =>
+        entry.similarity >= MIN_SIMILARITY ||
+        entry.vectorNeighbour ||
+        sharesAttribute(candidate.text, entry.memory.text),
+    )
     .sort((a, b) => b.similarity - a.similarity)
     .slice(0, NEIGHBOURS)
     .map((entry) => entry.memory);
