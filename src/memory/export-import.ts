@@ -324,7 +324,8 @@ export interface ConsolidatedImportResult extends ImportResult {
 /**
  * Imports, then consolidates the imported current memories against the memories the store held
  * before (same rules as a new fact): a rewording becomes a confirmation, an update supersedes, a
- * contradiction becomes a listed conflict. Into an empty store this is exactly `importRecords`.
+ * contradiction becomes a listed conflict; hand-written entries also meet the file's earlier ones.
+ * Into an empty store, an export's records are written exactly as `importRecords` writes them.
  */
 export async function importAndConsolidate(
   service: MemoryService,

@@ -378,6 +378,6 @@ export class MemoryService {
   }
 
   stats(userKey: string | null): MemoryStats {
-    return collectStats(this.memories, this.jobs, userKey);
+    return collectStats(this.memories, this.jobs, userKey, this.judgeQueue);
   }
 }

@@ -58,7 +58,9 @@ function line(memory: MemoryView): string {
 function outcomeText(outcome: ConsolidationOutcome): string {
   switch (outcome.action) {
     case "created":
-      return `Remembered: ${outcome.memory.text} (#${outcome.memory.id})`;
+      return outcome.queued
+        ? `Remembered: ${outcome.memory.text} (#${outcome.memory.id}); the model judge failed, so its comparison with similar memories waits in the judge queue (\`mercury memory stats\`)`
+        : `Remembered: ${outcome.memory.text} (#${outcome.memory.id})`;
     case "confirmed":
       return `Confirmed: ${outcome.memory.text} (#${outcome.memory.id}, ${outcome.memory.confirmations}×)`;
     case "superseded":
@@ -149,7 +151,12 @@ export function registerMemoryCommands(
             project: options.project ?? null,
           });
           return {
-            json: { ok: true, action: outcome.action, memory: service.show(outcome.memory.id, options.user) },
+            json: {
+              ok: true,
+              action: outcome.action,
+              memory: service.show(outcome.memory.id, options.user),
+              waitingForJudge: outcome.action === "created" && outcome.queued === true,
+            },
             text: outcomeText(outcome),
           };
         },
@@ -379,6 +386,7 @@ export function registerMemoryCommands(
             .join(", ") || "none"
         }), ${stats.memories.superseded} superseded, ${stats.conflicts} conflicts`,
         `extraction queue: ${jobs.queued} queued, ${jobs.running} running, ${jobs.done} done, ${jobs.failed} failed`,
+        `judge queue: ${stats.judgeQueue} waiting (compared again before the next extraction run)`,
         ...queue,
         `extraction failures: ${stats.extraction.failures}`,
         ...failures,

@@ -41,7 +41,8 @@ function candidateOf(memory: Memory): Candidate {
  * Consolidates freshly imported current memories against the memories that were stored before the
  * import, with the rules a new fact meets (candidates from search, the model judge when configured,
  * the guarded conservative rules otherwise). The import itself stays a lossless raw write; this pass
- * only meets the two sets, so importing into an empty store changes nothing.
+ * meets the two sets (and hand-written entries with the file's earlier ones), so importing an export
+ * into an empty store changes nothing.
  */
 export async function consolidateImported(
   deps: ConsolidationDeps,
@@ -56,11 +57,25 @@ export async function consolidateImported(
     conflicts: 0,
     queued: 0,
   };
+  // Hand-written entries (a Markdown bullet without its record: evidence "imported") were never
+  // consolidated, so they also meet the entries of this file before them ("I am allergic to
+  // penicillin" / "I'm allergic to penicillin" in one list). Exported records were, and do not.
+  const earlier = new Set<number>();
+  const handWritten = (memory: Memory) => memory.evidence === "imported";
   for (const id of importedIds) {
     signal?.throwIfAborted();
     const imported = deps.memories.get(id);
     if (!imported || imported.supersededAt !== null) continue;
-    const neighbours = await similarMemories(deps, candidateOf(imported), wasStored);
+    earlier.add(imported.id);
+    const neighbours = await similarMemories(
+      deps,
+      candidateOf(imported),
+      (memory) =>
+        wasStored(memory) ||
+        (memory.id !== imported.id &&
+          earlier.has(memory.id) &&
+          (handWritten(imported) || handWritten(memory))),
+    );
     if (neighbours.length === 0) continue;
     const judged = await judgeAll(deps, imported.text, neighbours, signal, imported.userKey);
     if (!judged.ok) {

@@ -1,4 +1,5 @@
 import type { JobRepository } from "./jobs.js";
+import type { JudgeQueue } from "./judge-queue.js";
 import type { MemoryRepository } from "./memory-repo.js";
 
 export interface MemoryStats {
@@ -9,6 +10,8 @@ export interface MemoryStats {
     byKind: Record<string, number>;
   };
   conflicts: number;
+  /** Comparisons waiting for the model judge (it failed; they are retried before the next extraction). */
+  judgeQueue: number;
   extraction: {
     jobs: Record<"queued" | "running" | "done" | "failed", number>;
     queue: { id: number; attempts: number; nextAttemptAt: string; lastError: string | null }[];
@@ -22,6 +25,7 @@ export function collectStats(
   memories: MemoryRepository,
   jobs: JobRepository,
   userKey: string | null,
+  judgeQueue: JudgeQueue,
 ): MemoryStats {
   const byTier = memories.countBy(userKey, "tier");
   const users = userKey === null ? memories.allUsers() : [userKey];
@@ -33,6 +37,7 @@ export function collectStats(
       byKind: memories.countBy(userKey, "kind"),
     },
     conflicts: users.reduce((sum, user) => sum + memories.conflicts(user).length, 0),
+    judgeQueue: judgeQueue.count(userKey),
     extraction: {
       jobs: jobs.countByStatus(),
       queue: jobs.queued(20).map((job) => ({
