@@ -53,7 +53,7 @@ export function judgeByRules(candidate: string, existing: string): Judgement {
     if (
       onlyA.length === 0 &&
       onlyB.length === 0 &&
-      (shared.length > 0 || a.persons.size > 0) &&
+      (shared.length > 0 || a.persons.size > 0 || (a.terms.size === 0 && b.terms.size === 0)) &&
       a.numbers.size > 0 &&
       b.numbers.size > 0
     ) {

@@ -2,7 +2,9 @@ import { stemmer } from "stemmer";
 import { isCjk, isStopword, normalize, tokenize } from "../text/index.js";
 import { isNegation } from "../text/negation.js";
 import {
+  ADDITIVE_MARKERS,
   CHANGE_MARKERS,
+  CJK_ADDITIVE,
   CJK_CHANGE,
   CJK_DATE,
   CJK_DIGITS,
@@ -58,6 +60,8 @@ export interface StatementFeatures {
   negated: boolean;
   /** A word that says a state changed ("moved", "switched", "now", "quit", "现在"). */
   changed: boolean;
+  /** A word that adds a fact beside another ("too", "also", "my other sister", "也"). */
+  additive: boolean;
   /** "used to", "anymore", "no longer", "以前", "不再": the claim is about a past state. */
   past: boolean;
 }
@@ -113,6 +117,7 @@ function cjkFeatures(run: string, into: StatementFeatures): void {
     rest = rest.split(person).join(" ");
   }
   if (CJK_CHANGE.test(rest)) into.changed = true;
+  if (CJK_ADDITIVE.test(rest)) into.additive = true;
   if (CJK_PAST.test(rest)) into.past = true;
   if (rest.replace(/不再/gu, "").match(CJK_NEGATION)) into.negated = true;
   rest = rest.replace(/以前|曾经|过去|過去|原来/gu, " ").replace(CJK_NEGATION, " ");
@@ -186,6 +191,7 @@ export function featuresOf(text: string): StatementFeatures {
     when: new Set(),
     negated: false,
     changed: false,
+    additive: false,
     past: false,
   };
   let normalized = normalize(text);
@@ -204,6 +210,7 @@ export function featuresOf(text: string): StatementFeatures {
   tokens.forEach((token, position) => {
     if (consumed.has(position)) return;
     if (CHANGE_MARKERS.has(token)) features.changed = true;
+    if (ADDITIVE_MARKERS.has(token)) features.additive = true;
     if (isCjk(token)) {
       cjkFeatures(token, features);
       return;

@@ -77,17 +77,22 @@ export function guardJudgement(judgement: Judgement, candidate: string, existing
 
 /**
  * Whether an "update" is plausible on the statements' own words: the new one says a state changed
- * ("moved", "switched", "now", "quit", a negation or "no longer"), or the two differ only in a
- * number or a date ("my son is 9" / "10"), or they share a one-value attribute (where someone lives,
+ * ("moved", "switched", "now", "quit", a negation or "no longer") and no word that adds ("too",
+ * "also", "other"), or the two differ only in a number ("my son is 9" / "10"), or they share a one-value attribute (where someone lives,
  * a code, an age) and differ in its value. "I have two cats" / "I have two dogs" is none of these:
  * two facts, both kept, whatever a model says.
  */
 function marksAChange(newer: StatementFeatures, older: StatementFeatures): boolean {
-  if (newer.changed || newer.negated !== older.negated || newer.past !== older.past) return true;
+  if (newer.negated !== older.negated || newer.past !== older.past) return true;
+  // "I speak German too", "my other sister": a fact beside the stored one, not instead of it.
+  if (newer.additive) return false;
+  if (newer.changed) return true;
   const onlyNew = difference(newer.terms, older.terms);
   const onlyOld = difference(older.terms, newer.terms);
-  const valuesDiffer = !sameSet(newer.numbers, older.numbers) || !sameSet(newer.dates, older.dates);
-  if (valuesDiffer && onlyNew.length === 0 && onlyOld.length === 0) return true;
+  // A number is an attribute's value (an age, a count); a different date is another event (two
+  // appointments, two visits) unless a change word says it was moved.
+  const numbersDiffer = !sameSet(newer.numbers, older.numbers) && sameSet(newer.dates, older.dates);
+  if (numbersDiffer && onlyNew.length === 0 && onlyOld.length === 0) return true;
   const attribute = [...newer.terms].find((term) => older.terms.has(term) && FUNCTIONAL_ATTRIBUTES.has(term));
   if (attribute === undefined) return false;
   // The differing words must come after the attribute in both statements (its value), not before it

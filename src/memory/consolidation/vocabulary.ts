@@ -248,7 +248,24 @@ export const CHANGE_MARKERS: ReadonlySet<string> = new Set([
   "today",
   "instead",
   "actually",
+  "rescheduled",
+  "postponed",
+  "delayed",
+  "cancelled",
+  "canceled",
 ]);
+
+/** Words that add a fact beside another ("I speak German too", "my other sister"): never an update. */
+export const ADDITIVE_MARKERS: ReadonlySet<string> = new Set([
+  "too",
+  "also",
+  "another",
+  "other",
+  "additionally",
+  "second",
+  "both",
+]);
+export const CJK_ADDITIVE = /也|又|还有|另一/u;
 export const CJK_CHANGE = /现在|搬|换|改|不再|已经|开始|戒|离婚|结婚|辞职/u;
 
 /** Relative times ("last month", "recently"): when a change happened, not what the claim is about. */

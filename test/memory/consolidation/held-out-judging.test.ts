@@ -39,6 +39,11 @@ describe("a model's update needs a change on the statements' own words", () => {
     ["My wife Anna likes sushi", "My wife Anna likes ramen"],
     ["I work with .NET", "I work with node.js"],
     ["My son plays the piano", "My son plays the violin"],
+    ["I have a dentist appointment on Monday", "I have a dentist appointment on Friday"],
+    ["I visited Rome in 2019", "I visited Rome in 2023"],
+    ["I speak French", "I now speak German too"],
+    ["I have a meeting with Bob at 3pm", "I have a meeting with Alice at 3pm"],
+    ["My son Leo is allergic to nuts", "My son Max is allergic to nuts"],
   ];
   it.each(notUpdates)("%s / %s: a model's update is refused, both kept", (stored, said) => {
     expect(modelSays("update", stored, said)).toBe("different");
@@ -48,6 +53,7 @@ describe("a model's update needs a change on the statements' own words", () => {
     ["The user works at Shell", "The user switched jobs and now works at BP"],
     ["I use an iPhone", "I switched to Android"],
     ["My son is 9", "My son is 10"],
+    ["My dentist appointment is on Monday", "My dentist appointment was moved to Friday"],
     ["I weigh 80 kg", "I weigh 75 kg"],
     ["My wifi password is tulip42", "My wifi password is daisy42"],
     ["I take 20mg of Lipitor daily", "I take 40mg of Lipitor daily"],
