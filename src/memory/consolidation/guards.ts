@@ -26,11 +26,14 @@ export function guardJudgement(judgement: Judgement, candidate: string, existing
     if (!sameSet(a.numbers, b.numbers)) clash.push("numbers");
     if (!sameSet(a.dates, b.dates) || !sameSet(a.when, b.when)) clash.push("dates");
     if (a.negated !== b.negated || a.past !== b.past) clash.push("polarity");
-  } else {
-    // A renamed relation ("my girlfriend Anna" -> "my wife Anna") is still the same person.
-    const sharedName = [...a.personNames].some((name) => b.personNames.has(name));
-    if (sharedName) clash.length = 0;
   }
+  // A renamed relation ("my girlfriend Anna" -> "my wife Anna") is still the same person, and the
+  // new relation is itself the change.
+  const renamedRelation =
+    judgement.verdict === "update" &&
+    [...a.personNames].some((name) => b.personNames.has(name)) &&
+    !sameSet(a.persons, b.persons);
+  if (renamedRelation) clash.length = 0;
   if (judgement.verdict === "same") {
     // Two different names on the two sides ("my boss is Tom" / "my new boss is Jim") are two claims.
     const namesOnlyNew = difference(a.names, b.names);
@@ -59,7 +62,7 @@ export function guardJudgement(judgement: Judgement, candidate: string, existing
         by: judgement.by,
       };
     }
-    if (judgement.verdict === "update" && !marksAChange(a, b)) {
+    if (judgement.verdict === "update" && !renamedRelation && !marksAChange(a, b)) {
       return {
         verdict: "different",
         reason: `${judgement.by} said update, but nothing says a state changed and no one-value attribute differs; both kept (${judgement.reason})`,

@@ -54,6 +54,7 @@ describe("a model's update needs a change on the statements' own words", () => {
     ["I use an iPhone", "I switched to Android"],
     ["My son is 9", "My son is 10"],
     ["My dentist appointment is on Monday", "My dentist appointment was moved to Friday"],
+    ["My girlfriend Anna is a nurse", "My wife Anna is a nurse"],
     ["I weigh 80 kg", "I weigh 75 kg"],
     ["My wifi password is tulip42", "My wifi password is daisy42"],
     ["I take 20mg of Lipitor daily", "I take 40mg of Lipitor daily"],
