@@ -75,54 +75,26 @@ export function parseTerms(json: string): Map<string, number> {
 }
 
 /**
- * The k-th largest score among the given documents (k <= ids.length). Quickselect, O(n). `scratch`
- * (at least ids.length long) is overwritten; passing a reused one spares the garbage collector an
- * array of every touched document per call, the larger share of a query's cost on big lists.
+ * Exact BM25 of one document for weighted query terms (weight 1 for the question's own words, less
+ * for variants, related terms and feedback terms): sum of weight x idf x tf (k1 + 1) / (tf + k1 (1 -
+ * b + b length / averageLength)). FTS5's bm25() cannot weight query terms nor change b, so the pool
+ * it returns is scored again here.
  */
-export function kthScore(
-  scores: Float64Array,
-  ids: readonly number[],
-  k: number,
-  scratch: Float64Array = new Float64Array(ids.length),
+export function bm25Score(
+  queryWeights: ReadonlyMap<string, number>,
+  terms: ReadonlyMap<string, number>,
+  length: number,
+  averageLength: number,
+  idf: (term: string) => number,
+  parameters: Bm25Parameters,
 ): number {
-  if (scratch.length < ids.length) throw new RangeError("kthScore: scratch is shorter than ids");
-  const values = scratch.length === ids.length ? scratch : scratch.subarray(0, ids.length);
-  for (let index = 0; index < ids.length; index++) values[index] = scores[ids[index] as number] as number;
-  const target = values.length - k;
-  let low = 0;
-  let high = values.length - 1;
-  while (low < high) {
-    const pivot = values[(low + high) >>> 1] as number;
-    let left = low;
-    let right = high;
-    while (left <= right) {
-      while ((values[left] as number) < pivot) left++;
-      while ((values[right] as number) > pivot) right--;
-      if (left <= right) {
-        const swap = values[left] as number;
-        values[left] = values[right] as number;
-        values[right] = swap;
-        left++;
-        right--;
-      }
-    }
-    if (target <= right) high = right;
-    else if (target >= left) low = left;
-    else break;
+  const { k1, b } = parameters;
+  const norm = k1 * (1 - b + (averageLength > 0 ? (b * length) / averageLength : 0));
+  let score = 0;
+  for (const [term, weight] of queryWeights) {
+    const tf = terms.get(term);
+    if (tf === undefined || weight <= 0) continue;
+    score += (weight * idf(term) * tf * (k1 + 1)) / (tf + norm);
   }
-  return values[target] as number;
-}
-
-/** Index of documentId in an ascending list, or -1. */
-export function findDocument(documents: Int32Array, documentId: number): number {
-  let low = 0;
-  let high = documents.length - 1;
-  while (low <= high) {
-    const middle = (low + high) >>> 1;
-    const value = documents[middle] as number;
-    if (value === documentId) return middle;
-    if (value < documentId) low = middle + 1;
-    else high = middle - 1;
-  }
-  return -1;
+  return score;
 }

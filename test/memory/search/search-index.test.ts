@@ -5,14 +5,7 @@ import type { IndexedDocument } from "../../../src/memory/search/types.js";
 import { analyze, termCounts } from "../../../src/memory/text/analyze.js";
 import { openMemoryDatabase, type SqliteDatabase } from "../../../src/storage/database.js";
 
-const INDEX_TABLES = [
-  "search_scopes",
-  "search_terms",
-  "search_term_scopes",
-  "search_documents",
-  "search_postings",
-  "search_vectors",
-];
+const INDEX_TABLES = ["search_scopes", "search_term_df", "search_docs", "search_fts"];
 
 function count(database: SqliteDatabase, table: string): number {
   return Number(database.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get());
@@ -89,10 +82,10 @@ describe("SearchIndex", () => {
     expect(index.remove("memory", 2)).toBe(true);
     const after = Object.fromEntries(INDEX_TABLES.map((table) => [table, count(database, table)]));
     expect(after).toEqual(before);
-    const dictionary = database.prepare("SELECT term FROM search_terms").pluck().all();
+    const dictionary = database.prepare("SELECT term FROM search_term_df").pluck().all();
     expect(dictionary).not.toContain("hypothyroid");
     expect(
-      database.prepare("SELECT COUNT(*) FROM search_documents WHERE text LIKE '%diagnosis%'").pluck().get(),
+      database.prepare("SELECT COUNT(*) FROM search_docs WHERE text LIKE '%diagnosis%'").pluck().get(),
     ).toBe(0);
     expect(await index.search("hypothyroidism", { namespace: "memory", scopes: ["telegram:7"] })).toEqual([]);
     expect(index.remove("memory", 2)).toBe(false);
@@ -113,7 +106,7 @@ describe("SearchIndex", () => {
     index.upsert(memory(1, "user lives in Lisbon"));
     expect(await index.search("Berlin", { namespace: "memory", scopes: ["owner"] })).toEqual([]);
     expect((await index.search("Lisbon", { namespace: "memory", scopes: ["owner"] }))[0]?.id).toBe(1);
-    expect(count(database, "search_documents")).toBe(1);
+    expect(count(database, "search_docs")).toBe(1);
   });
 
   it("sees writes made through another SearchIndex on the same database (caches reload)", async () => {
