@@ -1,6 +1,6 @@
 import type { SqliteDatabase } from "../../storage/database.js";
 import { analyze } from "../text/analyze.js";
-import { CONTEXT_WEIGHT, documentLength, documentTerms, isFieldTerm, parseTerms } from "./bm25.js";
+import { CONTEXT_WEIGHT, documentLength, documentTerms, isFieldTerm, ownTerms, parseTerms } from "./bm25.js";
 import { ftsText, matchExpression, scopeToken } from "./fts-terms.js";
 import type { IndexedDocument, SearchNamespace } from "./types.js";
 
@@ -43,6 +43,7 @@ export class LexicalIndex {
   constructor(
     private readonly database: SqliteDatabase,
     private readonly contextWeight = CONTEXT_WEIGHT,
+    private readonly timeWords = true,
   ) {
     const prepare = (sql: string) => database.prepare(sql);
     this.statements = {
@@ -71,6 +72,11 @@ export class LexicalIndex {
       dfRemove: prepare("UPDATE search_term_df SET df = df - 1 WHERE scope_id = ? AND term = ?"),
       dfDeleteUnused: prepare("DELETE FROM search_term_df WHERE scope_id = ? AND term = ? AND df <= 0"),
       df: prepare("SELECT df FROM search_term_df WHERE scope_id = ? AND term = ?").pluck(),
+      dfMany: prepare(
+        `SELECT term, SUM(df) AS df FROM search_term_df
+         WHERE scope_id IN (SELECT value FROM json_each(?)) AND term IN (SELECT value FROM json_each(?))
+         GROUP BY term`,
+      ),
       ofScope: prepare("SELECT namespace, doc_id FROM search_docs WHERE scope_id = ?"),
       details: prepare(
         `SELECT d.id, d.namespace, d.doc_id, s.scope, d.terms, d.length, d.occurred_at
@@ -78,7 +84,16 @@ export class LexicalIndex {
          WHERE d.id IN (SELECT value FROM json_each(?))`,
       ),
       textOf: prepare("SELECT text FROM search_docs WHERE id = ?").pluck(),
-      page: prepare("SELECT id, scope_id, text, terms FROM search_docs WHERE id > ? ORDER BY id LIMIT 500"),
+      page: prepare(
+        "SELECT id, scope_id, text, terms, occurred_at FROM search_docs WHERE id > ? ORDER BY id LIMIT 500",
+      ),
+      // When the caller gives no time, the owning row's: a turn's time, a memory's validity start.
+      ownerTime: prepare(
+        `SELECT CASE @namespace
+           WHEN 'episode' THEN (SELECT created_at FROM episodes WHERE id = @id)
+           WHEN 'memory' THEN (SELECT COALESCE(valid_from, created_at) FROM memories WHERE id = @id)
+         END`,
+      ).pluck(),
       rebuildFlag: prepare("SELECT value FROM search_state WHERE key = 'fts_rebuild'").pluck(),
       clearRebuild: prepare("DELETE FROM search_state WHERE key = 'fts_rebuild'"),
       // ORDER BY rank lets FTS5 score and sort inside the virtual table; `rank MATCH` sets the
@@ -91,9 +106,14 @@ export class LexicalIndex {
   }
 
   /** Replaces the document with this (namespace, id). Returns the internal document id. */
-  upsert(doc: IndexedDocument): number {
-    this.remove(doc.namespace, doc.id);
-    const weights = documentTerms(doc, this.contextWeight);
+  upsert(given: IndexedDocument): number {
+    this.remove(given.namespace, given.id);
+    const occurredAt =
+      given.occurredAt ??
+      (this.statements.ownerTime.get({ namespace: given.namespace, id: given.id }) as string | null) ??
+      undefined;
+    const doc: IndexedDocument = occurredAt === undefined ? given : { ...given, occurredAt };
+    const weights = documentTerms(doc, this.contextWeight, this.timeWords);
     const length = documentLength(weights);
     const scopeId = this.scopeId(doc.namespace, doc.scope, true);
     const documentId = Number(
@@ -107,7 +127,7 @@ export class LexicalIndex {
         doc.occurredAt ?? null,
       ).lastInsertRowid,
     );
-    this.writeFts(documentId, scopeId, doc.text, weights);
+    this.writeFts(documentId, scopeId, ownTerms(doc, this.timeWords), weights);
     for (const term of weights.keys()) this.statements.dfAdd.run(scopeId, term);
     this.statements.scopeAdd.run(1, length, scopeId);
     this.clearCaches();
@@ -223,6 +243,22 @@ export class LexicalIndex {
   }
 
   /**
+   * Loads the document frequencies of many terms in one statement (feedback reads those of every
+   * word of the best documents: one statement each would cost more than the search).
+   */
+  prefetchFrequencies(terms: Iterable<string>, scopeIds: readonly number[]): void {
+    const prefix = `${scopeIds.join(",")}\u0000`;
+    const missing = [...new Set(terms)].filter((term) => !this.dfCache.has(prefix + term));
+    if (missing.length === 0) return;
+    for (const term of missing) this.dfCache.set(prefix + term, 0);
+    const rows = this.statements.dfMany.all(JSON.stringify(scopeIds), JSON.stringify(missing)) as {
+      term: string;
+      df: number;
+    }[];
+    for (const row of rows) this.dfCache.set(prefix + row.term, Number(row.df));
+  }
+
+  /**
    * Caches live for one search at most: another connection (the daemon and a CLI command) may
    * write between two searches, and reading a few hundred rows again costs far less than being wrong.
    */
@@ -252,8 +288,12 @@ export class LexicalIndex {
     }
   }
 
-  private writeFts(documentId: number, scopeId: number, text: string, weights: ReadonlyMap<string, number>) {
-    const body = analyze(text);
+  private writeFts(
+    documentId: number,
+    scopeId: number,
+    body: readonly string[],
+    weights: ReadonlyMap<string, number>,
+  ) {
     const own = new Set(body);
     // Context terms: those of the stored weights that the text itself does not have (field terms
     // such as the speaker are never matched by a query's words).
@@ -278,10 +318,13 @@ export class LexicalIndex {
           scope_id: number;
           text: string;
           terms: string;
+          occurred_at: string | null;
         }[];
         if (rows.length === 0) break;
         for (const row of rows) {
-          this.writeFts(row.id, row.scope_id, row.text, parseTerms(row.terms));
+          // The migrated terms are kept as they were (the old engine had no time words): the body
+          // column holds the text's words, and what the stored terms add goes to extra.
+          this.writeFts(row.id, row.scope_id, analyze(row.text), parseTerms(row.terms));
           after = row.id;
         }
       }
