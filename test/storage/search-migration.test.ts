@@ -50,7 +50,11 @@ describe("migration 011 (search on FTS5)", () => {
         expect(hits[0]?.id ?? null, query.query).toBe(query.top);
         // With today's defaults the former top result is still found.
         const now = await current.search(query.query, { namespace: query.namespace, scopes: [query.scope] });
-        if (query.top !== null) expect(now.map((hit) => hit.id), query.query).toContain(query.top);
+        if (query.top !== null)
+          expect(
+            now.map((hit) => hit.id),
+            query.query,
+          ).toContain(query.top);
       }
       // The episodes' turn times came along as the time they happened.
       const times = database

@@ -42,12 +42,13 @@ export function registerBenchCommands(program: Command, io: BenchIo = defaultIo)
     )
     .requiredOption("--data <file>", "LoCoMo-format JSON file (repeat for several data sets)", collect, [])
     .option("--ablation", "also run every feature switched off alone (slow: a few loads per conversation)")
+    .option("--every <n>", "only every n-th conversation (a fixed, deterministic sample)", positiveInteger, 1)
     .option("--json", "print one JSON document")
-    .action(async (options: { data: string[]; ablation?: boolean; json?: boolean }) => {
+    .action(async (options: { data: string[]; ablation?: boolean; every: number; json?: boolean }) => {
       const reports: DatasetReport[] = [];
       try {
         for (const file of options.data) {
-          const conversations = loadLocomo(file);
+          const conversations = loadLocomo(file).filter((_, index) => index % options.every === 0);
           const report: DatasetReport = {
             data: file,
             mercury: await runRetrievalBench(conversations),

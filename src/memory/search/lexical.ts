@@ -94,6 +94,8 @@ export class LexicalIndex {
            WHEN 'memory' THEN (SELECT COALESCE(valid_from, created_at) FROM memories WHERE id = @id)
          END`,
       ).pluck(),
+      totalDocuments: prepare("SELECT SUM(doc_count) FROM search_scopes").pluck(),
+      scopeCount: prepare("SELECT doc_count FROM search_scopes WHERE id = ?").pluck(),
       rebuildFlag: prepare("SELECT value FROM search_state WHERE key = 'fts_rebuild'").pluck(),
       clearRebuild: prepare("DELETE FROM search_state WHERE key = 'fts_rebuild'"),
       // ORDER BY rank lets FTS5 score and sort inside the virtual table; `rank MATCH` sets the
@@ -190,7 +192,12 @@ export class LexicalIndex {
    * with query-term weights, search-index.ts) orders them.
    */
   candidates(terms: readonly string[], scopeIds: readonly number[], limit: number): number[] {
-    const expression = matchExpression(terms, scopeIds);
+    // When the scopes searched hold every document (one person's install), filtering by scope
+    // would intersect with a list of the whole index for nothing.
+    const total = Number(this.statements.totalDocuments.get() ?? 0);
+    let searched = 0;
+    for (const scopeId of scopeIds) searched += Number(this.statements.scopeCount.get(scopeId) ?? 0);
+    const expression = matchExpression(terms, searched === total ? [] : scopeIds);
     if (expression === undefined) return [];
     return this.statements.candidates.all(expression, FIRST_STAGE_RANK, limit) as number[];
   }
