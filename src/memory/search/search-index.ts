@@ -293,25 +293,6 @@ export class SearchIndex {
     );
   }
 
-  /**
-   * FTS5 candidates. A term in at least half of the documents searched ("user" in every memory)
-   * adds almost nothing to any score but makes FTS5 score half the collection; it is left out of
-   * the first stage when other terms remain. So a document that matches only such words is not a
-   * candidate of a query that has other matches: it would rank below all of them anyway, and at
-   * 100,000 memories scoring it costs more than the rest of the search.
-   */
-  private firstStage(terms: readonly string[], stats: ScopeStats, limit: number): number[] {
-    const known = terms.filter((term) => this.lexical.documentFrequency(term, stats.ids) > 0);
-    if (known.length === 0) return [];
-    const selective = known.filter(
-      (term) => this.lexical.documentFrequency(term, stats.ids) * 2 < stats.documents,
-    );
-    if (selective.length === 0 || selective.length === known.length)
-      return this.lexical.candidates(known, stats.ids, limit);
-    const found = this.lexical.candidates(selective, stats.ids, limit);
-    return found.length > 0 ? found : this.lexical.candidates(known, stats.ids, limit);
-  }
-
   private idfOf(term: string, stats: ScopeStats): number {
     const df = this.lexical.documentFrequency(term, stats.ids);
     return df === 0 ? 0 : bm25Idf(stats.documents, df);
