@@ -31,6 +31,9 @@ export const DEFAULT_POOL = 100;
  */
 export const FIRST_STAGE_FACTOR = 2;
 
+/** Documents searched above which the first stage leaves out words in half of them (firstStage). */
+export const LARGE_STORE = 10_000;
+
 export interface LexicalResult {
   documentId: number;
   score: number;
@@ -236,11 +239,7 @@ export class SearchIndex {
   private lexicalList(query: string, stats: ScopeStats, pool: number): LexicalResult[] {
     const queryWeights = analyzeQuery(query, this.expandQuery, this.dropQuestionWords);
     if (queryWeights.size === 0) return [];
-    const candidateIds = this.lexical.candidates(
-      [...queryWeights.keys()],
-      stats.ids,
-      pool * FIRST_STAGE_FACTOR,
-    );
+    const candidateIds = this.firstStage([...queryWeights.keys()], stats, pool * FIRST_STAGE_FACTOR);
     if (candidateIds.length === 0) return [];
     const stored = this.lexical.termsOf(candidateIds);
     this.lexical.prefetchFrequencies(queryWeights.keys(), stats.ids);
@@ -291,6 +290,25 @@ export class SearchIndex {
       idf,
       precision,
     );
+  }
+
+  /**
+   * FTS5 candidates. FTS5 scores every document that matches any query word, so in a large store a
+   * word in at least half of the documents searched ("user" in nearly every memory) would make it
+   * score most of the collection for a word that adds almost nothing to any score (BM25 idf near
+   * its floor). Above LARGE_STORE documents such words are left out of the first stage when other
+   * words remain; a document matching only them is then not a candidate (it would rank below every
+   * document matching another word). Small stores, and so both benchmarks' conversations, always
+   * use every word.
+   */
+  private firstStage(terms: readonly string[], stats: ScopeStats, limit: number): number[] {
+    if (stats.documents <= LARGE_STORE) return this.lexical.candidates(terms, stats.ids, limit);
+    const selective = terms.filter((term) => {
+      const df = this.lexical.documentFrequency(term, stats.ids);
+      return df > 0 && df * 2 < stats.documents;
+    });
+    const found = selective.length > 0 ? this.lexical.candidates(selective, stats.ids, limit) : [];
+    return found.length > 0 ? found : this.lexical.candidates(terms, stats.ids, limit);
   }
 
   private idfOf(term: string, stats: ScopeStats): number {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BM25_B, BM25_K1, bm25Idf } from "../../../src/memory/search/bm25.js";
-import { SearchIndex } from "../../../src/memory/search/search-index.js";
+import { LARGE_STORE, SearchIndex } from "../../../src/memory/search/search-index.js";
 import type { IndexedDocument } from "../../../src/memory/search/types.js";
 import { analyze, termCounts } from "../../../src/memory/text/analyze.js";
 import { openMemoryDatabase, type SqliteDatabase } from "../../../src/storage/database.js";
@@ -254,4 +254,19 @@ describe("SearchIndex pruning", () => {
       database.close();
     }
   });
+});
+
+describe("SearchIndex in a large store", () => {
+  it("finds the rare word's document first and still answers a query of only common words", async () => {
+    const index = new SearchIndex(database);
+    const docs: IndexedDocument[] = Array.from({ length: LARGE_STORE + 100 }, (_, i) =>
+      memory(i + 1, `user likes item${i % 500}`),
+    );
+    docs.push(memory(LARGE_STORE + 1000, "user has asthma"));
+    index.upsertMany(docs);
+    const rare = await index.search("does the user have asthma", { namespace: "memory", scopes: ["owner"] });
+    expect(rare[0]?.id).toBe(LARGE_STORE + 1000);
+    const common = await index.search("user", { namespace: "memory", scopes: ["owner"] });
+    expect(common.length).toBe(100);
+  }, 60_000);
 });
