@@ -44,8 +44,8 @@ export interface SearchIndexOptions {
   /** How vectors are stored and scanned (default "float"); see vectors.ts. */
   quantization?: Quantization;
   /**
-   * Pseudo-relevance feedback on the lexical list (default off: on LongMemEval dev it lowered
-   * nDCG@10 by 0.07, on LoCoMo dev it moved recall@10 by +0.004 and nDCG@10 by -0.008; see the
+   * Pseudo-relevance feedback on the lexical list (default off: on LongMemEval dev it moved
+   * recall@10 / nDCG@10 by -0.025 / -0.047, on LoCoMo dev by +0.021 / -0.002; see the
    * ablation in BENCHMARKS.md). True or parameters turn it on.
    */
   feedback?: boolean | FeedbackParameters;
