@@ -254,7 +254,10 @@ describe("forget with vectors", () => {
     const gone = await service.remember(claim("My alarm code is 4471"));
     expect(await index.embedPending()).toBe(2);
     const vectors = () =>
-      (database.prepare("SELECT COUNT(*) AS n FROM search_vectors").get() as { n: number }).n;
+      (database.prepare("SELECT name FROM search_vector_tables").pluck().all() as string[]).reduce(
+        (sum, table) => sum + Number(database.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get()),
+        0,
+      );
     expect(vectors()).toBe(2);
     service.forget(gone.memory.id, "owner");
     expect(vectors()).toBe(1);

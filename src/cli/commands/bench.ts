@@ -1,7 +1,10 @@
 import { type Command, InvalidArgumentError } from "commander";
+import { type AblationRow, runAblation } from "../../memory/bench/ablation.js";
 import { BenchDataError, loadLocomo } from "../../memory/bench/locomo.js";
 import { type MemoryScaleReport, runMemoryScaleBench } from "../../memory/bench/memory-scale.js";
 import { type RetrievalReport, runRetrievalBench } from "../../memory/bench/retrieval.js";
+import { plainFts5Retriever } from "../../memory/bench/retrievers.js";
+import type { Quantization } from "../../memory/search/vectors.js";
 
 export interface BenchIo {
   stdout: (text: string) => void;
@@ -17,6 +20,11 @@ const defaultIo: BenchIo = {
   },
 };
 
+function quantizationOf(value: string): Quantization {
+  if (value === "float" || value === "int8" || value === "binary") return value;
+  throw new InvalidArgumentError(`expected float, int8 or binary, got "${value}"`);
+}
+
 function positiveInteger(value: string): number {
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 1)
@@ -30,20 +38,33 @@ export function registerBenchCommands(program: Command, io: BenchIo = defaultIo)
   bench
     .command("retrieval")
     .description(
-      "evidence-retrieval benchmark on LoCoMo-format data (the public LoCoMo JSON, e.g. locomo10.json; format read by src/memory/bench/locomo.ts; results in BENCHMARKS.md)",
+      "evidence-retrieval benchmark on LoCoMo-format data (LoCoMo, or LongMemEval converted to it; see shared/bench/README.md), beside plain FTS5 porter measured in the same run",
     )
-    .requiredOption("--data <file>", "LoCoMo-format JSON file")
+    .requiredOption("--data <file>", "LoCoMo-format JSON file (repeat for several data sets)", collect, [])
+    .option("--ablation", "also run every feature switched off alone (slow: a few loads per conversation)")
+    .option("--every <n>", "only every n-th conversation (a fixed, deterministic sample)", positiveInteger, 1)
     .option("--json", "print one JSON document")
-    .action(async (options: { data: string; json?: boolean }) => {
-      let report: RetrievalReport;
+    .action(async (options: { data: string[]; ablation?: boolean; every: number; json?: boolean }) => {
+      const reports: DatasetReport[] = [];
       try {
-        report = await runRetrievalBench(loadLocomo(options.data));
+        for (const file of options.data) {
+          const conversations = loadLocomo(file).filter((_, index) => index % options.every === 0);
+          const report: DatasetReport = {
+            data: file,
+            mercury: await runRetrievalBench(conversations),
+            plainFts5Porter: await runRetrievalBench(conversations, plainFts5Retriever),
+          };
+          if (options.ablation) report.ablation = await runAblation(conversations);
+          reports.push(report);
+        }
       } catch (error) {
         io.stderr(`bench retrieval: ${(error as Error).message}`);
         io.setExitCode(error instanceof BenchDataError ? 2 : 1);
         return;
       }
-      io.stdout(options.json ? JSON.stringify(report) : formatRetrieval(report));
+      io.stdout(
+        options.json ? JSON.stringify({ datasets: reports }) : reports.map(formatDataset).join("\n\n"),
+      );
       io.setExitCode(0);
     });
 
@@ -52,11 +73,21 @@ export function registerBenchCommands(program: Command, io: BenchIo = defaultIo)
     .description("ingest rate, query latency and peak memory at N synthetic memories")
     .requiredOption("--n <count>", "number of memories", positiveInteger)
     .option("--queries <count>", "number of timed queries", positiveInteger, 200)
+    .option(
+      "--quantization <kind>",
+      "vector storage: float, int8 or binary (rescored)",
+      quantizationOf,
+      "float",
+    )
     .option("--json", "print one JSON document")
-    .action(async (options: { n: number; queries: number; json?: boolean }) => {
+    .action(async (options: { n: number; queries: number; quantization: Quantization; json?: boolean }) => {
       let report: MemoryScaleReport;
       try {
-        report = await runMemoryScaleBench({ n: options.n, queries: options.queries });
+        report = await runMemoryScaleBench({
+          n: options.n,
+          queries: options.queries,
+          quantization: options.quantization,
+        });
       } catch (error) {
         io.stderr(`bench memory-scale: ${(error as Error).message}`);
         io.setExitCode(1);
@@ -65,6 +96,41 @@ export function registerBenchCommands(program: Command, io: BenchIo = defaultIo)
       io.stdout(options.json ? JSON.stringify(report) : formatScale(report));
       io.setExitCode(0);
     });
+}
+
+interface DatasetReport {
+  data: string;
+  mercury: RetrievalReport;
+  plainFts5Porter: RetrievalReport;
+  ablation?: AblationRow[];
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function formatDataset(report: DatasetReport): string {
+  const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}x` : "n/a");
+  const lines = [
+    `# ${report.data}`,
+    "## mercury",
+    formatRetrieval(report.mercury),
+    "## plain FTS5 porter unicode61 (baseline, same run)",
+    formatRetrieval(report.plainFts5Porter),
+    `## mercury / baseline: recall@10 ${ratio(report.mercury.recallAt["10"], report.plainFts5Porter.recallAt["10"])}  nDCG@10 ${ratio(report.mercury.ndcgAt10, report.plainFts5Porter.ndcgAt10)}`,
+  ];
+  if (report.ablation) {
+    lines.push("## ablation (recall@10 / nDCG@10; per category recall@10)");
+    for (const row of report.ablation) {
+      const categories = Object.entries(row.report.recallAt10ByCategory)
+        .map(([category, value]) => `${category}: ${value.toFixed(3)}`)
+        .join("  ");
+      lines.push(
+        `${row.variant.padEnd(18)} ${row.report.recallAt["10"].toFixed(3)} / ${row.report.ndcgAt10.toFixed(3)}   ${categories}   (${row.change})`,
+      );
+    }
+  }
+  return lines.join("\n");
 }
 
 function formatRetrieval(report: RetrievalReport): string {
@@ -89,7 +155,9 @@ function formatScale(report: MemoryScaleReport): string {
     `ingest         ${report.ingest.docsPerSecond} docs/s (${report.ingest.seconds} s)`,
     `lexical query  p50 ${report.lexical.queryMs.p50} ms  p95 ${report.lexical.queryMs.p95} ms  (CPU p50 ${report.lexical.queryMs.cpuP50} ms  p95 ${report.lexical.queryMs.cpuP95} ms)`,
     `hybrid query   p50 ${report.hybrid.queryMs.p50} ms  p95 ${report.hybrid.queryMs.p95} ms  (CPU p50 ${report.hybrid.queryMs.cpuP50} ms  p95 ${report.hybrid.queryMs.cpuP95} ms)`,
-    `vectors        ${report.hybrid.dimensions} dims, cache load ${report.hybrid.cacheLoadMs} ms, embedding ${report.hybrid.embedDocsPerSecond} docs/s`,
+    `vectors        ${report.hybrid.dimensions} dims, ${report.hybrid.quantization}, embedding ${report.hybrid.embedDocsPerSecond} docs/s (sqlite-vec inserts included)`,
+    `add one        p50 ${report.addOne.ms.p50} ms  p95 ${report.addOne.ms.p95} ms  (CPU p95 ${report.addOne.ms.cpuP95} ms; words and vector)`,
+    `bytes/memory   ${report.bytesPerMemory.lexical} without vectors, ${report.bytesPerMemory.withVectors} with`,
     `peak RSS       ${report.peakRssMb} MB`,
     `load average   ${report.loadAverage} (latencies include contention from other processes)`,
   ].join("\n");

@@ -11,6 +11,7 @@ import {
   soulCheck,
 } from "../doctor/checks-install.js";
 import { sandboxCheck } from "../doctor/checks-sandbox.js";
+import { vectorSearchCheck } from "../doctor/checks-search.js";
 import type { Check, DoctorCheck } from "../doctor/types.js";
 
 export type { Check };
@@ -19,6 +20,7 @@ export type { Check };
 export const doctorChecks: DoctorCheck[] = [
   homeCheck,
   databaseCheck,
+  vectorSearchCheck,
   sandboxCheck,
   secretsCheck,
   soulCheck,

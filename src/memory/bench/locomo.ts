@@ -26,6 +26,8 @@ export type Turn = z.infer<typeof turnSchema>;
 export interface Session {
   index: number;
   dateTime: string | undefined;
+  /** dateTime as ISO-8601 (UTC), what the index receives as a turn's time; undefined if unreadable. */
+  occurredAt: string | undefined;
   turns: Turn[];
 }
 
@@ -109,11 +111,8 @@ function sessionsOf(conversation: Record<string, unknown>, sampleId: string): Se
     }
     const index = Number(match[1]);
     const dateTime = conversation[`${key}_date_time`];
-    sessions.push({
-      index,
-      dateTime: typeof dateTime === "string" ? dateTime : undefined,
-      turns: turns.data,
-    });
+    const text = typeof dateTime === "string" ? dateTime : undefined;
+    sessions.push({ index, dateTime: text, occurredAt: parseSessionTime(text), turns: turns.data });
   }
   return sessions.sort((a, b) => a.index - b.index);
 }
@@ -127,4 +126,37 @@ export function normalizeEvidenceId(value: string): string | undefined {
   const match = /^D:?0*(\d+):0*(\d+)$/i.exec(value.trim());
   if (!match) return undefined;
   return `D${Number(match[1])}:${Number(match[2])}`;
+}
+
+const MONTHS = [
+  "january",
+  "february",
+  "march",
+  "april",
+  "may",
+  "june",
+  "july",
+  "august",
+  "september",
+  "october",
+  "november",
+  "december",
+];
+
+/**
+ * The data format's session time ("1:56 pm on 8 May, 2023", shared/bench/README.md, for both
+ * LoCoMo and the converted LongMemEval) as ISO-8601 UTC; undefined when it does not read as one.
+ * Only the benchmark loader knows this format: the search engine sees ISO times, as the live
+ * store's turn times are.
+ */
+export function parseSessionTime(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const match = /^\s*(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([a-z]+),?\s+(\d{4})\s*$/i.exec(value);
+  if (!match) return undefined;
+  const [, hourText, minuteText, half, dayText, monthText, yearText] = match;
+  const month = MONTHS.indexOf((monthText ?? "").toLowerCase());
+  if (month < 0) return undefined;
+  const hour = (Number(hourText) % 12) + ((half ?? "").toLowerCase() === "pm" ? 12 : 0);
+  const time = Date.UTC(Number(yearText), month, Number(dayText), hour, Number(minuteText));
+  return Number.isNaN(time) ? undefined : new Date(time).toISOString();
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -6,6 +6,7 @@ import { openDatabase } from "../../storage/database.js";
 import { HashEmbedder } from "../search/hash-embedder.js";
 import { SearchIndex } from "../search/search-index.js";
 import type { IndexedDocument } from "../search/types.js";
+import type { Quantization } from "../search/vectors.js";
 import { percentile, round } from "./metrics.js";
 import { syntheticMemories, syntheticQueries } from "./synthetic.js";
 
@@ -23,7 +24,16 @@ export interface MemoryScaleReport {
   queries: number;
   ingest: { docsPerSecond: number; seconds: number };
   lexical: { queryMs: LatencyReport };
-  hybrid: { dimensions: number; embedDocsPerSecond: number; cacheLoadMs: number; queryMs: LatencyReport };
+  hybrid: {
+    dimensions: number;
+    quantization: Quantization;
+    embedDocsPerSecond: number;
+    queryMs: LatencyReport;
+  };
+  /** Adding one memory: its words, FTS5 row and statistics, then its vector, each in one transaction. */
+  addOne: { ms: LatencyReport };
+  /** Database file size (after a WAL checkpoint) divided by n, without and with vectors. */
+  bytesPerMemory: { lexical: number; withVectors: number };
   peakRssMb: number;
   /** 1-minute load average when the run ended: latencies on a busy machine are not the engine's. */
   loadAverage: number;
@@ -36,6 +46,10 @@ export interface MemoryScaleOptions {
   batchSize?: number;
   /** Directory for the temporary database (default: the OS temp dir). */
   directory?: string;
+  /** How the vectors are stored and scanned (default "float"). */
+  quantization?: Quantization;
+  /** Timed single-memory additions (default 50). */
+  adds?: number;
 }
 
 const SCOPE = "owner";
@@ -65,6 +79,8 @@ export async function runMemoryScaleBench(options: MemoryScaleOptions): Promise<
       lexical.upsertMany(batch);
     }
     const ingestSeconds = (performance.now() - ingestStart) / 1000;
+    const path = join(directory, "bench.db");
+    const lexicalBytes = fileBytes(database, path);
 
     // Steady state of a running agent: posting lists of common words are already cached. Warm up
     // with other queries (another seed) so the timed queries' own rare words are still cold.
@@ -73,15 +89,27 @@ export async function runMemoryScaleBench(options: MemoryScaleOptions): Promise<
     const lexicalLatencies = await timeQueries(lexical, queries);
 
     const embedder = new HashEmbedder(384);
-    const hybrid = new SearchIndex(database, { embedder });
+    const quantization = options.quantization ?? "float";
+    const hybrid = new SearchIndex(database, { embedder, quantization });
     const embedStart = performance.now();
     await hybrid.embedPending({ batchSize: 1000 });
     const embedSeconds = (performance.now() - embedStart) / 1000;
-    const loadStart = performance.now();
-    await hybrid.search(warmUp[0] ?? "warm up", { namespace: "memory", scopes: [SCOPE] });
-    const cacheLoadMs = performance.now() - loadStart;
+    const vectorBytes = fileBytes(database, path);
     await timeQueries(hybrid, warmUp);
     const hybridLatencies = await timeQueries(hybrid, queries);
+
+    // One memory at a time, as the agent adds them: words and vector, never a reload of anything.
+    const adds = syntheticMemories(options.adds ?? 50, (options.seed ?? 42) + 3);
+    const addTimings: Timings = { wall: [], cpu: [] };
+    for (const [offset, text] of adds.entries()) {
+      const cpu = process.cpuUsage();
+      const started = performance.now();
+      hybrid.upsert({ namespace: "memory", id: n + offset + 1, scope: SCOPE, text });
+      await hybrid.embedPending();
+      addTimings.wall.push(performance.now() - started);
+      const used = process.cpuUsage(cpu);
+      addTimings.cpu.push((used.user + used.system) / 1000);
+    }
 
     return {
       n,
@@ -90,10 +118,12 @@ export async function runMemoryScaleBench(options: MemoryScaleOptions): Promise<
       lexical: { queryMs: summarize(lexicalLatencies) },
       hybrid: {
         dimensions: embedder.dimensions,
+        quantization,
         embedDocsPerSecond: Math.round(n / embedSeconds),
-        cacheLoadMs: round(cacheLoadMs, 1),
         queryMs: summarize(hybridLatencies),
       },
+      addOne: { ms: summarize(addTimings) },
+      bytesPerMemory: { lexical: Math.round(lexicalBytes / n), withVectors: Math.round(vectorBytes / n) },
       // maxRSS is in kilobytes and covers the whole run, including ingestion.
       peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
       loadAverage: round(loadavg()[0] ?? 0, 2),
@@ -102,6 +132,13 @@ export async function runMemoryScaleBench(options: MemoryScaleOptions): Promise<
     database.close();
     rmSync(directory, { recursive: true, force: true });
   }
+}
+
+/** The database's size on disk once the WAL is folded into it. */
+function fileBytes(database: ReturnType<typeof openDatabase>, path: string): number {
+  database.pragma("wal_checkpoint(TRUNCATE)");
+  const wal = `${path}-wal`;
+  return statSync(path).size + (existsSync(wal) ? statSync(wal).size : 0);
 }
 
 interface Timings {

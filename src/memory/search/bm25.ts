@@ -1,14 +1,15 @@
 import { analyze, termCounts } from "../text/analyze.js";
+import { timeTerms } from "./time-terms.js";
 import type { IndexedDocument } from "./types.js";
 
 /**
- * BM25 parameters. k1 = 1.2 is the textbook default (Robertson & Zaragoza). b = 0.5 instead of 0.75:
- * memories and conversation turns are short, and among short texts length mostly reflects wording
- * (greetings, filler) rather than topic, so length is normalized more gently. Chosen once for all
- * data (on the LoCoMo dev split b 0.75 -> 0.5 moved nDCG@10 by +0.01), never per query or corpus.
+ * BM25 parameters: the textbook k1 = 1.2, b = 0.75 (Robertson & Zaragoza). The previous engine used
+ * b = 0.5, chosen on LoCoMo (short turns); on LongMemEval, whose assistant turns run to hundreds of
+ * words, it let long answers crowd out the user's short statements. The ablation in BENCHMARKS.md
+ * measures b = 0.5 against 0.75 on both dev sets.
  */
 export const BM25_K1 = 1.2;
-export const BM25_B = 0.5;
+export const BM25_B = 0.75;
 /** A context term counts this much of a term in the document's own text. */
 export const CONTEXT_WEIGHT = 0.35;
 
@@ -31,8 +32,12 @@ export function isFieldTerm(term: string): boolean {
  * Weighted term frequencies of a document: its own text counts 1, its context CONTEXT_WEIGHT; the
  * speaker's name terms are added as field terms (SPEAKER_FIELD + term, tf 1).
  */
-export function documentTerms(doc: IndexedDocument, contextWeight = CONTEXT_WEIGHT): Map<string, number> {
-  const weights = termCounts(analyze(doc.text));
+export function documentTerms(
+  doc: IndexedDocument,
+  contextWeight = CONTEXT_WEIGHT,
+  timeWords = true,
+): Map<string, number> {
+  const weights = termCounts(ownTerms(doc, timeWords));
   if (doc.context !== undefined && doc.context !== "") {
     for (const [term, count] of termCounts(analyze(doc.context))) {
       weights.set(term, (weights.get(term) ?? 0) + contextWeight * count);
@@ -42,6 +47,12 @@ export function documentTerms(doc: IndexedDocument, contextWeight = CONTEXT_WEIG
     for (const term of analyze(doc.speaker)) weights.set(`${SPEAKER_FIELD}${term}`, 1);
   }
   return weights;
+}
+
+/** The document's own analyzed terms: its text, then (timeWords) the words of when it happened. */
+export function ownTerms(doc: Pick<IndexedDocument, "text" | "occurredAt">, timeWords = true): string[] {
+  const terms = analyze(doc.text);
+  return timeWords ? [...terms, ...timeTerms(doc.occurredAt)] : terms;
 }
 
 /** BM25 document length: the weighted count of text and context terms (field terms excluded). */
@@ -75,54 +86,26 @@ export function parseTerms(json: string): Map<string, number> {
 }
 
 /**
- * The k-th largest score among the given documents (k <= ids.length). Quickselect, O(n). `scratch`
- * (at least ids.length long) is overwritten; passing a reused one spares the garbage collector an
- * array of every touched document per call, the larger share of a query's cost on big lists.
+ * Exact BM25 of one document for weighted query terms (weight 1 for the question's own words, less
+ * for variants, related terms and feedback terms): sum of weight x idf x tf (k1 + 1) / (tf + k1 (1 -
+ * b + b length / averageLength)). FTS5's bm25() cannot weight query terms nor change b, so the pool
+ * it returns is scored again here.
  */
-export function kthScore(
-  scores: Float64Array,
-  ids: readonly number[],
-  k: number,
-  scratch: Float64Array = new Float64Array(ids.length),
+export function bm25Score(
+  queryWeights: ReadonlyMap<string, number>,
+  terms: ReadonlyMap<string, number>,
+  length: number,
+  averageLength: number,
+  idf: (term: string) => number,
+  parameters: Bm25Parameters,
 ): number {
-  if (scratch.length < ids.length) throw new RangeError("kthScore: scratch is shorter than ids");
-  const values = scratch.length === ids.length ? scratch : scratch.subarray(0, ids.length);
-  for (let index = 0; index < ids.length; index++) values[index] = scores[ids[index] as number] as number;
-  const target = values.length - k;
-  let low = 0;
-  let high = values.length - 1;
-  while (low < high) {
-    const pivot = values[(low + high) >>> 1] as number;
-    let left = low;
-    let right = high;
-    while (left <= right) {
-      while ((values[left] as number) < pivot) left++;
-      while ((values[right] as number) > pivot) right--;
-      if (left <= right) {
-        const swap = values[left] as number;
-        values[left] = values[right] as number;
-        values[right] = swap;
-        left++;
-        right--;
-      }
-    }
-    if (target <= right) high = right;
-    else if (target >= left) low = left;
-    else break;
+  const { k1, b } = parameters;
+  const norm = k1 * (1 - b + (averageLength > 0 ? (b * length) / averageLength : 0));
+  let score = 0;
+  for (const [term, weight] of queryWeights) {
+    const tf = terms.get(term);
+    if (tf === undefined || weight <= 0) continue;
+    score += (weight * idf(term) * tf * (k1 + 1)) / (tf + norm);
   }
-  return values[target] as number;
-}
-
-/** Index of documentId in an ascending list, or -1. */
-export function findDocument(documents: Int32Array, documentId: number): number {
-  let low = 0;
-  let high = documents.length - 1;
-  while (low <= high) {
-    const middle = (low + high) >>> 1;
-    const value = documents[middle] as number;
-    if (value === documentId) return middle;
-    if (value < documentId) low = middle + 1;
-    else high = middle - 1;
-  }
-  return -1;
+  return score;
 }

@@ -1,5 +1,5 @@
 import { isFieldTerm } from "./bm25.js";
-import type { LexicalResult } from "./lexical.js";
+import type { LexicalResult } from "./search-index.js";
 
 /**
  * Pseudo-relevance feedback (RM3-style): the best first-pass documents are assumed relevant and their

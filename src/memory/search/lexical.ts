@@ -1,60 +1,49 @@
 import type { SqliteDatabase } from "../../storage/database.js";
 import { analyze } from "../text/analyze.js";
-import {
-  BM25_B,
-  BM25_K1,
-  type Bm25Parameters,
-  bm25Idf,
-  CONTEXT_WEIGHT,
-  documentLength,
-  documentTerms,
-  findDocument,
-  kthScore,
-  parseTerms,
-} from "./bm25.js";
+import { CONTEXT_WEIGHT, documentLength, documentTerms, isFieldTerm, ownTerms, parseTerms } from "./bm25.js";
+import { ftsText, matchExpression, scopeToken } from "./fts-terms.js";
 import type { IndexedDocument, SearchNamespace } from "./types.js";
 
+/**
+ * The lexical index on SQLite. Per document: a `search_docs` row (text, weighted terms as JSON,
+ * length, when it happened) and a row of the contentless FTS5 table `search_fts` (same rowid) holding
+ * the analyzer's terms: `body` (own text), `extra` (context terms), `filter` (its scope's token).
+ * Per scope: document count and total length (`search_scopes`), and documents per term
+ * (`search_term_df`), so BM25 statistics cover exactly the scopes a search may see. Everything is
+ * written in the caller's transaction. `secure-delete` is on (migration 011), and compact() rewrites
+ * the FTS5 segments so no deleted term survives in a page (forget calls it).
+ */
 export interface ScopeStats {
   ids: number[];
   documents: number;
   averageLength: number;
 }
 
-export interface LexicalResult {
-  documentId: number;
-  score: number;
-}
-
-interface ScopeRow {
-  id: number;
-  doc_count: number;
-  total_length: number;
-}
-
-interface DocumentRow {
-  id: number;
-  scope_id: number;
-  terms: string;
+export interface StoredTerms {
+  terms: Map<string, number>;
   length: number;
 }
 
+export interface DocumentKey {
+  namespace: SearchNamespace;
+  id: number;
+  scope: string;
+}
+
+/** FTS5 column weights of the first stage: context terms count less than the document's own. */
+const FIRST_STAGE_RANK = `bm25(1, ${CONTEXT_WEIGHT}, 0)`;
+
 export class LexicalIndex {
   private readonly statements;
-  private readonly postingCache = new Map<number, PostingList>();
-  private cachedGeneration = -1;
-  private scoreBuffer = new Float64Array(0);
-  private marks = new Uint8Array(0);
-  private scratch = new Float64Array(0);
-  private readonly keyCache = new Map<number, { namespace: SearchNamespace; id: number; scope: string }>();
-  private readonly termsCache = new Map<number, Map<string, number>>();
+  private readonly termsCache = new Map<number, StoredTerms>();
   private readonly dfCache = new Map<string, number>();
-  private readonly ownTermsCache = new Map<number, string[]>();
-  private inSnapshot = false;
+  private readonly keyCache = new Map<number, DocumentKey>();
+  private readonly occurredCache = new Map<number, string | null>();
 
   constructor(
-    database: SqliteDatabase,
+    private readonly database: SqliteDatabase,
     private readonly contextWeight = CONTEXT_WEIGHT,
-    private readonly bm25: Bm25Parameters = { k1: BM25_K1, b: BM25_B },
+    private readonly timeWords = true,
   ) {
     const prepare = (sql: string) => database.prepare(sql);
     this.statements = {
@@ -66,105 +55,118 @@ export class LexicalIndex {
         "UPDATE search_scopes SET doc_count = doc_count + ?, total_length = total_length + ? WHERE id = ?",
       ),
       deleteEmptyScope: prepare("DELETE FROM search_scopes WHERE id = ? AND doc_count = 0"),
-      documentByKey: prepare(
-        "SELECT id, scope_id, terms, length FROM search_documents WHERE namespace = ? AND doc_id = ?",
+      byKey: prepare(
+        "SELECT id, scope_id, terms, length FROM search_docs WHERE namespace = ? AND doc_id = ?",
       ),
-      insertDocument: prepare(
-        "INSERT INTO search_documents (namespace, doc_id, scope_id, text, terms, length) VALUES (?, ?, ?, ?, ?, ?)",
+      insertDoc: prepare(
+        `INSERT INTO search_docs (namespace, doc_id, scope_id, text, terms, length, occurred_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
       ),
-      deleteDocument: prepare("DELETE FROM search_documents WHERE id = ?"),
-      termId: prepare("SELECT id FROM search_terms WHERE term = ?").pluck(),
-      insertTerm: prepare("INSERT INTO search_terms (term) VALUES (?)"),
-      deleteUnusedTerm: prepare(
-        "DELETE FROM search_terms WHERE id = ? AND NOT EXISTS (SELECT 1 FROM search_term_scopes WHERE term_id = ?)",
+      deleteDoc: prepare("DELETE FROM search_docs WHERE id = ?"),
+      insertFts: prepare("INSERT INTO search_fts (rowid, body, extra, filter) VALUES (?, ?, ?, ?)"),
+      deleteFts: prepare("DELETE FROM search_fts WHERE rowid = ?"),
+      dfAdd: prepare(
+        `INSERT INTO search_term_df (scope_id, term, df) VALUES (?, ?, 1)
+         ON CONFLICT (scope_id, term) DO UPDATE SET df = df + 1`,
       ),
-      insertPosting: prepare(
-        "INSERT INTO search_postings (term_id, scope_id, document_id, tf, length) VALUES (?, ?, ?, ?, ?)",
+      dfRemove: prepare("UPDATE search_term_df SET df = df - 1 WHERE scope_id = ? AND term = ?"),
+      dfDeleteUnused: prepare("DELETE FROM search_term_df WHERE scope_id = ? AND term = ? AND df <= 0"),
+      df: prepare("SELECT df FROM search_term_df WHERE scope_id = ? AND term = ?").pluck(),
+      dfMany: prepare(
+        `SELECT term, SUM(df) AS df FROM search_term_df
+         WHERE scope_id IN (SELECT value FROM json_each(?)) AND term IN (SELECT value FROM json_each(?))
+         GROUP BY term`,
       ),
-      deletePosting: prepare(
-        "DELETE FROM search_postings WHERE term_id = ? AND scope_id = ? AND document_id = ?",
-      ),
-      postings: prepare(
-        // Ascending document ids: search() binary-searches these lists.
-        "SELECT document_id, tf, length FROM search_postings WHERE term_id = ? AND scope_id = ? ORDER BY document_id",
-      ).raw(),
-      documentsOfScope: prepare("SELECT namespace, doc_id FROM search_documents WHERE scope_id = ?"),
-      termsOf: prepare("SELECT terms FROM search_documents WHERE id = ?").pluck(),
-      textOf: prepare("SELECT text FROM search_documents WHERE id = ?").pluck(),
-      keysOf: prepare(
-        `SELECT d.id, d.namespace, d.doc_id, s.scope FROM search_documents d JOIN search_scopes s ON s.id = d.scope_id
+      ofScope: prepare("SELECT namespace, doc_id FROM search_docs WHERE scope_id = ?"),
+      details: prepare(
+        `SELECT d.id, d.namespace, d.doc_id, s.scope, d.terms, d.length, d.occurred_at
+         FROM search_docs d JOIN search_scopes s ON s.id = d.scope_id
          WHERE d.id IN (SELECT value FROM json_each(?))`,
       ),
-      scopeDf: prepare("SELECT df FROM search_term_scopes WHERE term_id = ? AND scope_id = ?").pluck(),
-      scopeDfAdd: prepare(
-        `INSERT INTO search_term_scopes (term_id, scope_id, df) VALUES (?, ?, 1)
-         ON CONFLICT (term_id, scope_id) DO UPDATE SET df = df + 1`,
+      textOf: prepare("SELECT text FROM search_docs WHERE id = ?").pluck(),
+      page: prepare(
+        "SELECT id, scope_id, text, terms, occurred_at FROM search_docs WHERE id > ? ORDER BY id LIMIT 500",
       ),
-      scopeDfRemove: prepare("UPDATE search_term_scopes SET df = df - 1 WHERE term_id = ? AND scope_id = ?"),
-      deleteUnusedScopeDf: prepare(
-        "DELETE FROM search_term_scopes WHERE term_id = ? AND scope_id = ? AND df <= 0",
-      ),
-      generation: prepare("SELECT value FROM search_meta WHERE key = 'lexical_generation'").pluck(),
-      bumpGeneration: prepare("UPDATE search_meta SET value = value + 1 WHERE key = 'lexical_generation'"),
+      // When the caller gives no time, the owning row's: a turn's time, a memory's validity start.
+      ownerTime: prepare(
+        `SELECT CASE @namespace
+           WHEN 'episode' THEN (SELECT created_at FROM episodes WHERE id = @id)
+           WHEN 'memory' THEN (SELECT COALESCE(valid_from, created_at) FROM memories WHERE id = @id)
+         END`,
+      ).pluck(),
+      totalDocuments: prepare("SELECT SUM(doc_count) FROM search_scopes").pluck(),
+      scopeCount: prepare("SELECT doc_count FROM search_scopes WHERE id = ?").pluck(),
+      rebuildFlag: prepare("SELECT value FROM search_state WHERE key = 'fts_rebuild'").pluck(),
+      clearRebuild: prepare("DELETE FROM search_state WHERE key = 'fts_rebuild'"),
+      // ORDER BY rank lets FTS5 score and sort inside the virtual table; `rank MATCH` sets the
+      // column weights for this query only.
+      candidates: prepare(
+        `SELECT rowid FROM search_fts WHERE search_fts MATCH ? AND rank MATCH ? ORDER BY rank LIMIT ?`,
+      ).pluck(),
     };
+    this.rebuildIfMigrated();
   }
 
   /** Replaces the document with this (namespace, id). Returns the internal document id. */
-  upsert(doc: IndexedDocument): number {
-    this.remove(doc.namespace, doc.id);
-    const weights = documentTerms(doc, this.contextWeight);
+  upsert(given: IndexedDocument): number {
+    this.remove(given.namespace, given.id);
+    const occurredAt =
+      given.occurredAt ??
+      (this.statements.ownerTime.get({ namespace: given.namespace, id: given.id }) as string | null) ??
+      undefined;
+    const doc: IndexedDocument = occurredAt === undefined ? given : { ...given, occurredAt };
+    const weights = documentTerms(doc, this.contextWeight, this.timeWords);
     const length = documentLength(weights);
     const scopeId = this.scopeId(doc.namespace, doc.scope, true);
     const documentId = Number(
-      this.statements.insertDocument.run(
+      this.statements.insertDoc.run(
         doc.namespace,
         doc.id,
         scopeId,
-        serializeText(doc),
+        doc.text,
         JSON.stringify(Object.fromEntries(weights)),
         length,
+        doc.occurredAt ?? null,
       ).lastInsertRowid,
     );
-    for (const [term, tf] of weights) {
-      const existing = this.statements.termId.get(term) as number | undefined;
-      const termId = existing ?? Number(this.statements.insertTerm.run(term).lastInsertRowid);
-      this.statements.insertPosting.run(termId, scopeId, documentId, tf, length);
-      this.statements.scopeDfAdd.run(termId, scopeId);
-    }
+    this.writeFts(documentId, scopeId, ownTerms(doc, this.timeWords), weights);
+    for (const term of weights.keys()) this.statements.dfAdd.run(scopeId, term);
     this.statements.scopeAdd.run(1, length, scopeId);
+    this.clearCaches();
     return documentId;
   }
 
-  /** Removes the document and every posting, term and scope row that only it used. */
-  remove(namespace: SearchNamespace, id: number): boolean {
-    const row = this.statements.documentByKey.get(namespace, id) as DocumentRow | undefined;
-    if (!row) return false;
-    const terms = parseTerms(row.terms);
-    for (const term of terms.keys()) {
-      const termId = this.statements.termId.get(term) as number | undefined;
-      if (termId === undefined) {
-        throw new Error(
-          `search index is inconsistent: term "${term}" of a document is missing from search_terms`,
-        );
-      }
-      this.statements.deletePosting.run(termId, row.scope_id, row.id);
-      this.statements.scopeDfRemove.run(termId, row.scope_id);
-      this.statements.deleteUnusedScopeDf.run(termId, row.scope_id);
-      this.statements.deleteUnusedTerm.run(termId, termId);
+  /** Removes the document, its FTS5 row and every df row only it used. Its internal id, or undefined. */
+  remove(namespace: SearchNamespace, id: number): number | undefined {
+    const row = this.statements.byKey.get(namespace, id) as
+      | { id: number; scope_id: number; terms: string; length: number }
+      | undefined;
+    if (!row) return undefined;
+    for (const term of parseTerms(row.terms).keys()) {
+      this.statements.dfRemove.run(row.scope_id, term);
+      this.statements.dfDeleteUnused.run(row.scope_id, term);
     }
-    this.statements.deleteDocument.run(row.id);
+    this.statements.deleteFts.run(row.id);
+    this.statements.deleteDoc.run(row.id);
     this.statements.scopeAdd.run(-1, -row.length, row.scope_id);
     this.statements.deleteEmptyScope.run(row.scope_id);
-    return true;
+    this.clearCaches();
+    return row.id;
+  }
+
+  /**
+   * Rewrites the FTS5 index into one segment. secure-delete removes a deleted document's entries
+   * from the segment leaves, but a term can still stand as a separator key of the segment index
+   * (`search_fts_idx`); the rewrite leaves out every term no document uses.
+   */
+  compact(): void {
+    this.database.exec("INSERT INTO search_fts (search_fts) VALUES ('optimize')");
   }
 
   documentsOfScope(namespace: SearchNamespace, scope: string): { namespace: SearchNamespace; id: number }[] {
     const scopeId = this.scopeId(namespace, scope, false);
     if (scopeId === undefined) return [];
-    const rows = this.statements.documentsOfScope.all(scopeId) as {
-      namespace: SearchNamespace;
-      doc_id: number;
-    }[];
+    const rows = this.statements.ofScope.all(scopeId) as { namespace: SearchNamespace; doc_id: number }[];
     return rows.map((row) => ({ namespace: row.namespace, id: row.doc_id }));
   }
 
@@ -173,7 +175,9 @@ export class LexicalIndex {
     let documents = 0;
     let totalLength = 0;
     for (const scope of new Set(scopes)) {
-      const row = this.statements.scopeByName.get(namespace, scope) as ScopeRow | undefined;
+      const row = this.statements.scopeByName.get(namespace, scope) as
+        | { id: number; doc_count: number; total_length: number }
+        | undefined;
       if (!row) continue;
       ids.push(row.id);
       documents += row.doc_count;
@@ -183,347 +187,164 @@ export class LexicalIndex {
   }
 
   /**
-   * BM25 over weighted query terms, best first, at most `limit` results, exact. Posting lists come
-   * from typed-array copies cached in this process (see postingsOf). MaxScore pruning: terms are
-   * taken rarest first (largest possible contribution); once the terms left could not lift an unseen
-   * document into the top `limit`, their long lists are not scanned but binary-searched for the
-   * documents still in contention. This keeps a query on "user" (in every memory) cheap.
+   * First stage: the best `limit` documents of these scopes containing any of the terms (own text
+   * or context), by FTS5's bm25() with column weights. Unweighted: the second stage (exact BM25
+   * with query-term weights, search-index.ts) orders them.
    */
-  search(queryWeights: ReadonlyMap<string, number>, stats: ScopeStats, limit: number): LexicalResult[] {
-    if (stats.documents === 0 || queryWeights.size === 0) return [];
-    this.checkGeneration();
-    const { k1, b } = this.bm25;
-    const norm = k1 * (1 - b);
-    const perLength = (k1 * b) / stats.averageLength;
-    const terms: { factor: number; lists: PostingList[] }[] = [];
-    let maxDocument = 0;
-    for (const [term, weight] of queryWeights) {
-      const termId = this.statements.termId.get(term) as number | undefined;
-      if (termId === undefined || weight <= 0) continue;
-      const lists = stats.ids.map((scopeId) => this.postingsOf(termId, scopeId));
-      const df = lists.reduce((sum, list) => sum + list.documents.length, 0);
-      if (df === 0) continue;
-      // factor bounds the term's contribution: tf / (tf + positive) < 1.
-      terms.push({ factor: weight * bm25Idf(stats.documents, df) * (k1 + 1), lists });
-      for (const list of lists) maxDocument = Math.max(maxDocument, list.maxDocument);
+  candidates(terms: readonly string[], scopeIds: readonly number[], limit: number): number[] {
+    // When the scopes searched hold every document (one person's install), filtering by scope
+    // would intersect with a list of the whole index for nothing.
+    const total = Number(this.statements.totalDocuments.get() ?? 0);
+    let searched = 0;
+    for (const scopeId of scopeIds) searched += Number(this.statements.scopeCount.get(scopeId) ?? 0);
+    const expression = matchExpression(terms, searched === total ? [] : scopeIds);
+    if (expression === undefined) return [];
+    return this.statements.candidates.all(expression, FIRST_STAGE_RANK, limit) as number[];
+  }
+
+  /** Stored weighted terms of documents (cached until the next write through this object). */
+  termsOf(documentIds: readonly number[]): Map<number, StoredTerms> {
+    this.loadDetails(documentIds);
+    const result = new Map<number, StoredTerms>();
+    for (const documentId of documentIds) {
+      const stored = this.termsCache.get(documentId);
+      if (stored) result.set(documentId, stored);
     }
-    terms.sort((x, y) => y.factor - x.factor);
-    // Dense accumulators, reused across queries and zeroed after use (only the touched entries):
-    // a Map, or a fresh 800 kB array per query at 1e5 documents, costs more than the arithmetic.
-    if (this.scoreBuffer.length <= maxDocument) this.scoreBuffer = new Float64Array(maxDocument + 1 + 1024);
-    const scores = this.scoreBuffer;
-    const touched: number[] = [];
-    let remaining = terms.reduce((sum, term) => sum + term.factor, 0);
-    let next = 0;
-    for (; next < terms.length; next++) {
-      if (
-        touched.length >= limit &&
-        kthScore(scores, touched, limit, this.scratchFor(touched.length)) > remaining
-      )
-        break;
-      const term = terms[next] as { factor: number; lists: PostingList[] };
-      for (const { documents, tfs, lengths } of term.lists) {
-        for (let index = 0; index < documents.length; index++) {
-          const tf = tfs[index] as number;
-          const documentId = documents[index] as number;
-          if (scores[documentId] === 0) touched.push(documentId);
-          scores[documentId] =
-            (scores[documentId] as number) +
-            (term.factor * tf) / (tf + norm + perLength * (lengths[index] as number));
-        }
-      }
-      remaining -= term.factor;
-    }
-    let candidates = touched;
-    // Documents that cannot reach the current k-th best score even with every remaining term are
-    // dropped. The threshold is computed once: it only rises as terms are added, so a stale one
-    // prunes less but never wrongly.
-    const threshold =
-      next < terms.length && touched.length >= limit
-        ? kthScore(scores, touched, limit, this.scratchFor(touched.length))
-        : 0;
-    for (; next < terms.length; next++) {
-      candidates = candidates.filter((documentId) => (scores[documentId] as number) + remaining >= threshold);
-      const term = terms[next] as { factor: number; lists: PostingList[] };
-      for (const list of term.lists)
-        this.addToCandidates(scores, candidates, term.factor, list, norm, perLength);
-      remaining -= term.factor;
-    }
-    const cutoff =
-      candidates.length > limit ? kthScore(scores, candidates, limit, this.scratchFor(candidates.length)) : 0;
-    const results: LexicalResult[] = [];
-    for (const documentId of candidates) {
-      const score = scores[documentId] as number;
-      if (score >= cutoff) results.push({ documentId, score });
-    }
-    for (const documentId of touched) scores[documentId] = 0;
-    results.sort((x, y) => y.score - x.score || x.documentId - y.documentId);
-    return results.slice(0, limit);
-  }
-
-  /**
-   * Adds the BM25 contributions of extra query terms (absent from the query that produced
-   * `results`) to those results, and sorts them again. The first pass's candidate pool is rescored,
-   * not the collection: pseudo-relevance feedback reorders what the question found rather than
-   * searching again for every term, which would repeat the first pass's work.
-   */
-  rescore(
-    results: readonly LexicalResult[],
-    extraWeights: ReadonlyMap<string, number>,
-    stats: ScopeStats,
-  ): LexicalResult[] {
-    if (results.length === 0 || extraWeights.size === 0 || stats.documents === 0) return [...results];
-    this.checkGeneration();
-    const { k1, b } = this.bm25;
-    const norm = k1 * (1 - b);
-    const perLength = (k1 * b) / stats.averageLength;
-    let maxDocument = 0;
-    for (const result of results) maxDocument = Math.max(maxDocument, result.documentId);
-    if (this.scoreBuffer.length <= maxDocument) this.scoreBuffer = new Float64Array(maxDocument + 1 + 1024);
-    const scores = this.scoreBuffer;
-    const candidates = results.map((result) => result.documentId);
-    for (const result of results) scores[result.documentId] = result.score;
-    for (const [term, weight] of extraWeights) {
-      const termId = this.statements.termId.get(term) as number | undefined;
-      if (termId === undefined || weight <= 0) continue;
-      const df = this.documentFrequency(term, stats.ids);
-      if (df === 0) continue;
-      const factor = weight * bm25Idf(stats.documents, df) * (k1 + 1);
-      const cached = stats.ids.every((scopeId) => this.postingCache.has(postingKey(termId, scopeId)));
-      if (cached || df <= candidates.length * LOAD_LIST_BELOW) {
-        for (const scopeId of stats.ids) {
-          const list = this.postingsOf(termId, scopeId);
-          this.addToCandidates(scores, candidates, factor, list, norm, perLength);
-        }
-        continue;
-      }
-      // A common word's list is thousands of rows: reading the candidates' stored terms (the same
-      // tf and length as their postings) costs less than loading it cold.
-      for (const documentId of candidates) {
-        const terms = this.termsOf(documentId);
-        const tf = terms.get(term);
-        if (tf === undefined) continue;
-        scores[documentId] =
-          (scores[documentId] as number) + (factor * tf) / (tf + norm + perLength * documentLength(terms));
-      }
-    }
-    const rescored = results.map((result) => ({
-      documentId: result.documentId,
-      score: scores[result.documentId] as number,
-    }));
-    for (const documentId of candidates) scores[documentId] = 0;
-    rescored.sort((x, y) => y.score - x.score || x.documentId - y.documentId);
-    return rescored;
-  }
-
-  /** Adds one term's contribution to each candidate found in the list (binary search or one pass). */
-  private addToCandidates(
-    scores: Float64Array,
-    candidates: readonly number[],
-    factor: number,
-    list: PostingList,
-    norm: number,
-    perLength: number,
-  ): void {
-    if (candidates.length * BINARY_SEARCH_COST < list.documents.length) {
-      for (const documentId of candidates) {
-        const index = findDocument(list.documents, documentId);
-        if (index >= 0) this.addTerm(scores, documentId, factor, list, index, norm, perLength);
-      }
-      return;
-    }
-    const marks = this.markBuffer(scores.length);
-    for (const documentId of candidates) marks[documentId] = 1;
-    const { documents } = list;
-    for (let index = 0; index < documents.length; index++) {
-      const documentId = documents[index] as number;
-      if (marks[documentId] === 1) this.addTerm(scores, documentId, factor, list, index, norm, perLength);
-    }
-    for (const documentId of candidates) marks[documentId] = 0;
-  }
-
-  private addTerm(
-    scores: Float64Array,
-    documentId: number,
-    factor: number,
-    list: PostingList,
-    index: number,
-    norm: number,
-    perLength: number,
-  ): void {
-    const tf = list.tfs[index] as number;
-    scores[documentId] =
-      (scores[documentId] as number) +
-      (factor * tf) / (tf + norm + perLength * (list.lengths[index] as number));
-  }
-
-  private scratchFor(size: number): Float64Array {
-    if (this.scratch.length < size) this.scratch = new Float64Array(Math.max(size, 2 * this.scratch.length));
-    return this.scratch;
-  }
-
-  private markBuffer(size: number): Uint8Array {
-    if (this.marks.length < size) this.marks = new Uint8Array(size);
-    return this.marks;
-  }
-
-  /**
-   * The posting list of a term in a scope. Lists are cached as typed arrays because reading
-   * thousands of rows through SQLite for a common term costs milliseconds per query; the cache is
-   * dropped whenever search_meta's lexical generation moves (any write, by any connection).
-   */
-  private postingsOf(termId: number, scopeId: number): PostingList {
-    const key = postingKey(termId, scopeId);
-    const cached = this.postingCache.get(key);
-    if (cached) return cached;
-    const rows = this.statements.postings.all(termId, scopeId) as [number, number, number][];
-    const list: PostingList = {
-      maxDocument: 0,
-      documents: new Int32Array(rows.length),
-      tfs: new Float32Array(rows.length),
-      lengths: new Float32Array(rows.length),
-    };
-    rows.forEach(([documentId, tf, length], index) => {
-      list.documents[index] = documentId;
-      if (documentId > list.maxDocument) list.maxDocument = documentId;
-      list.tfs[index] = tf;
-      list.lengths[index] = length;
-    });
-    this.postingCache.set(key, list);
-    return list;
-  }
-
-  /**
-   * Runs fn (synchronous, so no write can interleave on this connection) with the caches validated
-   * once: every accessor otherwise re-reads the generation, a statement per call, which adds up to
-   * milliseconds over the hundreds of calls of one search.
-   */
-  snapshot<T>(fn: () => T): T {
-    if (this.inSnapshot) return fn();
-    this.checkGeneration();
-    this.inSnapshot = true;
-    try {
-      return fn();
-    } finally {
-      this.inSnapshot = false;
-    }
-  }
-
-  private checkGeneration(): void {
-    if (this.inSnapshot) return;
-    const generation = Number(this.statements.generation.get());
-    if (generation !== this.cachedGeneration) {
-      this.postingCache.clear();
-      this.keyCache.clear();
-      this.termsCache.clear();
-      this.dfCache.clear();
-      this.ownTermsCache.clear();
-      this.cachedGeneration = generation;
-    }
-  }
-
-  /**
-   * Must be called once in every transaction that upserts or removes documents, so posting caches
-   * (in this and other processes) reload.
-   */
-  markChanged(): void {
-    this.statements.bumpGeneration.run();
-  }
-
-  termsOf(documentId: number): Map<string, number> {
-    this.checkGeneration();
-    const cached = this.termsCache.get(documentId);
-    if (cached) return cached;
-    const json = this.statements.termsOf.get(documentId) as string | undefined;
-    const terms = json === undefined ? new Map<string, number>() : parseTerms(json);
-    this.termsCache.set(documentId, terms);
-    return terms;
+    return result;
   }
 
   /** Analyzed terms of the document's own text (not its context), in order; empty if not indexed. */
   ownTermsOf(documentId: number): string[] {
-    this.checkGeneration();
-    const cached = this.ownTermsCache.get(documentId);
-    if (cached) return cached;
     const text = this.statements.textOf.get(documentId) as string | undefined;
-    const terms = text === undefined ? [] : analyze(text);
-    this.ownTermsCache.set(documentId, terms);
-    return terms;
+    return text === undefined ? [] : analyze(text);
   }
 
-  /** Keys of many documents in one statement; ids not indexed (any more) are absent from the map. */
-  keysOf(
-    documentIds: readonly number[],
-  ): Map<number, { namespace: SearchNamespace; id: number; scope: string }> {
-    this.checkGeneration();
-    const keys = new Map<number, { namespace: SearchNamespace; id: number; scope: string }>();
-    const missing: number[] = [];
+  /** Keys of many documents; ids not indexed (any more) are absent from the map. */
+  keysOf(documentIds: readonly number[]): Map<number, DocumentKey> {
+    this.loadDetails(documentIds);
+    const keys = new Map<number, DocumentKey>();
     for (const documentId of documentIds) {
       const key = this.keyCache.get(documentId);
       if (key) keys.set(documentId, key);
-      else missing.push(documentId);
-    }
-    if (missing.length === 0) return keys;
-    const rows = this.statements.keysOf.all(JSON.stringify(missing)) as {
-      id: number;
-      namespace: SearchNamespace;
-      doc_id: number;
-      scope: string;
-    }[];
-    for (const row of rows) {
-      const key = { namespace: row.namespace, id: row.doc_id, scope: row.scope };
-      this.keyCache.set(row.id, key);
-      keys.set(row.id, key);
     }
     return keys;
   }
 
-  /** Documents of these scopes that contain the term. */
+  /** ISO time the document happened at, or null. */
+  occurredAtOf(documentIds: readonly number[]): Map<number, string | null> {
+    this.loadDetails(documentIds);
+    const times = new Map<number, string | null>();
+    for (const documentId of documentIds) times.set(documentId, this.occurredCache.get(documentId) ?? null);
+    return times;
+  }
+
+  /** Documents of these scopes that contain the term (in any field). */
   documentFrequency(term: string, scopeIds: readonly number[]): number {
-    this.checkGeneration();
     const key = `${scopeIds.join(",")}\u0000${term}`;
     const cached = this.dfCache.get(key);
     if (cached !== undefined) return cached;
-    const termId = this.statements.termId.get(term) as number | undefined;
-    const df = termId === undefined ? 0 : this.scopeDf(termId, scopeIds);
+    let df = 0;
+    for (const scopeId of scopeIds) df += Number(this.statements.df.get(scopeId, term) ?? 0);
     this.dfCache.set(key, df);
     return df;
   }
 
-  private scopeDf(termId: number, scopeIds: readonly number[]): number {
-    let df = 0;
-    for (const scopeId of scopeIds) df += Number(this.statements.scopeDf.get(termId, scopeId) ?? 0);
-    return df;
+  /**
+   * Loads the document frequencies of many terms in one statement (feedback reads those of every
+   * word of the best documents: one statement each would cost more than the search).
+   */
+  prefetchFrequencies(terms: Iterable<string>, scopeIds: readonly number[]): void {
+    const prefix = `${scopeIds.join(",")}\u0000`;
+    const missing = [...new Set(terms)].filter((term) => !this.dfCache.has(prefix + term));
+    if (missing.length === 0) return;
+    for (const term of missing) this.dfCache.set(prefix + term, 0);
+    const rows = this.statements.dfMany.all(JSON.stringify(scopeIds), JSON.stringify(missing)) as {
+      term: string;
+      df: number;
+    }[];
+    for (const row of rows) this.dfCache.set(prefix + row.term, Number(row.df));
+  }
+
+  /**
+   * Caches live for one search at most: another connection (the daemon and a CLI command) may
+   * write between two searches, and reading a few hundred rows again costs far less than being wrong.
+   */
+  clearCaches(): void {
+    this.termsCache.clear();
+    this.dfCache.clear();
+    this.keyCache.clear();
+    this.occurredCache.clear();
+  }
+
+  private loadDetails(documentIds: readonly number[]): void {
+    const missing = documentIds.filter((documentId) => !this.keyCache.has(documentId));
+    if (missing.length === 0) return;
+    const rows = this.statements.details.all(JSON.stringify(missing)) as {
+      id: number;
+      namespace: SearchNamespace;
+      doc_id: number;
+      scope: string;
+      terms: string;
+      length: number;
+      occurred_at: string | null;
+    }[];
+    for (const row of rows) {
+      this.keyCache.set(row.id, { namespace: row.namespace, id: row.doc_id, scope: row.scope });
+      this.termsCache.set(row.id, { terms: parseTerms(row.terms), length: row.length });
+      this.occurredCache.set(row.id, row.occurred_at);
+    }
+  }
+
+  private writeFts(
+    documentId: number,
+    scopeId: number,
+    body: readonly string[],
+    weights: ReadonlyMap<string, number>,
+  ) {
+    const own = new Set(body);
+    // Context terms: those of the stored weights that the text itself does not have (field terms
+    // such as the speaker are never matched by a query's words).
+    const extra = [...weights.keys()].filter((term) => !own.has(term) && !isFieldTerm(term));
+    this.statements.insertFts.run(documentId, ftsText(body), ftsText(extra), scopeToken(scopeId));
+  }
+
+  /**
+   * After migration 011 moved the old index's documents over, their FTS5 rows are written here,
+   * once, in one transaction, from the stored text and terms (the analyzer lives above storage).
+   */
+  private rebuildIfMigrated(): void {
+    if (this.statements.rebuildFlag.get() === undefined) return;
+    this.database.transaction(() => {
+      if (this.statements.rebuildFlag.get() === undefined) return;
+      this.database.exec("DELETE FROM search_fts");
+      let after = 0;
+      for (;;) {
+        // Paged, not iterated: better-sqlite3 allows no write while a statement is being iterated.
+        const rows = this.statements.page.all(after) as {
+          id: number;
+          scope_id: number;
+          text: string;
+          terms: string;
+          occurred_at: string | null;
+        }[];
+        if (rows.length === 0) break;
+        for (const row of rows) {
+          // The migrated terms are kept as they were (the old engine had no time words): the body
+          // column holds the text's words, and what the stored terms add goes to extra.
+          this.writeFts(row.id, row.scope_id, analyze(row.text), parseTerms(row.terms));
+          after = row.id;
+        }
+      }
+      this.statements.clearRebuild.run();
+    })();
   }
 
   private scopeId(namespace: SearchNamespace, scope: string, create: true): number;
   private scopeId(namespace: SearchNamespace, scope: string, create: false): number | undefined;
   private scopeId(namespace: SearchNamespace, scope: string, create: boolean): number | undefined {
-    const row = this.statements.scopeByName.get(namespace, scope) as ScopeRow | undefined;
+    const row = this.statements.scopeByName.get(namespace, scope) as { id: number } | undefined;
     if (row) return row.id;
     if (!create) return undefined;
     return Number(this.statements.insertScope.run(namespace, scope).lastInsertRowid);
   }
-}
-
-/** The text kept for embedding: the document's own text; context is for lexical matching only. */
-function serializeText(doc: IndexedDocument): string {
-  return doc.text;
-}
-
-function postingKey(termId: number, scopeId: number): number {
-  return termId * 65_536 + scopeId;
-}
-
-/** rescore() loads an uncached posting list only when it is at most this many times the pool. */
-const LOAD_LIST_BELOW = 4;
-
-/** Roughly how many sequential list entries one binary search costs. */
-const BINARY_SEARCH_COST = 24;
-
-interface PostingList {
-  maxDocument: number;
-  documents: Int32Array;
-  tfs: Float32Array;
-  lengths: Float32Array;
 }

@@ -1,4 +1,4 @@
-import type { LexicalResult } from "./lexical.js";
+import type { LexicalResult } from "./search-index.js";
 
 /**
  * Second-stage ordering of the best lexical candidates, for first-rank precision. BM25 treats a

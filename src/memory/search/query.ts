@@ -53,14 +53,14 @@ export function relatedTerms(term: string): readonly string[] {
 const QUESTION_WORDS: ReadonlySet<string> = new Set(["kind", "type", "sort", "mani", "time"]);
 
 /** The query's content terms in order, with repetitions: what proximity is measured on. */
-export function queryTermSequence(query: string): string[] {
-  return analyze(query).filter((term) => !QUESTION_WORDS.has(term));
+export function queryTermSequence(query: string, dropQuestionWords = true): string[] {
+  return analyze(query).filter((term) => !dropQuestionWords || !QUESTION_WORDS.has(term));
 }
 
 /** Query term -> weight: each analyzed term once (weight 1), related terms at RELATED_WEIGHT. */
-export function analyzeQuery(query: string, expand = true): Map<string, number> {
+export function analyzeQuery(query: string, expand = true, dropQuestionWords = true): Map<string, number> {
   const weights = new Map<string, number>();
-  for (const term of analyze(query)) if (!QUESTION_WORDS.has(term)) weights.set(term, 1);
+  for (const term of queryTermSequence(query, dropQuestionWords)) weights.set(term, 1);
   if (expand) {
     for (const term of [...weights.keys()]) {
       for (const variant of morphologicalVariants(term)) {

@@ -1,8 +1,16 @@
 import type { SqliteDatabase } from "../../storage/database.js";
-import { type Bm25Parameters, bm25Idf, SPEAKER_FIELD, speakerTermsOf } from "./bm25.js";
+import {
+  BM25_B,
+  BM25_K1,
+  type Bm25Parameters,
+  bm25Idf,
+  bm25Score,
+  SPEAKER_FIELD,
+  speakerTermsOf,
+} from "./bm25.js";
 import { DEFAULT_FEEDBACK, type FeedbackParameters, feedbackTerms } from "./feedback.js";
 import { fuse, type RankedList } from "./fusion.js";
-import { LexicalIndex, type LexicalResult, type ScopeStats } from "./lexical.js";
+import { LexicalIndex, type ScopeStats } from "./lexical.js";
 import { DEFAULT_PRECISION, type PrecisionParameters, rerankForPrecision } from "./precision.js";
 import { analyzeQuery, queryTermSequence } from "./query.js";
 import {
@@ -13,13 +21,33 @@ import {
   type SearchNamespace,
   type SearchOptions,
 } from "./types.js";
-import { VectorStore } from "./vectors.js";
+import { deleteVectorsOf, type Quantization, VectorStore } from "./vectors.js";
 
 export const DEFAULT_POOL = 100;
 
+/**
+ * FTS5 returns this many times the pool as first-stage candidates: its bm25() weighs every query
+ * term alike, so a document the weighted second stage puts in the pool can sit a little lower there.
+ */
+export const FIRST_STAGE_FACTOR = 2;
+
+/** Documents searched above which the first stage leaves out words in half of them (firstStage). */
+export const LARGE_STORE = 10_000;
+
+export interface LexicalResult {
+  documentId: number;
+  score: number;
+}
+
 export interface SearchIndexOptions {
   embedder?: Embedder;
-  /** Pseudo-relevance feedback on the lexical list (default on); false turns it off. */
+  /** How vectors are stored and scanned (default "float"); see vectors.ts. */
+  quantization?: Quantization;
+  /**
+   * Pseudo-relevance feedback on the lexical list (default off: on LongMemEval dev it moved
+   * recall@10 / nDCG@10 by -0.025 / -0.047, on LoCoMo dev by +0.021 / -0.002; see the
+   * ablation in BENCHMARKS.md). True or parameters turn it on.
+   */
   feedback?: boolean | FeedbackParameters;
   /** Defaults to BM25_K1 / BM25_B; for experiments, chosen once for all data. */
   bm25?: Bm25Parameters;
@@ -27,85 +55,111 @@ export interface SearchIndexOptions {
   contextWeight?: number;
   /** Related-term expansion of the query (default on). */
   expandQuery?: boolean;
-  /** Proximity and own-text coverage reordering of the best lexical candidates (default on). */
+  /** Speaker-aware (and optional proximity/coverage) reordering of the lexical list (default on). */
   precision?: boolean | PrecisionParameters;
+  /** Index the words of when a document happened (see time-terms.ts; default on). */
+  timeWords?: boolean;
+  /** Drop answer-shape words ("kind", "how many times") from queries (default on). */
+  questionWords?: boolean;
 }
 
 /**
- * Hybrid retrieval over documents of the memory store: BM25 over analyzed terms (always; its pool
- * reordered by pseudo-relevance feedback, then by the precision signals of precision.ts), cosine
- * over embedding vectors (when an embedder is configured and vectors exist), fused by reciprocal rank.
- * Writes are synchronous and lexical; vectors are computed later by embedPending().
+ * Hybrid retrieval over documents of the memory store. Words: FTS5 finds the candidates (bm25()
+ * with column weights over the analyzer's terms), exact BM25 with weighted query terms orders them,
+ * pseudo-relevance feedback and the precision signals of precision.ts reorder that pool. Vectors:
+ * cosine k-nearest-neighbours in sqlite-vec, when an embedder is configured. The two lists are fused
+ * by reciprocal rank. Writes are synchronous and lexical, in one transaction; vectors are computed
+ * later by embedPending() and inserted one row each.
  */
 export class SearchIndex {
   private readonly lexical: LexicalIndex;
-  private readonly vectors: VectorStore;
+  private readonly vectors: VectorStore | undefined;
   private readonly embedder: Embedder | undefined;
   private readonly feedback: FeedbackParameters | undefined;
   private readonly expandQuery: boolean;
   private readonly precision: PrecisionParameters | undefined;
+  private readonly bm25: Bm25Parameters;
+  private readonly dropQuestionWords: boolean;
 
   constructor(
     private readonly database: SqliteDatabase,
     options: SearchIndexOptions = {},
   ) {
-    this.lexical = new LexicalIndex(database, options.contextWeight, options.bm25);
-    this.vectors = new VectorStore(database);
+    // Freed pages are zeroed, so a removed document's text and terms do not linger in the file.
+    database.pragma("secure_delete = ON");
+    this.lexical = new LexicalIndex(database, options.contextWeight, options.timeWords ?? true);
     this.embedder = options.embedder;
-    const feedback = options.feedback ?? true;
+    this.vectors = options.embedder
+      ? new VectorStore(database, options.embedder.id, options.embedder.dimensions, options.quantization)
+      : undefined;
+    const feedback = options.feedback ?? false;
     this.feedback = feedback === true ? DEFAULT_FEEDBACK : feedback === false ? undefined : feedback;
     this.expandQuery = options.expandQuery ?? true;
     const precision = options.precision ?? true;
     this.precision = precision === true ? DEFAULT_PRECISION : precision === false ? undefined : precision;
+    this.bm25 = options.bm25 ?? { k1: BM25_K1, b: BM25_B };
+    this.dropQuestionWords = options.questionWords ?? true;
   }
 
   upsert(doc: IndexedDocument): void {
     validateDocument(doc);
-    this.database.transaction(() => {
-      this.lexical.upsert(doc);
-      this.lexical.markChanged();
-      this.vectors.invalidate();
-    })();
+    this.database.transaction(() => this.upsertOne(doc))();
   }
 
   upsertMany(docs: readonly IndexedDocument[]): void {
     for (const doc of docs) validateDocument(doc);
     this.database.transaction(() => {
-      for (const doc of docs) this.lexical.upsert(doc);
-      this.lexical.markChanged();
-      this.vectors.invalidate();
+      for (const doc of docs) this.upsertOne(doc);
     })();
   }
 
-  /** Removes every trace of the document (postings, unused terms, vector). False if it was not indexed. */
+  private upsertOne(doc: IndexedDocument): void {
+    const previous = this.lexical.remove(doc.namespace, doc.id);
+    if (previous !== undefined) deleteVectorsOf(this.database, previous);
+    this.lexical.upsert(doc);
+  }
+
+  /**
+   * Removes every trace of the document: its row, its FTS5 terms, its document-frequency rows and
+   * its vector in every sqlite-vec table. False if it was not indexed. Forgetting calls this.
+   *
+   * FTS5's secure-delete removes the document's entries from the index segments but can leave a
+   * term's text in a segment's page keys; `optimize` rewrites the index into one segment without
+   * them, and SQLite's secure_delete (set by the constructor) zeroes the freed pages. That costs
+   * about 0.15 s at 100,000 documents: forgetting is rare, and it must not leave words behind.
+   */
   remove(namespace: SearchNamespace, id: number): boolean {
+    return this.removeMany(namespace, [id]) === 1;
+  }
+
+  /** remove() for several documents, rewriting the FTS5 index once. Returns how many were indexed. */
+  removeMany(namespace: SearchNamespace, ids: readonly number[]): number {
     return this.database.transaction(() => {
-      const removed = this.lexical.remove(namespace, id);
-      if (removed) {
-        this.lexical.markChanged();
-        this.vectors.invalidate();
+      let removed = 0;
+      for (const id of ids) {
+        const documentId = this.lexical.remove(namespace, id);
+        if (documentId === undefined) continue;
+        deleteVectorsOf(this.database, documentId);
+        removed++;
       }
+      if (removed > 0) this.lexical.compact();
       return removed;
     })();
   }
 
   /** Removes every document of one scope (a person's whole memory). Returns how many. */
   removeScope(namespace: SearchNamespace, scope: string): number {
-    return this.database.transaction(() => {
-      const docs = this.lexical.documentsOfScope(namespace, scope);
-      for (const doc of docs) this.lexical.remove(doc.namespace, doc.id);
-      if (docs.length > 0) {
-        this.lexical.markChanged();
-        this.vectors.invalidate();
-      }
-      return docs.length;
-    })();
+    const docs = this.lexical.documentsOfScope(namespace, scope);
+    return this.removeMany(
+      namespace,
+      docs.map((doc) => doc.id),
+    );
   }
 
   /** Number of documents still without a vector from the configured embedder. */
   pendingEmbeddings(limit = Number.MAX_SAFE_INTEGER): number {
-    if (!this.embedder) return 0;
-    return this.vectors.pending(this.embedder.id, this.embedder.dimensions, limit).length;
+    if (!this.vectors) return 0;
+    return this.vectors.pendingCount(limit);
   }
 
   /**
@@ -116,26 +170,28 @@ export class SearchIndex {
     options: { batchSize?: number; max?: number; signal?: AbortSignal } = {},
   ): Promise<number> {
     const embedder = this.embedder;
-    if (!embedder) return 0;
+    const vectors = this.vectors;
+    if (!embedder || !vectors) return 0;
     const batchSize = options.batchSize ?? 64;
     const max = options.max ?? Number.POSITIVE_INFINITY;
     let done = 0;
     while (done < max) {
       options.signal?.throwIfAborted();
-      const batch = this.vectors.pending(embedder.id, embedder.dimensions, Math.min(batchSize, max - done));
+      const batch = vectors.pending(Math.min(batchSize, max - done));
       if (batch.length === 0) break;
-      const vectors = await embedder.embed(
+      const embedded = await embedder.embed(
         batch.map((row) => row.text),
         options.signal,
       );
-      checkVectors(embedder, vectors, batch.length);
+      checkVectors(embedder, embedded, batch.length);
       this.database.transaction(() => {
         batch.forEach((row, index) => {
-          const vector = vectors[index];
-          if (vector) this.vectors.put(row.id, embedder.id, vector);
+          const vector = embedded[index];
+          // A document removed while its batch was being embedded stays removed.
+          if (vector && this.lexical.keysOf([row.id]).has(row.id)) vectors.put(row.id, row.scope_id, vector);
         });
-        this.vectors.invalidate();
       })();
+      this.lexical.clearCaches();
       done += batch.length;
     }
     return done;
@@ -146,16 +202,15 @@ export class SearchIndex {
     if (!Number.isInteger(pool) || pool < 1)
       throw new RangeError(`search pool must be a positive integer, got ${pool}`);
     options.signal?.throwIfAborted();
+    this.lexical.clearCaches();
     const stats = this.lexical.scopeStats(options.namespace, options.scopes);
     if (stats.documents === 0) return [];
-    const lists: RankedList[] = [];
-    const lexical = this.lexical.snapshot(() => this.lexicalList(query, stats, pool));
-    lists.push({ items: lexical });
-    if (this.embedder && query.trim() !== "") {
+    const lists: RankedList[] = [{ items: this.lexicalList(query, stats, pool) }];
+    if (this.embedder && this.vectors && query.trim() !== "") {
       const [vector] = await this.embedder.embed([query], options.signal);
       if (!vector) throw new EmbeddingError(`embedder ${this.embedder.id} returned no vector for the query`);
       checkVectors(this.embedder, [vector], 1);
-      const results = this.vectors.search(vector, this.embedder.id, stats.ids, pool);
+      const results = this.vectors.search(vector, stats.ids, pool);
       lists.push({
         items: results.map((result) => ({ documentId: result.documentId, score: result.similarity })),
       });
@@ -177,28 +232,49 @@ export class SearchIndex {
   }
 
   /**
-   * BM25 candidates of the query, best first: the question's terms, then the pool reordered by
-   * pseudo-relevance feedback terms, then its head reordered for first-rank precision.
+   * Lexical candidates of the query, best first: FTS5's first stage, scored again by exact weighted
+   * BM25, then reordered by pseudo-relevance feedback terms, then its head reordered for first-rank
+   * precision.
    */
   private lexicalList(query: string, stats: ScopeStats, pool: number): LexicalResult[] {
-    const queryWeights = analyzeQuery(query, this.expandQuery);
-    let lexical = this.lexical.search(queryWeights, stats, pool);
+    const queryWeights = analyzeQuery(query, this.expandQuery, this.dropQuestionWords);
+    if (queryWeights.size === 0) return [];
+    const candidateIds = this.firstStage([...queryWeights.keys()], stats, pool * FIRST_STAGE_FACTOR);
+    if (candidateIds.length === 0) return [];
+    const stored = this.lexical.termsOf(candidateIds);
+    this.lexical.prefetchFrequencies(queryWeights.keys(), stats.ids);
     const idf = (term: string) => this.idfOf(term, stats);
+    const score = (weights: ReadonlyMap<string, number>, documentId: number) => {
+      const document = stored.get(documentId);
+      if (!document) return 0;
+      return bm25Score(weights, document.terms, document.length, stats.averageLength, idf, this.bm25);
+    };
+    let lexical = rankBy(candidateIds, (documentId) => score(queryWeights, documentId)).slice(0, pool);
     if (this.feedback !== undefined && lexical.length > 0) {
+      const feedbackDocuments = lexical.slice(0, this.feedback.documents);
+      this.lexical.prefetchFrequencies(
+        feedbackDocuments.flatMap((result) => [...(stored.get(result.documentId)?.terms.keys() ?? [])]),
+        stats.ids,
+      );
       const expanded = feedbackTerms(
         queryWeights,
         lexical,
-        (id) => this.lexical.termsOf(id),
+        (documentId) => stored.get(documentId)?.terms ?? new Map(),
         idf,
         this.feedback,
       );
       for (const term of queryWeights.keys()) expanded.delete(term);
-      lexical = this.lexical.rescore(lexical, expanded, stats);
+      if (expanded.size > 0) {
+        lexical = rankBy(
+          lexical.map((result) => result.documentId),
+          (documentId) => score(queryWeights, documentId) + score(expanded, documentId),
+        );
+      }
     }
     const precision = this.precision;
     if (precision === undefined || lexical.length < 2) return lexical;
-    const queryTerms = queryTermSequence(query);
-    // Reading a candidate's stored terms costs a statement and a parse: skip what cannot score.
+    const queryTerms = queryTermSequence(query, this.dropQuestionWords);
+    // Reading a candidate's text costs a statement and an analysis: skip what cannot score.
     const namesSpeaker =
       precision.speaker > 0 &&
       queryTerms.some((term) => this.lexical.documentFrequency(`${SPEAKER_FIELD}${term}`, stats.ids) > 0);
@@ -207,24 +283,56 @@ export class SearchIndex {
     return rerankForPrecision(
       lexical,
       queryTerms,
-      (id) => ({
-        terms: readsText ? this.lexical.ownTermsOf(id) : [],
-        speaker: namesSpeaker ? speakerTermsOf(this.lexical.termsOf(id)) : [],
+      (documentId) => ({
+        terms: readsText ? this.lexical.ownTermsOf(documentId) : [],
+        speaker: namesSpeaker ? speakerTermsOf(stored.get(documentId)?.terms ?? new Map()) : [],
       }),
       idf,
       precision,
     );
   }
 
-  private idfOf(term: string, stats: { ids: number[]; documents: number }): number {
+  /**
+   * FTS5 candidates. FTS5 scores every document that matches any query word, so in a large store a
+   * word in at least half of the documents searched ("user" in nearly every memory) would make it
+   * score most of the collection for a word that adds almost nothing to any score (BM25 idf near
+   * its floor). Above LARGE_STORE documents such words are left out of the first stage when other
+   * words remain; a document matching only them is then not a candidate (it would rank below every
+   * document matching another word). Small stores, and so both benchmarks' conversations, always
+   * use every word.
+   */
+  private firstStage(terms: readonly string[], stats: ScopeStats, limit: number): number[] {
+    if (stats.documents <= LARGE_STORE) return this.lexical.candidates(terms, stats.ids, limit);
+    const selective = terms.filter((term) => {
+      const df = this.lexical.documentFrequency(term, stats.ids);
+      return df > 0 && df * 2 < stats.documents;
+    });
+    const found = selective.length > 0 ? this.lexical.candidates(selective, stats.ids, limit) : [];
+    return found.length > 0 ? found : this.lexical.candidates(terms, stats.ids, limit);
+  }
+
+  private idfOf(term: string, stats: ScopeStats): number {
     const df = this.lexical.documentFrequency(term, stats.ids);
     return df === 0 ? 0 : bm25Idf(stats.documents, df);
   }
 }
 
+/** Documents with a positive score, best first; ties by internal id (insertion order). */
+function rankBy(documentIds: readonly number[], score: (documentId: number) => number): LexicalResult[] {
+  const results: LexicalResult[] = [];
+  for (const documentId of documentIds) {
+    const value = score(documentId);
+    if (value > 0) results.push({ documentId, score: value });
+  }
+  results.sort((x, y) => y.score - x.score || x.documentId - y.documentId);
+  return results;
+}
+
 function validateDocument(doc: IndexedDocument): void {
   if (!Number.isSafeInteger(doc.id)) throw new RangeError(`document id must be an integer, got ${doc.id}`);
   if (doc.scope.trim() === "") throw new RangeError(`document ${doc.namespace}/${doc.id} has an empty scope`);
+  if (doc.occurredAt !== undefined && Number.isNaN(Date.parse(doc.occurredAt)))
+    throw new RangeError(`document ${doc.namespace}/${doc.id} has an invalid occurredAt "${doc.occurredAt}"`);
 }
 
 function checkVectors(embedder: Embedder, vectors: readonly Float32Array[], expected: number): void {

@@ -17,6 +17,11 @@ export interface IndexedDocument {
    * a query that names the speaker ranks that person's own turns first (see precision.ts).
    */
   speaker?: string;
+  /**
+   * When it happened, ISO-8601 (an episode's turn time, a memory's validity start, a benchmark
+   * session's date): the same field whatever produced it.
+   */
+  occurredAt?: string;
 }
 
 export interface SearchOptions {

@@ -1,225 +1,184 @@
 import type { SqliteDatabase } from "../../storage/database.js";
+import { loadVectorExtension } from "./sqlite-vec.js";
 
 /**
- * Embedding vectors, stored as Float32 BLOBs and searched by brute force from an in-process cache.
- * The cache keeps each vector twice in compact form: 8-bit quantized (unit-normalized, scaled by 127)
- * for scoring, and its sign bits for a fast Hamming prefilter when there are many vectors. At 1e5
- * vectors of 384 dimensions that is 38 MB + 5 MB, and a query reads the sign bits of all of them
- * and the 8-bit vectors of the best few thousand only.
+ * Embedding vectors in a sqlite-vec `vec0` table, one row per document (rowid = search_docs.id),
+ * partitioned by scope (search_scopes.id) so a search reads only the vectors it may see. Inserts and
+ * deletes are single rows in the caller's transaction: nothing is cached or reloaded.
+ *
+ * Quantization (optional): "int8" (a byte per dimension) or "binary" (a bit per dimension) make the
+ * k-nearest-neighbour scan cheaper; the float vector is kept in an auxiliary column and the best
+ * RESCORE_FACTOR x k candidates are rescored by exact cosine, so the order returned is the float one.
  */
+export type Quantization = "float" | "int8" | "binary";
 
-const PREFILTER_ABOVE = 20_000;
-const PREFILTER_FACTOR = 20;
-
-interface Cache {
-  generation: number;
-  model: string;
-  dimensions: number;
-  count: number;
-  documentIds: Int32Array;
-  scopeIds: Int32Array;
-  quantized: Int8Array;
-  bits: Uint32Array;
-  words: number;
-}
+export const RESCORE_FACTOR = 8;
 
 export interface VectorResult {
   documentId: number;
   similarity: number;
 }
 
-export function encodeVector(vector: Float32Array): Buffer {
-  const buffer = Buffer.alloc(vector.length * 4);
-  for (let index = 0; index < vector.length; index++) buffer.writeFloatLE(vector[index] ?? 0, index * 4);
-  return buffer;
+function vectorBlob(vector: Float32Array): Buffer {
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
 }
 
-export function decodeVector(blob: Buffer): Float32Array {
-  const vector = new Float32Array(blob.length / 4);
-  for (let index = 0; index < vector.length; index++) vector[index] = blob.readFloatLE(index * 4);
-  return vector;
-}
-
-function popcount(value: number): number {
-  let v = value - ((value >>> 1) & 0x55555555);
-  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
-}
-
-function quantizeInto(
-  vector: Float32Array,
-  target: Int8Array,
-  offset: number,
-  bits: Uint32Array,
-  bitOffset: number,
-) {
+function cosine(query: Float32Array, queryNorm: number, blob: Buffer): number {
+  const aligned = blob.byteOffset % 4 === 0 ? blob : Buffer.from(blob);
+  const vector = new Float32Array(aligned.buffer, aligned.byteOffset, aligned.byteLength / 4);
+  let dot = 0;
   let norm = 0;
-  for (const value of vector) norm += value * value;
-  const scale = norm > 0 ? 127 / Math.sqrt(norm) : 0;
   for (let index = 0; index < vector.length; index++) {
-    const value = vector[index] ?? 0;
-    target[offset + index] = Math.round(value * scale);
-    if (value > 0) {
-      const word = bitOffset + (index >>> 5);
-      bits[word] = ((bits[word] ?? 0) | (1 << (index & 31))) >>> 0;
-    }
+    const value = vector[index] as number;
+    dot += value * (query[index] ?? 0);
+    norm += value * value;
   }
-}
-
-function allIndexes(cache: Cache, isAllowed: (scopeId: number) => boolean): Int32Array {
-  const indexes: number[] = [];
-  for (let index = 0; index < cache.count; index++)
-    if (isAllowed(cache.scopeIds[index] as number)) indexes.push(index);
-  return Int32Array.from(indexes);
-}
-
-/**
- * Indexes of the allowed vectors whose sign bits are closest to the query's (fewest differing
- * bits), at least `keep` of them; the whole boundary distance is included so the result does not
- * depend on iteration order.
- */
-function prefilter(
-  cache: Cache,
-  queryBits: Uint32Array,
-  isAllowed: (scopeId: number) => boolean,
-  keep: number,
-): Int32Array {
-  const words = cache.words;
-  const bits = cache.bits;
-  const distances = new Uint16Array(cache.count);
-  const histogram = new Uint32Array(words * 32 + 2);
-  const excluded = histogram.length - 1;
-  for (let index = 0; index < cache.count; index++) {
-    if (!isAllowed(cache.scopeIds[index] as number)) {
-      distances[index] = excluded;
-      continue;
-    }
-    const offset = index * words;
-    let distance = 0;
-    for (let w = 0; w < words; w++)
-      distance += popcount(((bits[offset + w] as number) ^ (queryBits[w] as number)) >>> 0);
-    distances[index] = distance;
-    histogram[distance] = (histogram[distance] as number) + 1;
-  }
-  let cutoff = 0;
-  let seen = 0;
-  while (cutoff < excluded - 1 && seen + (histogram[cutoff] as number) < keep)
-    seen += histogram[cutoff++] as number;
-  const indexes: number[] = [];
-  for (let index = 0; index < cache.count; index++)
-    if ((distances[index] as number) <= cutoff) indexes.push(index);
-  return Int32Array.from(indexes);
+  return norm === 0 || queryNorm === 0 ? 0 : dot / Math.sqrt(norm * queryNorm);
 }
 
 export class VectorStore {
-  private cache: Cache | undefined;
+  readonly table: string;
   private readonly statements;
 
-  constructor(database: SqliteDatabase) {
+  constructor(
+    database: SqliteDatabase,
+    readonly model: string,
+    readonly dimensions: number,
+    readonly quantization: Quantization = "float",
+  ) {
+    if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 8192)
+      throw new RangeError(`vector dimensions must be an integer in [1, 8192], got ${dimensions}`);
+    if (quantization === "binary" && dimensions % 8 !== 0)
+      throw new RangeError(`binary quantization needs dimensions divisible by 8, got ${dimensions}`);
+    loadVectorExtension(database);
+    this.table = `search_vec_${quantization}_${dimensions}`;
+    const column =
+      quantization === "float"
+        ? `embedding float[${dimensions}] distance_metric=cosine`
+        : quantization === "int8"
+          ? `embedding int8[${dimensions}] distance_metric=cosine, +full blob`
+          : `embedding bit[${dimensions}], +full blob`;
+    database.exec(
+      `CREATE VIRTUAL TABLE IF NOT EXISTS ${this.table} USING vec0(scope_id integer partition key, ${column})`,
+    );
+    database.prepare("INSERT OR IGNORE INTO search_vector_tables (name) VALUES (?)").run(this.table);
+    this.forgetOtherModels(database);
+    const encodedQuery =
+      quantization === "float"
+        ? "?"
+        : quantization === "int8"
+          ? "vec_quantize_int8(?, 'unit')"
+          : "vec_quantize_binary(?)";
     this.statements = {
-      generation: database.prepare("SELECT value FROM search_meta WHERE key = 'vector_generation'").pluck(),
-      bump: database.prepare("UPDATE search_meta SET value = value + 1 WHERE key = 'vector_generation'"),
-      put: database.prepare(
-        "INSERT OR REPLACE INTO search_vectors (document_id, model, dimensions, vector) VALUES (?, ?, ?, ?)",
+      insert:
+        quantization === "float"
+          ? database.prepare(
+              `INSERT INTO ${this.table} (rowid, scope_id, embedding) VALUES (@id, @scope, @vector)`,
+            )
+          : database.prepare(
+              `INSERT INTO ${this.table} (rowid, scope_id, embedding, full) VALUES (@id, @scope, ${encodedQuery.replace("?", "@vector")}, @vector)`,
+            ),
+      delete: database.prepare(`DELETE FROM ${this.table} WHERE rowid = ?`),
+      knn: database.prepare(
+        `SELECT rowid AS documentId, distance FROM ${this.table}
+         WHERE embedding MATCH ${encodedQuery} AND k = ? AND scope_id = ?`,
       ),
+      full:
+        quantization === "float"
+          ? undefined
+          : database.prepare(
+              `SELECT rowid AS documentId, full FROM ${this.table} WHERE rowid IN (SELECT value FROM json_each(?))`,
+            ),
+      setModel: database.prepare("UPDATE search_docs SET vector_model = ? WHERE id = ?"),
       pending: database.prepare(
-        `SELECT d.id, d.text FROM search_documents d LEFT JOIN search_vectors v ON v.document_id = d.id
-         WHERE v.document_id IS NULL OR v.model != ? OR v.dimensions != ? ORDER BY d.id LIMIT ?`,
+        `SELECT id, scope_id, text FROM search_docs WHERE vector_model IS NULL ORDER BY id LIMIT ?`,
       ),
-      count: database
-        .prepare("SELECT COUNT(*) FROM search_vectors WHERE model = ? AND dimensions = ?")
-        .pluck(),
-      all: database
-        .prepare(
-          `SELECT v.document_id, d.scope_id, v.vector FROM search_vectors v JOIN search_documents d ON d.id = v.document_id
-           WHERE v.model = ? AND v.dimensions = ? ORDER BY v.document_id`,
-        )
-        .raw(),
+      pendingCount: database.prepare(
+        "SELECT COUNT(*) FROM (SELECT 1 FROM search_docs WHERE vector_model IS NULL LIMIT ?)",
+      ),
     };
   }
 
-  /** Must be called after any change that adds or removes a vector, so caches reload. */
-  invalidate(): void {
-    this.statements.bump.run();
+  /**
+   * One embedder at a time: vectors of another model (or size, or quantization) are never compared
+   * with this one's. When the configuration changes, every vector table is emptied and every
+   * document becomes pending, so embedPending() re-embeds them all.
+   */
+  private forgetOtherModels(database: SqliteDatabase): void {
+    const configuration = `${this.model}\u0000${this.dimensions}\u0000${this.quantization}`;
+    const current = database
+      .prepare("SELECT value FROM search_state WHERE key = 'vector_configuration'")
+      .pluck()
+      .get();
+    if (current === configuration) return;
+    database.transaction(() => {
+      const tables = database.prepare("SELECT name FROM search_vector_tables").pluck().all() as string[];
+      for (const table of tables) database.exec(`DELETE FROM ${table}`);
+      database.exec("UPDATE search_docs SET vector_model = NULL WHERE vector_model IS NOT NULL");
+      database
+        .prepare("INSERT OR REPLACE INTO search_state (key, value) VALUES ('vector_configuration', ?)")
+        .run(configuration);
+    })();
   }
 
-  put(documentId: number, model: string, vector: Float32Array): void {
-    this.statements.put.run(documentId, model, vector.length, encodeVector(vector));
+  /** Stores (or replaces) one document's vector. In the caller's transaction. */
+  put(documentId: number, scopeId: number, vector: Float32Array): void {
+    const id = BigInt(documentId);
+    this.statements.delete.run(id);
+    this.statements.insert.run({ id, scope: BigInt(scopeId), vector: vectorBlob(vector) });
+    this.statements.setModel.run(this.model, documentId);
   }
 
-  pending(model: string, dimensions: number, limit: number): { id: number; text: string }[] {
-    return this.statements.pending.all(model, dimensions, limit) as { id: number; text: string }[];
+  /** Documents without a vector from this model, oldest first. */
+  pending(limit: number): { id: number; scope_id: number; text: string }[] {
+    return this.statements.pending.all(limit) as { id: number; scope_id: number; text: string }[];
   }
 
-  search(query: Float32Array, model: string, scopeIds: readonly number[], limit: number): VectorResult[] {
-    const cache = this.load(model, query.length);
-    if (cache.count === 0) return [];
-    const allowed = Int32Array.from(scopeIds);
-    const isAllowed = (scopeId: number) => {
-      for (let index = 0; index < allowed.length; index++) if (allowed[index] === scopeId) return true;
-      return false;
-    };
-    const queryInt = new Int8Array(cache.dimensions);
-    const queryBits = new Uint32Array(cache.words);
-    quantizeInto(query, queryInt, 0, queryBits, 0);
-    const candidates =
-      cache.count > PREFILTER_ABOVE
-        ? prefilter(cache, queryBits, isAllowed, Math.max(limit * PREFILTER_FACTOR, 2000))
-        : allIndexes(cache, isAllowed);
-    const results: VectorResult[] = [];
-    const dims = cache.dimensions;
-    const data = cache.quantized;
-    for (let c = 0; c < candidates.length; c++) {
-      const index = candidates[c] as number;
-      let dot = 0;
-      const offset = index * dims;
-      for (let d = 0; d < dims; d++) dot += (data[offset + d] as number) * (queryInt[d] as number);
-      results.push({ documentId: cache.documentIds[index] as number, similarity: dot / (127 * 127) });
+  pendingCount(limit: number): number {
+    return Number(this.statements.pendingCount.pluck().get(limit));
+  }
+
+  /** The `limit` nearest documents of the scopes, by cosine similarity, best first. */
+  search(query: Float32Array, scopeIds: readonly number[], limit: number): VectorResult[] {
+    const k = this.quantization === "float" ? limit : limit * RESCORE_FACTOR;
+    const found: { documentId: number; distance: number }[] = [];
+    for (const scopeId of scopeIds) {
+      found.push(
+        ...(this.statements.knn.all(vectorBlob(query), k, BigInt(scopeId)) as {
+          documentId: number;
+          distance: number;
+        }[]),
+      );
+    }
+    let results: VectorResult[];
+    if (this.statements.full === undefined) {
+      results = found.map((row) => ({ documentId: row.documentId, similarity: 1 - row.distance }));
+    } else {
+      let queryNorm = 0;
+      for (const value of query) queryNorm += value * value;
+      const rows = this.statements.full.all(JSON.stringify(found.map((row) => row.documentId))) as {
+        documentId: number;
+        full: Buffer;
+      }[];
+      results = rows.map((row) => ({
+        documentId: row.documentId,
+        similarity: cosine(query, queryNorm, row.full),
+      }));
     }
     results.sort((a, b) => b.similarity - a.similarity || a.documentId - b.documentId);
     return results.slice(0, limit);
   }
+}
 
-  private load(model: string, dimensions: number): Cache {
-    const generation = Number(this.statements.generation.get());
-    const cached = this.cache;
-    if (
-      cached &&
-      cached.generation === generation &&
-      cached.model === model &&
-      cached.dimensions === dimensions
-    ) {
-      return cached;
-    }
-    // Counted first and streamed: holding 1e5 row Buffers at once would double peak memory.
-    const total = Number(this.statements.count.get(model, dimensions));
-    const words = Math.ceil(dimensions / 32);
-    const cache: Cache = {
-      generation,
-      model,
-      dimensions,
-      count: 0,
-      documentIds: new Int32Array(total),
-      scopeIds: new Int32Array(total),
-      quantized: new Int8Array(total * dimensions),
-      bits: new Uint32Array(total * words),
-      words,
-    };
-    for (const row of this.statements.all.iterate(model, dimensions)) {
-      const [documentId, scopeId, blob] = row as [number, number, Buffer];
-      const index = cache.count;
-      if (index >= total) break;
-      cache.count++;
-      cache.documentIds[index] = documentId;
-      cache.scopeIds[index] = scopeId;
-      // SQLite's buffers are not always 4-byte aligned; one copy is far cheaper than readFloatLE.
-      const vector =
-        blob.byteOffset % 4 === 0
-          ? new Float32Array(blob.buffer, blob.byteOffset, blob.length / 4)
-          : new Float32Array(Uint8Array.from(blob).buffer);
-      quantizeInto(vector, cache.quantized, index * dimensions, cache.bits, index * words);
-    }
-    this.cache = cache;
-    return cache;
-  }
+/**
+ * Deletes a document's vector from every vec0 table (a forgotten memory leaves no vector behind,
+ * whatever model or quantization wrote it). Needs the extension only when such tables exist, so
+ * word-only installations never load it.
+ */
+export function deleteVectorsOf(database: SqliteDatabase, documentId: number): void {
+  const tables = database.prepare("SELECT name FROM search_vector_tables").pluck().all() as string[];
+  if (tables.length === 0) return;
+  loadVectorExtension(database);
+  for (const table of tables)
+    database.prepare(`DELETE FROM ${table} WHERE rowid = ?`).run(BigInt(documentId));
 }

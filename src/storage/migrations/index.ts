@@ -8,6 +8,7 @@ import { taskEvidenceMigration } from "./007-task-evidence.js";
 import { schedulerMigration } from "./008-scheduler.js";
 import { memoryIntegrityMigration } from "./009-memory-integrity.js";
 import { skillsMigration } from "./010-skills.js";
+import { fts5SearchMigration } from "./011-fts5-search.js";
 import type { Migration } from "./types.js";
 
 /**
@@ -26,4 +27,5 @@ export const migrations: readonly Migration[] = [
   schedulerMigration,
   memoryIntegrityMigration,
   skillsMigration,
+  fts5SearchMigration,
 ];

@@ -20,7 +20,17 @@ describe("runMemoryScaleBench", () => {
     expect(report.lexical.queryMs.p95).toBeGreaterThanOrEqual(report.lexical.queryMs.p50);
     expect(report.hybrid.dimensions).toBe(384);
     expect(report.hybrid.queryMs.p50).toBeGreaterThan(0);
+    expect(report.hybrid.quantization).toBe("float");
+    expect(report.addOne.ms.p95).toBeGreaterThanOrEqual(report.addOne.ms.p50);
+    // Vectors take room: 384 float32 = 1536 bytes each at least.
+    expect(report.bytesPerMemory.withVectors - report.bytesPerMemory.lexical).toBeGreaterThan(1000);
     expect(report.peakRssMb).toBeGreaterThan(0);
+  });
+
+  it("measures quantized vectors too", async () => {
+    const report = await runMemoryScaleBench({ n: 200, queries: 5, adds: 3, quantization: "binary" });
+    expect(report.hybrid.quantization).toBe("binary");
+    expect(report.hybrid.queryMs.p50).toBeGreaterThan(0);
   });
 
   it("rejects a non-positive n", async () => {

@@ -9,8 +9,10 @@ import {
   loadLocomo,
   normalizeEvidenceId,
   parseLocomo,
+  parseSessionTime,
 } from "../../../src/memory/bench/locomo.js";
-import { runRetrievalBench, turnText } from "../../../src/memory/bench/retrieval.js";
+import { runRetrievalBench } from "../../../src/memory/bench/retrieval.js";
+import { conversationDocuments, turnText } from "../../../src/memory/bench/retrievers.js";
 
 const directory = mkdtempSync(join(tmpdir(), "mercury-bench-test-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -97,14 +99,28 @@ describe("LoCoMo loading", () => {
     expect(() => loadLocomo(join(directory, "missing.json"))).toThrow(/cannot read/);
   });
 
-  it("builds a turn's document from speaker, text, caption and session date", () => {
+  it("builds a turn's document from speaker, text and caption; the session's time as occurredAt", () => {
     const [conversation] = parseLocomo(tinyData());
     const session = conversation?.sessions[0];
     const turn = session?.turns[2];
-    if (!session || !turn) throw new Error("fixture broken");
-    expect(turnText(turn, session)).toBe(
-      "Ann: Look at this [shared an image: a photo of a lighthouse at dusk] (1:00 pm on 1 May, 2023)",
+    if (!conversation || !session || !turn) throw new Error("fixture broken");
+    expect(turnText(turn, session, false)).toBe(
+      "Ann: Look at this [shared an image: a photo of a lighthouse at dusk]",
     );
+    expect(turnText(turn, session, true)).toMatch(/\(1:00 pm on 1 May, 2023\)$/);
+    const { docs } = conversationDocuments(conversation);
+    expect(docs[2]?.occurredAt).toBe("2023-05-01T13:00:00.000Z");
+    expect(docs[2]?.speaker).toBe("Ann");
+    expect(docs[2]?.context).toContain("cello");
+  });
+
+  it("reads the data's session times as UTC, and nothing else", () => {
+    expect(parseSessionTime("1:56 pm on 8 May, 2023")).toBe("2023-05-08T13:56:00.000Z");
+    expect(parseSessionTime("12:05 am on 20 May, 2023")).toBe("2023-05-20T00:05:00.000Z");
+    expect(parseSessionTime("12:30 pm on 1 January, 2024")).toBe("2024-01-01T12:30:00.000Z");
+    expect(parseSessionTime("2023-05-08")).toBeUndefined();
+    expect(parseSessionTime("1:56 pm on 8 Smarch, 2023")).toBeUndefined();
+    expect(parseSessionTime(undefined)).toBeUndefined();
   });
 });
 
@@ -147,17 +163,38 @@ describe("mercury bench retrieval (command)", () => {
     return { out, err, code };
   }
 
-  it("prints exactly one JSON document with the contract's keys", async () => {
+  it("prints exactly one JSON document: per data set, mercury beside plain FTS5, and the ablation", async () => {
     const file = join(directory, "tiny.json");
     writeFileSync(file, JSON.stringify(tinyData()));
-    const { out, code } = await run(["bench", "retrieval", "--data", file, "--json"]);
+    const { out, code } = await run([
+      "bench",
+      "retrieval",
+      "--data",
+      file,
+      "--data",
+      file,
+      "--ablation",
+      "--json",
+    ]);
     expect(code).toBe(0);
     expect(out.length).toBe(1);
-    const report = JSON.parse(out[0] ?? "") as Record<string, unknown>;
-    for (const key of ["questions", "recallAt", "ndcgAt10", "recallAt10ByCategory", "latencyMs"])
-      expect(report).toHaveProperty(key);
-    expect(Object.keys(report.recallAt as object)).toEqual(["1", "5", "10", "20", "50"]);
-    expect(Object.keys(report.latencyMs as object)).toEqual(["p50", "p95"]);
+    const document = JSON.parse(out[0] ?? "") as { datasets: Record<string, unknown>[] };
+    expect(document.datasets.length).toBe(2);
+    for (const dataset of document.datasets) {
+      expect(dataset.data).toBe(file);
+      for (const retriever of ["mercury", "plainFts5Porter"]) {
+        const report = dataset[retriever] as Record<string, unknown>;
+        for (const key of ["questions", "recallAt", "ndcgAt10", "recallAt10ByCategory", "latencyMs"])
+          expect(report).toHaveProperty(key);
+        expect(Object.keys(report.recallAt as object)).toEqual(["1", "5", "10", "20", "50"]);
+        expect(Object.keys(report.recallAt10ByCategory as object)).toEqual(["1", "2", "3", "4"]);
+        expect(Object.keys(report.latencyMs as object)).toEqual(["p50", "p95"]);
+      }
+      const ablation = dataset.ablation as { variant: string; report: { questions: number } }[];
+      expect(ablation[0]?.variant).toBe("default");
+      expect(ablation.length).toBeGreaterThan(5);
+      for (const row of ablation) expect(row.report.questions).toBe(4);
+    }
   });
 
   it("exits 2 with the cause when the data file is missing or malformed", async () => {

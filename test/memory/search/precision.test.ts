@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { LexicalResult } from "../../../src/memory/search/lexical.js";
 import {
   DEFAULT_PRECISION,
   occurNear,
@@ -9,6 +8,7 @@ import {
   queryPairs,
   rerankForPrecision,
 } from "../../../src/memory/search/precision.js";
+import type { LexicalResult } from "../../../src/memory/search/search-index.js";
 import { analyze } from "../../../src/memory/text/analyze.js";
 
 const OFF: PrecisionParameters = { depth: 100, proximity: 0, coverage: 0, speaker: 0, window: 3 };

@@ -1,18 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BM25_B, BM25_K1, bm25Idf } from "../../../src/memory/search/bm25.js";
-import { SearchIndex } from "../../../src/memory/search/search-index.js";
+import { LARGE_STORE, SearchIndex } from "../../../src/memory/search/search-index.js";
 import type { IndexedDocument } from "../../../src/memory/search/types.js";
 import { analyze, termCounts } from "../../../src/memory/text/analyze.js";
 import { openMemoryDatabase, type SqliteDatabase } from "../../../src/storage/database.js";
 
-const INDEX_TABLES = [
-  "search_scopes",
-  "search_terms",
-  "search_term_scopes",
-  "search_documents",
-  "search_postings",
-  "search_vectors",
-];
+const INDEX_TABLES = ["search_scopes", "search_term_df", "search_docs", "search_fts"];
 
 function count(database: SqliteDatabase, table: string): number {
   return Number(database.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get());
@@ -89,10 +82,10 @@ describe("SearchIndex", () => {
     expect(index.remove("memory", 2)).toBe(true);
     const after = Object.fromEntries(INDEX_TABLES.map((table) => [table, count(database, table)]));
     expect(after).toEqual(before);
-    const dictionary = database.prepare("SELECT term FROM search_terms").pluck().all();
+    const dictionary = database.prepare("SELECT term FROM search_term_df").pluck().all();
     expect(dictionary).not.toContain("hypothyroid");
     expect(
-      database.prepare("SELECT COUNT(*) FROM search_documents WHERE text LIKE '%diagnosis%'").pluck().get(),
+      database.prepare("SELECT COUNT(*) FROM search_docs WHERE text LIKE '%diagnosis%'").pluck().get(),
     ).toBe(0);
     expect(await index.search("hypothyroidism", { namespace: "memory", scopes: ["telegram:7"] })).toEqual([]);
     expect(index.remove("memory", 2)).toBe(false);
@@ -113,7 +106,7 @@ describe("SearchIndex", () => {
     index.upsert(memory(1, "user lives in Lisbon"));
     expect(await index.search("Berlin", { namespace: "memory", scopes: ["owner"] })).toEqual([]);
     expect((await index.search("Lisbon", { namespace: "memory", scopes: ["owner"] }))[0]?.id).toBe(1);
-    expect(count(database, "search_documents")).toBe(1);
+    expect(count(database, "search_docs")).toBe(1);
   });
 
   it("sees writes made through another SearchIndex on the same database (caches reload)", async () => {
@@ -261,4 +254,19 @@ describe("SearchIndex pruning", () => {
       database.close();
     }
   });
+});
+
+describe("SearchIndex in a large store", () => {
+  it("finds the rare word's document first and still answers a query of only common words", async () => {
+    const index = new SearchIndex(database);
+    const docs: IndexedDocument[] = Array.from({ length: LARGE_STORE + 100 }, (_, i) =>
+      memory(i + 1, `user likes item${i % 500}`),
+    );
+    docs.push(memory(LARGE_STORE + 1000, "user has asthma"));
+    index.upsertMany(docs);
+    const rare = await index.search("does the user have asthma", { namespace: "memory", scopes: ["owner"] });
+    expect(rare[0]?.id).toBe(LARGE_STORE + 1000);
+    const common = await index.search("user", { namespace: "memory", scopes: ["owner"] });
+    expect(common.length).toBe(100);
+  }, 60_000);
 });

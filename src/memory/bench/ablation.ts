@@ -1,0 +1,98 @@
+import type { SearchIndexOptions } from "../search/search-index.js";
+import type { Conversation } from "./locomo.js";
+import { type RetrievalReport, RetrievalScores } from "./retrieval.js";
+import { DEFAULT_DOCUMENTS, type DocumentOptions, loadConversation, searcherOf } from "./retrievers.js";
+
+/**
+ * Each tuned feature of the engine switched off (or, for an optional one, on) alone, against the
+ * default configuration, on the same data: what `bench retrieval --ablation` reports. A feature
+ * that helps one data set and hurts the other is reworked or removed (issue 12).
+ */
+export interface AblationVariant {
+  name: string;
+  /** What changes against the default. */
+  change: string;
+  documents?: Partial<DocumentOptions>;
+  search?: SearchIndexOptions;
+}
+
+export const ABLATION_VARIANTS: readonly AblationVariant[] = [
+  { name: "default", change: "every default feature on" },
+  { name: "no-context", change: "neighbouring turns not indexed as context", documents: { window: 0 } },
+  {
+    name: "b-0.5",
+    change: "BM25 length normalization b = 0.5 (the previous engine's) instead of 0.75",
+    search: { bm25: { k1: 1.2, b: 0.5 } },
+  },
+  { name: "no-speaker", change: "no speaker-aware reordering", search: { precision: false } },
+  {
+    name: "feedback",
+    change: "pseudo-relevance feedback on (the previous engine's default)",
+    search: { feedback: true },
+  },
+  {
+    name: "no-expansion",
+    change: "no word-family variants or related terms",
+    search: { expandQuery: false },
+  },
+  {
+    name: "no-question-words",
+    change: "answer-shape words (kind, type, how many, time) kept in the query",
+    search: { questionWords: false },
+  },
+  {
+    name: "no-time-words",
+    change: "no words of the turn's time (weekday, day, month, year from occurredAt)",
+    documents: { timeWords: false },
+  },
+  {
+    name: "date-text",
+    change: "the session date string written into each turn's text instead of time words (the old bench)",
+    documents: { dateText: true, timeWords: false },
+  },
+];
+
+export interface AblationRow {
+  variant: string;
+  change: string;
+  report: RetrievalReport;
+}
+
+/**
+ * Loads each conversation once per distinct document setting and runs every variant that shares it
+ * on the same store, so the ablation costs a few loads rather than one per variant.
+ */
+export async function runAblation(
+  conversations: readonly Conversation[],
+  variants: readonly AblationVariant[] = ABLATION_VARIANTS,
+): Promise<AblationRow[]> {
+  const groups = new Map<string, { documents: DocumentOptions; variants: AblationVariant[] }>();
+  for (const variant of variants) {
+    const documents = { ...DEFAULT_DOCUMENTS, ...variant.documents };
+    const key = JSON.stringify(documents);
+    const group = groups.get(key) ?? { documents, variants: [] };
+    group.variants.push(variant);
+    groups.set(key, group);
+  }
+  const scores = new Map(variants.map((variant) => [variant.name, new RetrievalScores()]));
+  for (const conversation of conversations) {
+    for (const group of groups.values()) {
+      const { database, idOf } = loadConversation(conversation, group.documents);
+      try {
+        for (const variant of group.variants) {
+          const search = searcherOf(database, idOf, variant.search);
+          const variantScores = scores.get(variant.name) as RetrievalScores;
+          for (const question of conversation.questions)
+            variantScores.add(question, await search(question.question));
+        }
+      } finally {
+        database.close();
+      }
+    }
+  }
+  return variants.map((variant) => ({
+    variant: variant.name,
+    change: variant.change,
+    report: (scores.get(variant.name) as RetrievalScores).report(conversations),
+  }));
+}

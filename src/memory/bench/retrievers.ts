@@ -1,0 +1,147 @@
+import { openMemoryDatabase, type SqliteDatabase } from "../../storage/database.js";
+import { SearchIndex, type SearchIndexOptions } from "../search/search-index.js";
+import type { IndexedDocument } from "../search/types.js";
+import { STOPWORDS } from "../text/stopwords.js";
+import { type Conversation, normalizeEvidenceId, type Session, type Turn } from "./locomo.js";
+
+/** One retriever under test: loaded with one conversation, asked its questions, then closed. */
+export interface Retriever {
+  /** Evidence ids (D<s>:<t>), best first. */
+  search(question: string): Promise<string[]>;
+  close(): void;
+}
+
+/** How a conversation's turns become documents: what the index is given, fixed before any search. */
+export interface DocumentOptions {
+  /** Neighbouring turns of the same session given as low-weight context, each side (0 = none). */
+  window: number;
+  /** The session's date written into the turn's text, as the original bench did (else only occurredAt). */
+  dateText: boolean;
+  /** The index's time words from each turn's occurredAt (SearchIndexOptions.timeWords). */
+  timeWords: boolean;
+}
+
+export const DEFAULT_DOCUMENTS: DocumentOptions = { window: 1, dateText: false, timeWords: true };
+
+export const BENCH_SCOPE = "bench";
+export const BENCH_POOL = 100;
+
+function captionOf(turn: Turn): string {
+  return turn.blip_caption ? ` [shared an image: ${turn.blip_caption}]` : "";
+}
+
+/** The episodic document text of one turn: speaker, text, image caption (and the date if asked). */
+export function turnText(turn: Turn, session: Session, dateText: boolean): string {
+  const date = dateText && session.dateTime ? ` (${session.dateTime})` : "";
+  return `${turn.speaker}: ${turn.text}${captionOf(turn)}${date}`;
+}
+
+/**
+ * The documents of one conversation, as the live store indexes turns: the text, its speaker, the
+ * session's time as the turn's occurredAt, and (window > 0) the neighbouring turns as context.
+ */
+export function conversationDocuments(
+  conversation: Conversation,
+  options: DocumentOptions = DEFAULT_DOCUMENTS,
+): { docs: IndexedDocument[]; idOf: Map<number, string> } {
+  const docs: IndexedDocument[] = [];
+  const idOf = new Map<number, string>();
+  for (const session of conversation.sessions) {
+    session.turns.forEach((turn, index) => {
+      const evidenceId = normalizeEvidenceId(turn.dia_id);
+      if (evidenceId === undefined) return;
+      const id = docs.length + 1;
+      const neighbours: string[] = [];
+      for (let offset = -options.window; offset <= options.window; offset++) {
+        const other = session.turns[index + offset];
+        if (offset !== 0 && other) neighbours.push(`${other.text}${captionOf(other)}`);
+      }
+      const doc: IndexedDocument = {
+        namespace: "episode",
+        id,
+        scope: BENCH_SCOPE,
+        text: turnText(turn, session, options.dateText),
+        speaker: turn.speaker,
+      };
+      if (session.occurredAt !== undefined) doc.occurredAt = session.occurredAt;
+      if (neighbours.length > 0) doc.context = neighbours.join(" ");
+      docs.push(doc);
+      idOf.set(id, evidenceId);
+    });
+  }
+  return { docs, idOf };
+}
+
+/** Loads a conversation into a fresh in-memory store; several SearchIndex settings can search it. */
+export function loadConversation(
+  conversation: Conversation,
+  documents: DocumentOptions = DEFAULT_DOCUMENTS,
+): { database: SqliteDatabase; idOf: Map<number, string> } {
+  const database = openMemoryDatabase();
+  const { docs, idOf } = conversationDocuments(conversation, documents);
+  new SearchIndex(database, { timeWords: documents.timeWords }).upsertMany(docs);
+  return { database, idOf };
+}
+
+export function searcherOf(
+  database: SqliteDatabase,
+  idOf: ReadonlyMap<number, string>,
+  options: SearchIndexOptions = {},
+): (question: string) => Promise<string[]> {
+  const index = new SearchIndex(database, options);
+  return async (question) => {
+    const hits = await index.search(question, {
+      namespace: "episode",
+      scopes: [BENCH_SCOPE],
+      pool: BENCH_POOL,
+    });
+    return hits.map((hit) => idOf.get(hit.id) ?? "");
+  };
+}
+
+export function mercuryRetriever(
+  conversation: Conversation,
+  documents: DocumentOptions = DEFAULT_DOCUMENTS,
+  search: SearchIndexOptions = {},
+): Retriever {
+  const { database, idOf } = loadConversation(conversation, documents);
+  return { search: searcherOf(database, idOf, search), close: () => database.close() };
+}
+
+/**
+ * The reference point of shared/bench/README.md: SQLite FTS5 with its own `porter unicode61`
+ * tokenizer over the turn's speaker, text and caption, stopwords removed from the question, the
+ * remaining words OR-ed, ranked by plain bm25(). No analyzer, no features.
+ */
+export function plainFts5Retriever(conversation: Conversation): Retriever {
+  const database: SqliteDatabase = openMemoryDatabase();
+  database.exec("CREATE VIRTUAL TABLE plain USING fts5(text, tokenize = 'porter unicode61')");
+  const insert = database.prepare("INSERT INTO plain (rowid, text) VALUES (?, ?)");
+  const idOf = new Map<number, string>();
+  database.transaction(() => {
+    for (const session of conversation.sessions) {
+      for (const turn of session.turns) {
+        const evidenceId = normalizeEvidenceId(turn.dia_id);
+        if (evidenceId === undefined) continue;
+        const rowid = idOf.size + 1;
+        idOf.set(rowid, evidenceId);
+        insert.run(rowid, `${turn.speaker}: ${turn.text}${captionOf(turn)}`);
+      }
+    }
+  })();
+  const query = database
+    .prepare(`SELECT rowid FROM plain WHERE plain MATCH ? ORDER BY bm25(plain) LIMIT ${BENCH_POOL}`)
+    .pluck();
+  return {
+    async search(question) {
+      const words = question
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}]+/u)
+        .filter((word) => word !== "" && !STOPWORDS.has(word));
+      if (words.length === 0) return [];
+      const expression = [...new Set(words)].map((word) => `"${word}"`).join(" OR ");
+      return (query.all(expression) as number[]).map((rowid) => idOf.get(rowid) ?? "");
+    },
+    close: () => database.close(),
+  };
+}

@@ -1,0 +1,52 @@
+import { getLoadablePath } from "sqlite-vec";
+import type { SqliteDatabase } from "../../storage/database.js";
+
+/**
+ * Loading the sqlite-vec extension into a better-sqlite3 connection. The prebuilt library ships in a
+ * platform package (sqlite-vec-linux-x64, -darwin-arm64, ...) that npm installs as an optional
+ * dependency; on a platform without one, or when it was skipped (`--no-optional`), loading fails and
+ * only vector search is unavailable: lexical search never needs the extension.
+ */
+export class VectorExtensionError extends Error {
+  override name = "VectorExtensionError";
+}
+
+const loaded = new WeakSet<SqliteDatabase>();
+
+/**
+ * Loads sqlite-vec once per connection. Throws VectorExtensionError saying what to do. `path`
+ * overrides where the library is looked for (tests of the failure).
+ */
+export function loadVectorExtension(database: SqliteDatabase, path?: string): void {
+  if (loaded.has(database) && path === undefined) return;
+  try {
+    path ??= getLoadablePath();
+  } catch (error) {
+    throw new VectorExtensionError(
+      `vector search needs the sqlite-vec extension, which is not available here: ${(error as Error).message} ` +
+        `Reinstall with optional dependencies (npm install, without --omit=optional), or unset MERCURY_EMBEDDINGS_PROVIDER to search by words only.`,
+    );
+  }
+  try {
+    database.loadExtension(path);
+  } catch (error) {
+    throw new VectorExtensionError(
+      `could not load the sqlite-vec extension from ${path}: ${(error as Error).message}. ` +
+        "Reinstall Mercury (npm install) so the platform package matches this machine, or unset MERCURY_EMBEDDINGS_PROVIDER to search by words only.",
+    );
+  }
+  loaded.add(database);
+}
+
+/** For `mercury doctor`: the sqlite-vec version, or why it cannot load. */
+export function probeVectorExtension(
+  database: SqliteDatabase,
+): { ok: true; version: string } | { ok: false; error: string } {
+  try {
+    loadVectorExtension(database);
+    const version = database.prepare("SELECT vec_version()").pluck().get();
+    return { ok: true, version: String(version) };
+  } catch (error) {
+    return { ok: false, error: (error as Error).message };
+  }
+}

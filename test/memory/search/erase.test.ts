@@ -1,0 +1,65 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { HashEmbedder } from "../../../src/memory/search/hash-embedder.js";
+import { SearchIndex } from "../../../src/memory/search/search-index.js";
+import { openDatabase } from "../../../src/storage/database.js";
+
+let directory: string | undefined;
+afterEach(() => {
+  if (directory) rmSync(directory, { recursive: true, force: true });
+  directory = undefined;
+});
+
+/** Every byte of every file in the folder (database, WAL, shared memory), as latin1 text. */
+function allBytes(folder: string): string {
+  return readdirSync(folder)
+    .map((name) => readFileSync(join(folder, name)).toString("latin1"))
+    .join("\n");
+}
+
+describe("removing a document from the FTS5 and sqlite-vec index", () => {
+  it("leaves none of its words in any file, even among many documents sharing the index pages", async () => {
+    directory = mkdtempSync(join(tmpdir(), "mercury-erase-"));
+    const database = openDatabase(join(directory, "mercury.db"));
+    try {
+      const index = new SearchIndex(database, { embedder: new HashEmbedder(16) });
+      index.upsertMany(
+        Array.from({ length: 400 }, (_, i) => ({
+          namespace: "memory" as const,
+          id: i + 1,
+          scope: "owner",
+          text: `ordinary fact number ${i} about gardening and tea`,
+        })),
+      );
+      index.upsert({
+        namespace: "memory",
+        id: 999,
+        scope: "owner",
+        text: "zanzibarite quokkaflux diagnosis",
+      });
+      await index.embedPending({ batchSize: 500 });
+      expect((await index.search("zanzibarite", { namespace: "memory", scopes: ["owner"] }))[0]?.id).toBe(
+        999,
+      );
+      expect(index.remove("memory", 999)).toBe(true);
+      database.pragma("wal_checkpoint(TRUNCATE)");
+      const bytes = allBytes(directory);
+      for (const word of ["zanzibarit", "quokkaflux", "diagnosi"]) expect(bytes, word).not.toContain(word);
+      const after = await index.search("zanzibarite", { namespace: "memory", scopes: ["owner"] });
+      expect(after.map((hit) => hit.id)).not.toContain(999);
+      expect(after.every((hit) => hit.lexicalRank === null)).toBe(true);
+      const vectors = database.prepare("SELECT name FROM search_vector_tables").pluck().all() as string[];
+      for (const table of vectors) {
+        // The removed document was the 401st indexed: internal id 401.
+        const row = database.prepare(`SELECT rowid FROM ${table} WHERE rowid = ?`).get(BigInt(401));
+        expect(row, table).toBeUndefined();
+      }
+      // The other documents are still found.
+      expect((await index.search("gardening", { namespace: "memory", scopes: ["owner"] })).length).toBe(100);
+    } finally {
+      database.close();
+    }
+  });
+});
