@@ -1,18 +1,26 @@
 import { execFileSync } from "node:child_process";
 import { setTimeout as delay } from "node:timers/promises";
 import { cliPath } from "./cli.js";
+import { loadedMachineWaitMs } from "./patience.js";
 
 let sessions = 0;
 
 /**
- * `mercury chat` in a real pseudo-terminal (tmux, its own server per session so tests never touch
- * the user's tmux). Waits poll the screen until the text appears, bounded by a number of looks.
+ * `mercury chat` (or another command: `args`) in a real pseudo-terminal (tmux, its own server per
+ * session so tests never touch the user's tmux). Waits poll the screen until the text appears,
+ * bounded only by the one patience constant (a loaded machine may take seconds).
  */
 export class TmuxChat {
   private readonly socket: string;
   private readonly target = "chat";
 
-  constructor(options: { home: string; userHome: string; cwd: string; env: Record<string, string> }) {
+  constructor(options: {
+    home: string;
+    userHome: string;
+    cwd: string;
+    env: Record<string, string>;
+    args?: string[];
+  }) {
     sessions += 1;
     this.socket = `mercury-test-${process.pid}-${sessions}`;
     const env = {
@@ -36,7 +44,7 @@ export class TmuxChat {
         options.cwd,
         process.execPath,
         cliPath,
-        "chat",
+        ...(options.args ?? ["chat"]),
       ],
       env,
     );
@@ -51,6 +59,16 @@ export class TmuxChat {
 
   screen(): string {
     return this.tmux(["capture-pane", "-p", "-t", this.target]);
+  }
+
+  /** The screen with its colours: SGR escape codes as the terminal received them (`capture-pane -e`). */
+  screenWithColors(): string {
+    return this.tmux(["capture-pane", "-p", "-e", "-t", this.target]);
+  }
+
+  /** Presses a key by tmux's name for it ("C-c", "C-d", "BSpace"). */
+  key(name: string): void {
+    this.tmux(["send-keys", "-t", this.target, name]);
   }
 
   /** Types text (literally) without Enter. */
@@ -68,14 +86,24 @@ export class TmuxChat {
     this.tmux(["paste-buffer", "-p", "-b", "test", "-t", this.target]);
   }
 
-  async waitFor(test: (screen: string) => boolean, what: string, looks = 2000): Promise<string> {
+  async waitFor(
+    test: (screen: string) => boolean,
+    what: string,
+    capture: () => string = () => this.screen(),
+  ): Promise<string> {
+    const deadline = Date.now() + loadedMachineWaitMs;
     let last = "";
-    for (let look = 0; look < looks; look++) {
-      last = this.screen();
+    while (Date.now() < deadline) {
+      last = capture();
       if (test(last)) return last;
       await delay(50);
     }
     throw new Error(`the terminal never showed ${what}; last screen:\n${last}`);
+  }
+
+  /** Like waitFor, on the screen with its colour codes. */
+  waitForColored(test: (screen: string) => boolean, what: string): Promise<string> {
+    return this.waitFor(test, what, () => this.screenWithColors());
   }
 
   close(): void {
@@ -97,3 +125,6 @@ export function tmuxAvailable(): boolean {
     return false;
   }
 }
+
+/** The escape code that starts a colour in `capture-pane -e` output: 31 red, 32 green, 33 yellow. */
+export const sgr = (code: number): string => `\u001b[${code}m`;

@@ -1,0 +1,124 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type DaemonHome, daemonHome } from "../../daemon/daemon-helpers.js";
+import { useFakeServers } from "../../helpers/fake-servers.js";
+import { sgr, TmuxChat } from "../../helpers/tmux.js";
+
+/**
+ * `mercury chat` attached to a running daemon, in a real pseudo-terminal: the same terminal as the
+ * in-process chat (spinner, Markdown, tool lines, notices above the prompt, bracketed paste).
+ */
+const server = useFakeServers();
+const open: TmuxChat[] = [];
+const daemons: DaemonHome[] = [];
+afterEach(async () => {
+  for (const chat of open.splice(0)) chat.close();
+  for (const daemon of daemons.splice(0)) await daemon.cleanup();
+});
+
+async function attachedChat(url: string, env: Record<string, string> = {}) {
+  const daemon = daemonHome(url, env);
+  daemons.push(daemon);
+  const started = await daemon.cli(["start"]);
+  expect(started.code, started.stderr).toBe(0);
+  const chat = new TmuxChat({
+    home: daemon.home,
+    userHome: daemon.userHome,
+    cwd: daemon.workspace,
+    env: daemon.env,
+  });
+  open.push(chat);
+  await chat.waitFor(
+    (screen) => screen.includes("attached to the running Mercury daemon") && screen.includes("›"),
+    "the attached welcome line and prompt",
+  );
+  return { chat, daemon };
+}
+
+const userMessages = (body: unknown): unknown[] =>
+  (body as { messages: { role: string; content: unknown }[] }).messages
+    .filter((message) => message.role === "user")
+    .map((message) => message.content);
+
+describe("mercury chat attached to the daemon, in a real terminal (tmux)", () => {
+  it("a multi-line bracketed paste reaches the daemon as ONE message", async () => {
+    const fake = await server({ replies: [{ text: "Got the pasted lines." }] });
+    const { chat } = await attachedChat(fake.url);
+    chat.paste("alpha\nbeta\ngamma");
+    await chat.waitFor((screen) => screen.includes("[paste #1, 3 lines]"), "the paste token");
+    chat.enter();
+    await chat.waitFor((screen) => screen.includes("Got the pasted lines."), "the answer");
+    const requests = fake.chatRequests();
+    expect(requests).toHaveLength(1);
+    expect(userMessages(requests[0]?.body).at(-1)).toBe("alpha\nbeta\ngamma");
+  });
+
+  it("a slow model shows the spinner; the answer's Markdown is rendered", async () => {
+    const fake = await server({
+      replies: [{ text: "# Plan\n\nSome **bold words** and `inline code`.\n\n```\nconst x = 1;\n```\n" }],
+    });
+    const held = fake.hold();
+    const { chat } = await attachedChat(fake.url);
+    chat.type("show me");
+    chat.enter();
+    await held.arrived;
+    const spinning = await chat.waitFor((screen) => /thinking \d+s/.test(screen), "the spinner");
+    expect(spinning).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] thinking \d+s/);
+    held.release();
+    const screen = await chat.waitFor((text) => text.includes("✓ responded"), "the answer and banner");
+    expect(screen).toContain("Some bold words and inline code.");
+    expect(screen).not.toContain("**bold words**");
+    expect(screen).not.toContain("```");
+    expect(screen).toContain("const x = 1;");
+    await chat.waitFor(
+      // capture-pane drops trailing spaces: the idle prompt is the bare "›".
+      (text) => (text.split("\n").filter(Boolean).at(-1) ?? "").trim() === "›",
+      "the plain prompt back after the banner",
+    );
+  });
+
+  it("a notice from the daemon is printed above the prompt and leaves the typed line intact", async () => {
+    const fake = await server({ replies: [{ text: "Answer after the wait." }] });
+    const held = fake.hold();
+    const { chat } = await attachedChat(fake.url, {
+      MERCURY_STALL_SOFT_MS: "300",
+      MERCURY_STALL_HARD_MS: "600000",
+    });
+    chat.type("first task");
+    chat.enter();
+    await held.arrived;
+    chat.type("half-typed words");
+    const screen = await chat.waitFor(
+      (text) => text.includes("still working") && text.includes("half-typed words"),
+      "the notice and the typed text",
+    );
+    const lines = screen.split("\n").filter((line) => line.trim() !== "");
+    const noticeLine = lines.findIndex((line) => line.includes("still working"));
+    const inputLine = lines.findIndex((line) => line.includes("half-typed words"));
+    expect(inputLine).toBeGreaterThan(noticeLine);
+    expect(lines[inputLine]).toMatch(/› half-typed words$/);
+    held.release();
+  });
+
+  it("one line per tool call: a failed call is a red ✗ with its cause, a good one a green ✓", async () => {
+    const fake = await server({
+      replies: [
+        { toolCalls: [{ name: "read_file", input: { path: "missing.txt" } }] },
+        { toolCalls: [{ name: "read_file", input: { path: "notes.txt" } }] },
+        { text: "Read it." },
+      ],
+    });
+    const { chat, daemon } = await attachedChat(fake.url);
+    writeFileSync(join(daemon.workspace, "notes.txt"), "one\ntwo\n");
+    chat.type("read my notes");
+    chat.enter();
+    const colored = await chat.waitForColored(
+      (screen) => screen.includes("✓ responded"),
+      "the tool lines and the banner",
+    );
+    // tmux re-encodes colours as SGR codes: red is 31, green 32.
+    expect(colored).toContain(`${sgr(31)}✗ read_file missing.txt — `);
+    expect(colored).toContain(`${sgr(32)}✓ read_file notes.txt — `);
+  });
+});
