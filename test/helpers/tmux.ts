@@ -45,6 +45,14 @@ export class TmuxChat {
         process.execPath,
         cliPath,
         ...(options.args ?? ["chat"]),
+        // The pane stays after the program exits, so its last screen and exit status can be read.
+        ";",
+        "set-option",
+        "-w",
+        "-t",
+        this.target,
+        "remain-on-exit",
+        "on",
       ],
       env,
     );
@@ -64,6 +72,26 @@ export class TmuxChat {
   /** The screen with its colours: SGR escape codes as the terminal received them (`capture-pane -e`). */
   screenWithColors(): string {
     return this.tmux(["capture-pane", "-p", "-e", "-t", this.target]);
+  }
+
+  /** The program's exit status once it has exited; null while it runs. */
+  exitStatus(): number | null {
+    const [dead, status] = this.tmux([
+      "display-message",
+      "-p",
+      "-t",
+      this.target,
+      "#{pane_dead} #{pane_dead_status}",
+    ])
+      .trim()
+      .split(" ");
+    return dead === "1" ? Number(status) : null;
+  }
+
+  /** Waits for the program to exit and returns its exit status. */
+  async waitForExit(what: string): Promise<number> {
+    await this.waitFor(() => this.exitStatus() !== null, `${what} to exit`);
+    return this.exitStatus() ?? -1;
   }
 
   /** Presses a key by tmux's name for it ("C-c", "C-d", "BSpace"). */
@@ -126,5 +154,27 @@ export function tmuxAvailable(): boolean {
   }
 }
 
-/** The escape code that starts a colour in `capture-pane -e` output: 31 red, 32 green, 33 yellow. */
-export const sgr = (code: number): string => `\u001b[${code}m`;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: an SGR code starts with ESC.
+const sgrPattern = /\u001b\[([\d;]*)m/g;
+
+/**
+ * The foreground colour in effect where `needle` first appears on a screen captured with
+ * `capture-pane -e` (31 red, 32 green, 33 yellow, 90 grey; null for the default). tmux sends a code
+ * only when the colour changes, so a line may carry on the colour of the line before it: the codes
+ * are followed from the start of the screen, not read from the line alone.
+ */
+export function colourAt(captured: string, needle: string): number | null {
+  const index = captured.indexOf(needle);
+  if (index < 0) throw new Error(`"${needle}" is not on the screen:\n${captured}`);
+  let foreground: number | null = null;
+  for (const match of captured.slice(0, index).matchAll(sgrPattern)) {
+    const codes = (match[1] || "0").split(";").map(Number);
+    for (let position = 0; position < codes.length; position++) {
+      const code = codes[position] ?? 0;
+      if (code === 0 || code === 39) foreground = null;
+      else if ((code >= 30 && code <= 37) || (code >= 90 && code <= 97)) foreground = code;
+      else if (code === 38 || code === 48) position += codes[position + 1] === 5 ? 2 : 4;
+    }
+  }
+  return foreground;
+}

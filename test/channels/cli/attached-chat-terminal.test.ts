@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type DaemonHome, daemonHome } from "../../daemon/daemon-helpers.js";
 import { useFakeServers } from "../../helpers/fake-servers.js";
-import { sgr, TmuxChat } from "../../helpers/tmux.js";
+import { colourAt, TmuxChat } from "../../helpers/tmux.js";
 
 /**
  * `mercury chat` attached to a running daemon, in a real pseudo-terminal: the same terminal as the
@@ -117,8 +117,7 @@ describe("mercury chat attached to the daemon, in a real terminal (tmux)", () =>
       (screen) => screen.includes("✓ responded"),
       "the tool lines and the banner",
     );
-    // tmux re-encodes colours as SGR codes: red is 31, green 32.
-    expect(colored).toContain(`${sgr(31)}✗ read_file missing.txt — `);
-    expect(colored).toContain(`${sgr(32)}✓ read_file notes.txt — `);
+    expect(colourAt(colored, "✗ read_file missing.txt — ")).toBe(31);
+    expect(colourAt(colored, "✓ read_file notes.txt — ")).toBe(32);
   });
 });
