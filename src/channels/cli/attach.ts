@@ -13,6 +13,8 @@ export interface AttachOptions {
   showReceipts: boolean;
   cwd: string;
   sessionId?: string;
+  /** The daemon's status reply as lines for people (the same as `mercury status`). */
+  formatStatus(raw: unknown): string;
 }
 
 /** The slash commands the daemon's socket can serve; the rest need the in-process chat. */
@@ -92,14 +94,17 @@ export async function attachChat(client: DaemonClient, options: AttachOptions): 
     }
   });
 
-  await client.request({ type: "subscribe" });
-  info(
-    interactive
-      ? "attached to the running Mercury daemon (terminal and Telegram share this agent). /help for commands, Ctrl+C to stop, twice to exit."
-      : "attached to the running Mercury daemon (terminal and Telegram share this agent); /exit to leave",
+  // Lines typed while the connection is still being set up wait for it (typeahead is never lost):
+  // the line handler is registered now, and every line is chained after the subscription.
+  const subscribed = client.request({ type: "subscribe" }).then(() =>
+    info(
+      interactive
+        ? "attached to the running Mercury daemon (terminal and Telegram share this agent). /help for commands, Ctrl+C to stop, twice to exit."
+        : "attached to the running Mercury daemon (terminal and Telegram share this agent); /exit to leave",
+    ),
   );
-
-  let chain = Promise.resolve();
+  // A failed subscription is thrown by `await subscribed` below; the chain only waits for it.
+  let chain: Promise<void> = subscribed.catch(() => undefined);
   let connectionClosed = false;
   const done = new Promise<void>((resolve) => {
     client.onClose((error) => {
@@ -188,7 +193,7 @@ export async function attachChat(client: DaemonClient, options: AttachOptions): 
         return;
       }
       case "/status":
-        info(JSON.stringify(await client.request({ type: "status" }), null, 2));
+        info(options.formatStatus(await client.request({ type: "status" })).trimEnd());
         return;
       case "/help":
         for (const command of attachedCommands) info(`${command.padEnd(10)} ${slashCommandHelp[command]}`);
@@ -221,6 +226,13 @@ export async function attachChat(client: DaemonClient, options: AttachOptions): 
     lastInterruptAt = Date.now();
     info("(Ctrl+C again to exit)");
   });
+  try {
+    await subscribed;
+  } catch (error) {
+    terminal.close();
+    terminal.dispose();
+    throw error;
+  }
   if (interactive) terminal.showPrompt();
   await done;
   await chain;

@@ -17,7 +17,7 @@ afterEach(async () => {
   for (const daemon of daemons.splice(0)) await daemon.cleanup();
 });
 
-async function attachedChat(url: string, env: Record<string, string> = {}) {
+async function attachedChat(url: string, env: Record<string, string> = {}, typeahead?: string) {
   const daemon = daemonHome(url, env);
   daemons.push(daemon);
   const started = await daemon.cli(["start"]);
@@ -29,6 +29,11 @@ async function attachedChat(url: string, env: Record<string, string> = {}) {
     env: daemon.env,
   });
   open.push(chat);
+  if (typeahead !== undefined) {
+    // Typed at once, while the chat is still loading and connecting.
+    chat.type(typeahead);
+    chat.enter();
+  }
   await chat.waitFor(
     (screen) => screen.includes("attached to the running Mercury daemon") && screen.includes("›"),
     "the attached welcome line and prompt",
@@ -52,6 +57,19 @@ describe("mercury chat attached to the daemon, in a real terminal (tmux)", () =>
     const requests = fake.chatRequests();
     expect(requests).toHaveLength(1);
     expect(userMessages(requests[0]?.body).at(-1)).toBe("alpha\nbeta\ngamma");
+
+    chat.type("/status");
+    chat.enter();
+    const status = await chat.waitFor((screen) => screen.includes("approvals pending:"), "the status");
+    expect(status).toMatch(/mercury \S+ running \(pid \d+, up /);
+    expect(status).not.toContain('"uptimeSeconds"');
+  });
+
+  it("a line typed while the chat is still starting is sent once it is attached", async () => {
+    const fake = await server({ replies: [{ text: "Heard you early." }] });
+    const { chat } = await attachedChat(fake.url, {}, "typed early");
+    await chat.waitFor((screen) => screen.includes("Heard you early."), "the answer");
+    expect(userMessages(fake.chatRequests()[0]?.body).at(-1)).toBe("typed early");
   });
 
   it("a slow model shows the spinner; the answer's Markdown is rendered", async () => {
