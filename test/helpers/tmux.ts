@@ -74,18 +74,19 @@ export class TmuxChat {
     return this.tmux(["capture-pane", "-p", "-e", "-t", this.target]);
   }
 
-  /** The program's exit status once it has exited; null while it runs. */
+  /** The program's exit status once it has exited (128 + n when killed by signal n); null while it runs. */
   exitStatus(): number | null {
-    const [dead, status] = this.tmux([
+    const [dead, status, signal] = this.tmux([
       "display-message",
       "-p",
       "-t",
       this.target,
-      "#{pane_dead} #{pane_dead_status}",
+      "#{pane_dead} #{pane_dead_status} #{pane_dead_signal}",
     ])
       .trim()
       .split(" ");
-    return dead === "1" ? Number(status) : null;
+    if (dead !== "1") return null;
+    return status ? Number(status) : 128 + Number(signal);
   }
 
   /** Waits for the program to exit and returns its exit status. */

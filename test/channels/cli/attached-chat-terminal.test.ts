@@ -138,4 +138,26 @@ describe("mercury chat attached to the daemon, in a real terminal (tmux)", () =>
     expect(colourAt(colored, "✗ read_file missing.txt — ")).toBe(31);
     expect(colourAt(colored, "✓ read_file notes.txt — ")).toBe(32);
   });
+
+  it("Ctrl+C stops the daemon's running task; twice when idle leaves, and the daemon keeps running", async () => {
+    const fake = await server({ replies: [{ hang: true }] });
+    const { chat, daemon } = await attachedChat(fake.url);
+    chat.type("a long job");
+    chat.enter();
+    await chat.waitFor((screen) => /thinking \d+s/.test(screen), "the spinner");
+    chat.key("C-c");
+    await chat.waitFor((screen) => screen.includes("■ cancelled"), "the task cancelled");
+    // A second Ctrl+C within 2 s of the first leaves at once; later, it first shows the hint.
+    chat.key("C-c");
+    await chat.waitFor(
+      (screen) => chat.exitStatus() !== null || /^\(Ctrl\+C again to exit\)/m.test(screen),
+      "the chat leaving or the exit hint",
+    );
+    if (chat.exitStatus() === null) chat.key("C-c");
+    expect(await chat.waitForExit("the attached chat")).toBe(0);
+    const status = await daemon.cli(["status"]);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toContain("running (pid");
+    expect(daemon.query("SELECT status FROM tasks")).toEqual([{ status: "cancelled" }]);
+  });
 });
