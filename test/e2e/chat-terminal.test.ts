@@ -73,6 +73,8 @@ describe("mercury chat in a real terminal (tmux)", () => {
     expect(screen).not.toContain("**bold words**");
     expect(screen).not.toContain("```");
     expect(screen).toContain("const x = 1;");
+    // The heading is styled (bold, coloured), not marked up with "#".
+    expect(screen).toMatch(/^Plan$/m);
     expect(screen).toMatch(/\* first item/);
   });
 

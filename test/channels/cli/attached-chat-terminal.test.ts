@@ -89,6 +89,8 @@ describe("mercury chat attached to the daemon, in a real terminal (tmux)", () =>
     expect(screen).not.toContain("**bold words**");
     expect(screen).not.toContain("```");
     expect(screen).toContain("const x = 1;");
+    // The heading is styled (bold, coloured), not marked up with "#".
+    expect(screen).toMatch(/^Plan$/m);
     await chat.waitFor(
       // capture-pane drops trailing spaces: the idle prompt is the bare "›".
       (text) => (text.split("\n").filter(Boolean).at(-1) ?? "").trim() === "›",
