@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type DaemonHome, daemonHome } from "../../daemon/daemon-helpers.js";
@@ -146,7 +146,10 @@ describe("mercury chat attached to the daemon, in a real terminal (tmux)", () =>
     const { chat, daemon } = await attachedChat(fake.url);
     chat.type("a long job");
     chat.enter();
-    await chat.waitFor((screen) => /thinking \d+s/.test(screen), "the spinner");
+    await chat.waitFor(
+      (screen) => /thinking \d+s/.test(screen) && fake.chatRequests().length === 1,
+      "the spinner and the request at the model",
+    );
     chat.key("C-c");
     await chat.waitFor((screen) => screen.includes("■ cancelled"), "the task cancelled");
     // A second Ctrl+C within 2 s of the first leaves at once; later, it first shows the hint.
@@ -161,5 +164,31 @@ describe("mercury chat attached to the daemon, in a real terminal (tmux)", () =>
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toContain("running (pid");
     expect(daemon.query("SELECT status FROM tasks")).toEqual([{ status: "cancelled" }]);
+  });
+
+  it("an approval shows when it expires in words, the prompt asks for the answer, and y runs the command", async () => {
+    const fake = await server({
+      replies: [
+        { toolCalls: [{ name: "run_command", input: { command: "touch approved.txt" } }] },
+        { text: "Done." },
+      ],
+    });
+    const { chat, daemon } = await attachedChat(fake.url);
+    chat.type("make the file");
+    chat.enter();
+    const asking = await chat.waitFor(
+      (screen) => screen.includes("approve? y/s/a/n ›"),
+      "the approval prompt",
+    );
+    expect(asking).toMatch(/\? approval needed: run: touch approved\.txt .*expires in \d+ min/s);
+    expect(asking).not.toMatch(/expires \d{4}-\d\d-\d\dT/);
+    chat.type("y");
+    chat.enter();
+    await chat.waitFor(
+      (screen) => screen.includes("✓ run_command touch approved.txt — exit 0"),
+      "the command's line",
+    );
+    await chat.waitFor((screen) => screen.includes("✓ completed"), "the banner");
+    expect(existsSync(join(daemon.workspace, "approved.txt"))).toBe(true);
   });
 });
