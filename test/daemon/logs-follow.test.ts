@@ -13,17 +13,16 @@ function logsChild(home: string, args: string[]) {
 }
 
 describe("mercury logs", () => {
-  // Waits are on the child's output events; only the test timeout bounds them, so a loaded machine
-  // makes this slower, never red.
-  it("-f prints the tail, then new lines as they are written, across a copy-truncate rotation", {
-    timeout: 120_000,
-  }, async () => {
+  // Waits are on the child's output events; only the test timeout (vitest.config.ts) bounds them, so
+  // a loaded machine makes this slower, never red.
+  it("-f prints the tail, then new lines as they are written, across a copy-truncate rotation", async () => {
     const { home } = makeHome();
     const logs = join(home, "logs");
     mkdirSync(logs, { recursive: true });
     const log = join(logs, "daemon.log");
     writeFileSync(log, "one\ntwo\nthree\n");
     const child = logsChild(home, ["-f", "-n", "1"]);
+    const closed = new Promise<number | null>((resolve) => child.on("close", (exit) => resolve(exit)));
     const output = watchOutput(child);
     try {
       await output.until((text) => text.includes("three"), "the tail");
@@ -36,13 +35,10 @@ describe("mercury logs", () => {
     } finally {
       child.kill("SIGINT");
     }
-    const code = await new Promise<number | null>((resolve) => child.on("close", (exit) => resolve(exit)));
-    expect(code).toBe(0);
+    expect(await closed).toBe(0);
   });
 
-  it("prints pino lines readably by default (local time, level, component, message, fields) and raw with --json", {
-    timeout: 120_000,
-  }, async () => {
+  it("prints pino lines readably by default (local time, level, component, message, fields) and raw with --json", async () => {
     const { home } = makeHome();
     mkdirSync(join(home, "logs"), { recursive: true });
     const time = new Date(2026, 11, 1, 14, 3, 7, 123).getTime();

@@ -73,6 +73,8 @@ describe("mercury chat in a real terminal (tmux)", () => {
     expect(screen).not.toContain("**bold words**");
     expect(screen).not.toContain("```");
     expect(screen).toContain("const x = 1;");
+    // The heading is styled (bold, coloured), not marked up with "#".
+    expect(screen).toMatch(/^Plan$/m);
     expect(screen).toMatch(/\* first item/);
   });
 
@@ -97,5 +99,24 @@ describe("mercury chat in a real terminal (tmux)", () => {
     expect(inputLine).toBeGreaterThan(noticeLine);
     expect(lines[inputLine]).toMatch(/› half-typed words$/);
     held.release();
+  });
+
+  it("Ctrl+C stops the running task and the prompt comes back", async () => {
+    const fake = await server({ replies: [{ hang: true }, { text: "Next one answered." }] });
+    const chat = startChat(fake.url);
+    await chat.waitFor((screen) => screen.includes("/help for commands"), "the welcome line");
+    chat.type("a long job");
+    chat.enter();
+    // Stopped once its request is at the model (the hanging reply is taken), not before it is sent.
+    await chat.waitFor(
+      (screen) => /thinking \d+s/.test(screen) && fake.chatRequests().length === 1,
+      "the spinner and the request at the model",
+    );
+    chat.key("C-c");
+    await chat.waitFor((screen) => screen.includes("■ cancelled"), "the task cancelled");
+    chat.type("next");
+    chat.enter();
+    await chat.waitFor((screen) => screen.includes("Next one answered."), "the next answer");
+    expect(chat.exitStatus()).toBeNull();
   });
 });

@@ -80,6 +80,9 @@ describe("mercury config (built binary)", () => {
     const bad = await runCli(["config", "set", "agent.maxSteps", "0"], { home });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("agent.maxSteps: Too small");
+    expect(bad.stderr).toContain("is unchanged");
+    // The file is fine; only the value is wrong: no advice to delete it.
+    expect(bad.stderr).not.toContain("delete the file");
     expect((await runCli(["config", "get", "agent.maxSteps"], { home })).stdout).toBe("40\n");
 
     const unknown = await runCli(["config", "set", "agent.apiKey", "x"], { home });

@@ -1,18 +1,26 @@
 import { execFileSync } from "node:child_process";
 import { setTimeout as delay } from "node:timers/promises";
 import { cliPath } from "./cli.js";
+import { loadedMachineWaitMs } from "./patience.js";
 
 let sessions = 0;
 
 /**
- * `mercury chat` in a real pseudo-terminal (tmux, its own server per session so tests never touch
- * the user's tmux). Waits poll the screen until the text appears, bounded by a number of looks.
+ * `mercury chat` (or another command: `args`) in a real pseudo-terminal (tmux, its own server per
+ * session so tests never touch the user's tmux). Waits poll the screen until the text appears,
+ * bounded only by the one patience constant (a loaded machine may take seconds).
  */
 export class TmuxChat {
   private readonly socket: string;
   private readonly target = "chat";
 
-  constructor(options: { home: string; userHome: string; cwd: string; env: Record<string, string> }) {
+  constructor(options: {
+    home: string;
+    userHome: string;
+    cwd: string;
+    env: Record<string, string>;
+    args?: string[];
+  }) {
     sessions += 1;
     this.socket = `mercury-test-${process.pid}-${sessions}`;
     const env = {
@@ -36,7 +44,15 @@ export class TmuxChat {
         options.cwd,
         process.execPath,
         cliPath,
-        "chat",
+        ...(options.args ?? ["chat"]),
+        // The pane stays after the program exits, so its last screen and exit status can be read.
+        ";",
+        "set-option",
+        "-w",
+        "-t",
+        this.target,
+        "remain-on-exit",
+        "on",
       ],
       env,
     );
@@ -51,6 +67,37 @@ export class TmuxChat {
 
   screen(): string {
     return this.tmux(["capture-pane", "-p", "-t", this.target]);
+  }
+
+  /** The screen with its colours: SGR escape codes as the terminal received them (`capture-pane -e`). */
+  screenWithColors(): string {
+    return this.tmux(["capture-pane", "-p", "-e", "-t", this.target]);
+  }
+
+  /** The program's exit status once it has exited (128 + n when killed by signal n); null while it runs. */
+  exitStatus(): number | null {
+    const [dead, status, signal] = this.tmux([
+      "display-message",
+      "-p",
+      "-t",
+      this.target,
+      "#{pane_dead} #{pane_dead_status} #{pane_dead_signal}",
+    ])
+      .trim()
+      .split(" ");
+    if (dead !== "1") return null;
+    return status ? Number(status) : 128 + Number(signal);
+  }
+
+  /** Waits for the program to exit and returns its exit status. */
+  async waitForExit(what: string): Promise<number> {
+    await this.waitFor(() => this.exitStatus() !== null, `${what} to exit`);
+    return this.exitStatus() ?? -1;
+  }
+
+  /** Presses a key by tmux's name for it ("C-c", "C-d", "BSpace"). */
+  key(name: string): void {
+    this.tmux(["send-keys", "-t", this.target, name]);
   }
 
   /** Types text (literally) without Enter. */
@@ -68,14 +115,24 @@ export class TmuxChat {
     this.tmux(["paste-buffer", "-p", "-b", "test", "-t", this.target]);
   }
 
-  async waitFor(test: (screen: string) => boolean, what: string, looks = 2000): Promise<string> {
+  async waitFor(
+    test: (screen: string) => boolean,
+    what: string,
+    capture: () => string = () => this.screen(),
+  ): Promise<string> {
+    const deadline = Date.now() + loadedMachineWaitMs;
     let last = "";
-    for (let look = 0; look < looks; look++) {
-      last = this.screen();
+    while (Date.now() < deadline) {
+      last = capture();
       if (test(last)) return last;
       await delay(50);
     }
     throw new Error(`the terminal never showed ${what}; last screen:\n${last}`);
+  }
+
+  /** Like waitFor, on the screen with its colour codes. */
+  waitForColored(test: (screen: string) => boolean, what: string): Promise<string> {
+    return this.waitFor(test, what, () => this.screenWithColors());
   }
 
   close(): void {
@@ -96,4 +153,29 @@ export function tmuxAvailable(): boolean {
   } catch {
     return false;
   }
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: an SGR code starts with ESC.
+const sgrPattern = /\u001b\[([\d;]*)m/g;
+
+/**
+ * The foreground colour in effect where `needle` first appears on a screen captured with
+ * `capture-pane -e` (31 red, 32 green, 33 yellow, 90 grey; null for the default). tmux sends a code
+ * only when the colour changes, so a line may carry on the colour of the line before it: the codes
+ * are followed from the start of the screen, not read from the line alone.
+ */
+export function colourAt(captured: string, needle: string): number | null {
+  const index = captured.indexOf(needle);
+  if (index < 0) throw new Error(`"${needle}" is not on the screen:\n${captured}`);
+  let foreground: number | null = null;
+  for (const match of captured.slice(0, index).matchAll(sgrPattern)) {
+    const codes = (match[1] || "0").split(";").map(Number);
+    for (let position = 0; position < codes.length; position++) {
+      const code = codes[position] ?? 0;
+      if (code === 0 || code === 39) foreground = null;
+      else if ((code >= 30 && code <= 37) || (code >= 90 && code <= 97)) foreground = code;
+      else if (code === 38 || code === 48) position += codes[position + 1] === 5 ? 2 : 4;
+    }
+  }
+  return foreground;
 }

@@ -1,20 +1,24 @@
-import { createInterface } from "node:readline";
 import type { AgentEvent } from "../../agent/events.js";
 import type { DaemonClient, ServerPush } from "../../daemon/client.js";
-import { disableBracketedPaste, enableBracketedPaste } from "./paste.js";
-import { PasteInput } from "./paste-input.js";
-import { createTerminalRenderer } from "./renderer.js";
-import { approvalAnswers, parseSlashCommand } from "./slash-commands.js";
+import { ChatTerminal } from "./chat-terminal.js";
+import { approvalAnswers, parseSlashCommand, slashCommandHelp } from "./slash-commands.js";
 
 export interface AttachOptions {
   input: NodeJS.ReadableStream;
   output: NodeJS.WritableStream;
   errorOutput: NodeJS.WritableStream;
+  /** A person at a real terminal; defaults to whether the input is a TTY. */
+  interactive?: boolean;
   colors: boolean;
   showReceipts: boolean;
   cwd: string;
   sessionId?: string;
+  /** The daemon's status reply as lines for people (the same as `mercury status`). */
+  formatStatus(raw: unknown): string;
 }
+
+/** The slash commands the daemon's socket can serve; the rest need the in-process chat. */
+const attachedCommands = ["/help", "/new", "/status", "/stop", "/exit"];
 
 function isAgentEvent(value: unknown): value is AgentEvent {
   return (
@@ -26,22 +30,23 @@ function isAgentEvent(value: unknown): value is AgentEvent {
 }
 
 /**
- * `mercury chat` while a daemon runs: the same conversation, but the agent, memory and ledger are
- * the daemon's (shared with Telegram). Lines go over the socket; events come back and are rendered.
- * Answers left undelivered (the terminal was gone when a task ended) are shown on attach, once.
+ * `mercury chat` while a daemon runs: the same conversation and the same terminal (ChatTerminal:
+ * paste, spinner, Markdown, tool lines, notices above the prompt), but the agent, memory and ledger
+ * are the daemon's (shared with Telegram). Lines go over the socket; events come back and are
+ * rendered. Answers left undelivered (the terminal was gone when a task ended) are shown once.
  */
 export async function attachChat(client: DaemonClient, options: AttachOptions): Promise<void> {
-  const info = (line: string) => options.errorOutput.write(`${line}\n`);
-  const render = createTerminalRenderer(
-    { text: (chunk) => options.output.write(chunk), info },
-    { colors: options.colors, showReceipts: options.showReceipts },
-  );
+  const interactive =
+    options.interactive ?? Boolean((options.input as NodeJS.ReadableStream & { isTTY?: boolean }).isTTY);
+  const terminal = new ChatTerminal({ ...options, interactive });
+  const info = (line: string) => terminal.info(line);
   const running = new Set<string>();
   const streamed = new Set<string>();
   const ended = new Set<string>();
   let pendingApproval: string | null = null;
   let pendingQuestion: string | null = null;
   let sessionId = options.sessionId;
+  let lastInterruptAt = 0;
   let idleWaiter: (() => void) | null = null;
   const settleIdle = () => {
     if (running.size === 0 && idleWaiter) {
@@ -54,14 +59,17 @@ export async function attachChat(client: DaemonClient, options: AttachOptions): 
     if (push.type === "answer") {
       if (!streamed.has(push.taskId)) {
         info(`— answer of task ${push.taskId.slice(0, 8)} (${push.status}), delivered after a restart:`);
-        if (push.text) options.output.write(`${push.text}\n`);
+        if (push.text) {
+          if (terminal.screen) info(push.text);
+          else options.output.write(`${push.text}\n`);
+        }
         if (push.reason) info(`  ${push.reason}`);
       }
       return;
     }
     if (!isAgentEvent(push.event)) return;
     const event = push.event;
-    render(event);
+    terminal.render(event);
     if (event.type === "task-start") {
       running.add(event.taskId);
       streamed.add(event.taskId);
@@ -71,45 +79,63 @@ export async function attachChat(client: DaemonClient, options: AttachOptions): 
       settleIdle();
     } else if (event.type === "approval-request") {
       pendingApproval = event.approvalId;
-      info("approve? [y]es once / [s]ession / [a]lways / [n]o");
+      info("  answer: y = once, s = this session, a = always, n = deny");
+      terminal.asking("approve? y/s/a/n");
     } else if (event.type === "approval-resolved" && event.approvalId === pendingApproval) {
       pendingApproval = null;
+      terminal.asking(null);
     } else if (event.type === "question") {
       pendingQuestion = event.questionId;
+      // The interactive renderer leaves questions to the chat (the in-process chat asks them itself).
+      if (terminal.screen) {
+        info(`? ${event.question}${event.choices.length > 0 ? ` [${event.choices.join(" / ")}]` : ""}`);
+        terminal.asking("answer");
+      }
     }
   });
 
-  await client.request({ type: "subscribe" });
-  info("attached to the running Mercury daemon (terminal and Telegram share this agent); /exit to leave");
-
-  // A multi-line paste is one message here too: the paste filter reads the markers before readline.
-  const paste = new PasteInput({ isTTY: false });
-  const terminal = Boolean((options.input as NodeJS.ReadableStream & { isTTY?: boolean }).isTTY);
-  if (terminal) options.output.write(enableBracketedPaste);
-  options.input.pipe(paste);
-  const readline = createInterface({ input: paste, terminal: false });
-  let chain = Promise.resolve();
-  let closed = false;
+  // Lines typed while the connection is still being set up wait for it (typeahead is never lost):
+  // the line handler is registered now, and every line is chained after the subscription.
+  const subscribed = client
+    .request({ type: "subscribe" })
+    .then(() =>
+      info(
+        interactive
+          ? "attached to the running Mercury daemon (terminal and Telegram share this agent). /help for commands, Ctrl+C to stop, twice to exit."
+          : "attached to the running Mercury daemon (terminal and Telegram share this agent); /exit to leave",
+      ),
+    );
+  // A failed subscription is thrown by `await subscribed` below; the chain only waits for it.
+  let chain: Promise<void> = subscribed.catch(() => undefined);
+  let connectionClosed = false;
   const done = new Promise<void>((resolve) => {
     client.onClose((error) => {
-      if (!closed) info(`the daemon connection ended: ${error.message}`);
-      readline.close();
+      connectionClosed = true;
+      if (!terminal.isClosed) info(`the daemon connection ended: ${error.message}`);
+      terminal.close();
       resolve();
     });
-    readline.on("close", () => {
-      closed = true;
+    void terminal.finished.then(() => {
       // Input ended (Ctrl+D or a pipe): wait for the lines already typed to be submitted and for
       // the tasks this terminal started, then leave.
       void chain.then(() => {
-        if (running.size === 0) resolve();
+        if (running.size === 0 || connectionClosed) resolve();
         else idleWaiter = resolve;
       });
     });
   });
 
+  const stop = async () => {
+    const result = (await client.request({ type: "stop" })) as { stopped?: unknown };
+    return result.stopped === true;
+  };
+
   const handleLine = async (raw: string) => {
     const line = raw.trim();
-    if (line === "") return;
+    if (line === "") {
+      if (interactive) terminal.showPrompt();
+      return;
+    }
     try {
       if (pendingApproval) {
         const decision = approvalAnswers[line.toLowerCase()];
@@ -119,45 +145,26 @@ export async function attachChat(client: DaemonClient, options: AttachOptions): 
         }
         const approvalId = pendingApproval;
         pendingApproval = null;
+        terminal.asking(null);
         await client.request({ type: "approve", approvalId, decision });
         return;
       }
       if (pendingQuestion) {
         const questionId = pendingQuestion;
         pendingQuestion = null;
+        terminal.asking(null);
         await client.request({ type: "answer", questionId, answer: line });
         return;
       }
       const command = parseSlashCommand(line);
-      if (command?.name === "/exit") {
-        readline.close();
-        client.close();
-        return;
-      }
-      if (command?.name === "/stop") {
-        const result = await client.request({ type: "stop" });
-        info(JSON.stringify(result).includes("true") ? "stopped" : "nothing is running");
-        return;
-      }
-      if (command?.name === "/new") {
-        const result = (await client.request({ type: "new-session" })) as { sessionId?: unknown };
-        sessionId = typeof result.sessionId === "string" ? result.sessionId : undefined;
-        info(`new session ${sessionId ?? ""}`);
-        return;
-      }
-      if (command?.name === "/status") {
-        info(JSON.stringify(await client.request({ type: "status" }), null, 2));
-        return;
-      }
       if (command) {
-        info(
-          `${command.name} is not available while attached to the daemon; try /new, /stop, /status or /exit`,
-        );
+        await attachedCommand(command.name);
         return;
       }
+      const text = line.startsWith("//") ? line.slice(1) : raw;
       const submitted = (await client.request({
         type: "submit",
-        text: line,
+        text,
         cwd: options.cwd,
         ...(sessionId ? { sessionId } : {}),
       })) as { taskId?: unknown; sessionId?: unknown };
@@ -171,12 +178,66 @@ export async function attachChat(client: DaemonClient, options: AttachOptions): 
     }
   };
 
-  readline.on("line", (line) => {
-    chain = chain.then(() => handleLine(paste.expand(line)));
+  const attachedCommand = async (name: string) => {
+    switch (name) {
+      case "/exit":
+      case "/quit":
+        terminal.close();
+        client.close();
+        return;
+      case "/stop":
+        info((await stop()) ? "stopped" : "nothing is running");
+        return;
+      case "/new": {
+        const result = (await client.request({ type: "new-session" })) as { sessionId?: unknown };
+        sessionId = typeof result.sessionId === "string" ? result.sessionId : undefined;
+        info(`new session ${sessionId ?? ""}`);
+        return;
+      }
+      case "/status":
+        info(options.formatStatus(await client.request({ type: "status" })).trimEnd());
+        return;
+      case "/help":
+        for (const command of attachedCommands) info(`${command.padEnd(10)} ${slashCommandHelp[command]}`);
+        info("(attached to the daemon: the other commands need `mercury stop` and the in-process chat)");
+        return;
+      default:
+        info(`${name} is not available while attached to the daemon; try ${attachedCommands.join(", ")}`);
+    }
+  };
+
+  terminal.onLine((line) => {
+    chain = chain.then(() => handleLine(line));
   });
+  terminal.onInterrupt(() => {
+    if (running.size > 0) {
+      lastInterruptAt = Date.now();
+      info("stopping… (Ctrl+C again to exit)");
+      chain = chain.then(async () => {
+        await stop().catch((error: unknown) =>
+          info(`could not stop: ${error instanceof Error ? error.message : String(error)}`),
+        );
+      });
+      return;
+    }
+    if (Date.now() - lastInterruptAt < 2000) {
+      terminal.close();
+      client.close();
+      return;
+    }
+    lastInterruptAt = Date.now();
+    info("(Ctrl+C again to exit)");
+  });
+  try {
+    await subscribed;
+  } catch (error) {
+    terminal.close();
+    terminal.dispose();
+    throw error;
+  }
+  if (interactive) terminal.showPrompt();
   await done;
   await chain;
-  options.input.unpipe(paste);
-  if (terminal) options.output.write(disableBracketedPaste);
+  terminal.dispose();
   client.close();
 }

@@ -37,6 +37,8 @@ function markdownRenderer(colors: boolean, width: number): (text: string) => str
     width,
     reflowText: false,
     emoji: false,
+    // With colour a heading is bold and coloured; without, the "#" is what marks it as a heading.
+    showSectionPrefix: !colors,
   }) as unknown as MarkedExtension;
   const marked = new Marked(extension);
   return (text) => {

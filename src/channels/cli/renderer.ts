@@ -1,4 +1,5 @@
 import type { AgentEvent } from "../../agent/events.js";
+import { relativeTime } from "./relative-time.js";
 
 export interface RendererOutput {
   /** The answer text (stdout). */
@@ -39,7 +40,8 @@ export function createTerminalRenderer(
         output.info(color(36, `⚙ ${event.toolName} ${summarize(event.input)}`, options.colors));
         break;
       case "tool-result":
-        if (!event.ok) output.info(color(33, `  ✗ ${summarize(event.output, 300)}`, options.colors));
+        // A failure is red, like every failure; a success needs no line of its own here.
+        if (!event.ok) output.info(color(31, `  ✗ ${summarize(event.output, 300)}`, options.colors));
         break;
       case "provider-retry":
         output.info(
@@ -58,7 +60,7 @@ export function createTerminalRenderer(
         output.info(
           color(
             35,
-            `? approval needed: ${event.summary} (${event.rule}); expires ${event.expiresAt}`,
+            `? approval needed: ${event.summary} (${event.rule}); expires ${relativeTime(event.expiresAt)}`,
             options.colors,
           ),
         );
@@ -77,7 +79,8 @@ export function createTerminalRenderer(
         output.info(event.items.map((item) => `  ${item.done ? "☑" : "☐"} ${item.text}`).join("\n"));
         break;
       case "memory-receipt":
-        if (options.showReceipts) output.info(color(32, `  ${event.text}`, options.colors));
+        if (options.showReceipts)
+          output.info(color(event.kind === "failed" ? 31 : 32, `  ${event.text}`, options.colors));
         break;
       case "notice":
         endLine();

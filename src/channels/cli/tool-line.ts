@@ -52,7 +52,7 @@ function outcome(output: string, ok: boolean): string {
   const edited = /-(\d+) \+(\d+) lines/.exec(output);
   if (edited) return `+${edited[2]} −${edited[1]} lines`;
   const written = /(Created|Overwrote) .*?: \d+ bytes, (\d+) lines written/.exec(output);
-  if (written) return `${written[1]?.toLowerCase()}, ${written[2]} lines`;
+  if (written) return `${written[1]?.toLowerCase()}, ${written[2]} line${written[2] === "1" ? "" : "s"}`;
   const first = output.split("\n")[0] ?? "";
   return oneLine(first, ok ? 60 : 160);
 }

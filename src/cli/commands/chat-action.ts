@@ -47,6 +47,7 @@ async function attachIfRunning(options: ChatCommandOptions): Promise<boolean> {
   const client = await DaemonClient.tryConnect(paths.socket);
   if (!client) return false;
   const { attachChat } = await import("../../channels/cli/attach.js");
+  const { formatStatus } = await import("./daemon-status.js");
   let sessionId = options.session;
   if (options.new) {
     const created = await client.request({ type: "new-session" });
@@ -66,6 +67,7 @@ async function attachIfRunning(options: ChatCommandOptions): Promise<boolean> {
     showReceipts: config.memory.showReceipts,
     cwd: resolve(options.cwd ?? process.cwd()),
     ...(sessionId ? { sessionId } : {}),
+    formatStatus,
   });
   return true;
 }

@@ -93,8 +93,12 @@ export function setSetting(key: string, raw: string): void {
   } catch (error) {
     rmSync(temporary, { force: true });
     if (error instanceof ConfigError) {
+      // The rule the value broke, not the loader's advice to delete the file: the file is unchanged.
+      const rules = error.message.split("\n").filter((line) => line.startsWith("  - "));
       throw new ConfigError(
-        `${key} = ${raw} was not saved: ${error.message.split(temporary).join(paths.config)}`,
+        rules.length > 0
+          ? `${key} = ${raw} was not saved (${paths.config} is unchanged):\n${rules.join("\n")}\nGive a value that fits; \`mercury config list\` shows the current ones.`
+          : `${key} = ${raw} was not saved: ${error.message.split(temporary).join(paths.config)}`,
       );
     }
     throw error;

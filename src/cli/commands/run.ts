@@ -27,7 +27,10 @@ export function registerRunCommand(program: Command): void {
     .option("--continue", "continue the latest terminal session")
     .option("--cwd <dir>", "working directory for the task (default: current directory)")
     .option("--session <id>", "continue this session (its transcript is the context)")
-    .option("--yes", "allow all actions for this run (hardline denials and secret paths still hold)")
+    .option(
+      "--yes",
+      "approve, for this run, what the OS sandbox contains (commands and writes inside the workspace); never a deny, network, or anything outside the workspace",
+    )
     .option(
       "--accept-check-changes",
       "approve the changes this task made to its own checks (test scripts, runner config, existing tests); --yes does not",

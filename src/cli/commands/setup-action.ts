@@ -174,7 +174,8 @@ async function askKey(answers: Answers, envPath: string): Promise<void> {
 
 async function askModel(answers: Answers): Promise<void> {
   const answer = await prompts.text({
-    message: `Model (Enter for ${answers.model})`,
+    // Quoted: some providers' default is the model literally named "default".
+    message: `Model (Enter for "${answers.model}")`,
     placeholder: answers.model,
     defaultValue: answers.model,
   });
