@@ -5,7 +5,7 @@
 // search index) in a fresh MERCURY_HOME; no model is configured, so no model call is involved.
 // Usage: npm run build && node scripts/bench-memory-cli.mjs [--memories N] [--runs N] [--json]
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -19,7 +19,12 @@ const flag = (name, fallback) => {
 const count = flag("--memories", 10_000);
 const runs = flag("--runs", 7);
 const json = args.includes("--json");
-const home = mkdtempSync(join(tmpdir(), "mercury-bench-memory-"));
+// --home DIR keeps the seeded store in DIR and reuses it on the next run (seeding 10,000 memories
+// takes minutes); without it a temporary home is seeded and removed.
+const homeIndex = args.indexOf("--home");
+const keptHome = homeIndex >= 0 ? resolve(args[homeIndex + 1]) : null;
+const home = keptHome ?? mkdtempSync(join(tmpdir(), "mercury-bench-memory-"));
+const seededMarker = join(home, `bench-seeded-${count}`);
 const env = { ...process.env, MERCURY_HOME: home };
 for (const key of Object.keys(env)) if (key.startsWith("MERCURY_EMBEDDINGS")) delete env[key];
 
@@ -30,24 +35,29 @@ function median(values) {
 
 try {
   const seedStart = performance.now();
-  const { openMemoryForCli } = await import(join(root, "dist/app/memory-cli.js"));
   const { syntheticMemories, syntheticQueries } = await import(join(root, "dist/memory/bench/synthetic.js"));
-  const { service, close } = openMemoryForCli({ env });
-  // Some synthetic sentences consolidate into earlier ones (confirmations): draw more until `count`
-  // memories are stored.
-  let stored = 0;
-  for (const text of syntheticMemories(count * 2, 42)) {
-    if (stored >= count) break;
-    const outcome = await service.remember({
-      userKey: "owner",
-      text,
-      kind: "fact",
-      importance: "normal",
-      evidence: "manual",
-    });
-    if (outcome.action === "created" || outcome.action === "conflict") stored++;
+  let stored = count;
+  if (!existsSync(seededMarker)) {
+    mkdirSync(home, { recursive: true });
+    const { openMemoryForCli } = await import(join(root, "dist/app/memory-cli.js"));
+    const { service, close } = openMemoryForCli({ env });
+    // Some synthetic sentences consolidate into earlier ones (confirmations): draw more until `count`
+    // memories are stored.
+    stored = 0;
+    for (const text of syntheticMemories(count * 2, 42)) {
+      if (stored >= count) break;
+      const outcome = await service.remember({
+        userKey: "owner",
+        text,
+        kind: "fact",
+        importance: "normal",
+        evidence: "manual",
+      });
+      if (outcome.action === "created" || outcome.action === "conflict") stored++;
+    }
+    close();
+    writeFileSync(seededMarker, `${stored}\n`);
   }
-  close();
   const seedSeconds = (performance.now() - seedStart) / 1000;
 
   const queries = syntheticQueries(runs, 7);
@@ -92,5 +102,5 @@ try {
     for (const row of rows) console.log(`| ${row.name} | ${row.medianMs} ms | ${row.ratio}× |`);
   }
 } finally {
-  rmSync(home, { recursive: true, force: true });
+  if (!keptHome) rmSync(home, { recursive: true, force: true });
 }

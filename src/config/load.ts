@@ -1,5 +1,4 @@
 import { existsSync, readFileSync } from "node:fs";
-import { parseDocument } from "yaml";
 import type { z } from "zod";
 import { ConfigError } from "./errors.js";
 import { resolveMcpConfig } from "./mcp-schema.js";
@@ -14,6 +13,7 @@ import {
   providerNames,
   type ResolvedConfig,
 } from "./schema.js";
+import { yamlLibrary } from "./yaml.js";
 
 /** Values given on the command line; they beat everything else. */
 export interface ConfigFlags {
@@ -28,7 +28,7 @@ const secretKeyPattern = /(api[_-]?key|secret|password|passwd|token)$/i;
 export function readConfigFile(path: string): ConfigFile {
   if (!existsSync(path)) return {};
   const text = readFileSync(path, "utf8");
-  const document = parseDocument(text);
+  const document = yamlLibrary().parseDocument(text);
   if (document.errors.length > 0) {
     const first = document.errors[0];
     throw new ConfigError(
