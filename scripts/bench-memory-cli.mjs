@@ -3,7 +3,7 @@
 // side with a bare `node -e 0` in the same run (only ratios against the same-run baseline mean
 // anything on a shared machine). The store is seeded through the real memory service (consolidation,
 // search index) in a fresh MERCURY_HOME; no model is configured, so no model call is involved.
-// Usage: npm run build && node scripts/bench-memory-cli.mjs [--memories N] [--runs N] [--json]
+// Usage: npm run build && node scripts/bench-memory-cli.mjs [--memories N] [--runs N] [--home DIR] [--before DIR] [--json]
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -67,6 +67,23 @@ try {
     "mercury memory search <q>": (run) => [cli, "memory", "search", ...queries[run].split(" ")],
     'mercury memory add "<text>"': (run) => [cli, "memory", "add", `Bench note ${run}: ${fresh[run]}`],
   };
+  // --before DIR: the same commands from an earlier build (a checkout with dist/ built), interleaved.
+  const beforeIndex = args.indexOf("--before");
+  if (beforeIndex >= 0) {
+    const before = join(resolve(args[beforeIndex + 1]), "dist/cli.js");
+    cases["mercury memory search <q> [before]"] = (run) => [
+      before,
+      "memory",
+      "search",
+      ...queries[run].split(" "),
+    ];
+    cases['mercury memory add "<text>" [before]'] = (run) => [
+      before,
+      "memory",
+      "add",
+      `Bench note before ${run}: ${fresh[run]}`,
+    ];
+  }
   // A config file as `mercury setup` leaves one (read through its validated snapshot after the first run).
   if (!existsSync(join(home, "config.yaml")))
     writeFileSync(join(home, "config.yaml"), "provider: openai\nmodel: gpt-4o-mini\nlog:\n  level: info\n");

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { appendFileSync, mkdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import type { Redactor } from "../config/secrets.js";
@@ -22,13 +22,17 @@ export interface Logger {
   fatal: LogMethod;
   /** A logger whose every line also carries `bindings`. */
   child(bindings: Record<string, unknown>): Logger;
-  /** Lines are written synchronously; kept so callers can say "everything is on disk" explicitly. */
+  /** Lines are appended synchronously; kept so callers can say "everything is on disk" explicitly. */
   flush(): void;
 }
 
-/** One open log file, shared by a logger and its children; opened on the first line written. */
+/**
+ * One log file, shared by a logger and its children. Nothing is created until the first line; each
+ * line is appended by path (open, write, close), so a rotation by rename or copy-truncate is followed
+ * at once and no descriptor outlives a test or a command.
+ */
 class LogFile {
-  private descriptor: number | null = null;
+  private prepared = false;
 
   constructor(
     private readonly directory: string,
@@ -36,16 +40,13 @@ class LogFile {
   ) {}
 
   write(line: string): void {
-    if (this.descriptor === null) {
+    if (!this.prepared) {
       mkdirSync(this.directory, { recursive: true });
       // Size-based rotation at open (copy then truncate, so another process appending to it keeps working).
       copyTruncateIfLarge(this.path);
-      this.descriptor = openSync(this.path, "a");
-      const opened = this.descriptor;
-      // Closed when the process exits; each line is already on disk (synchronous append).
-      process.once("exit", () => closeSync(opened));
+      this.prepared = true;
     }
-    writeSync(this.descriptor, line);
+    appendFileSync(this.path, line);
   }
 }
 
