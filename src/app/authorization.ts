@@ -1,5 +1,7 @@
 import { homedir } from "node:os";
+import { createAuthorizer } from "../permissions/authorizer.js";
 import { createPermissionContext } from "../permissions/context.js";
+import { detectSandbox } from "../sandbox/detect.js";
 import type { AuthorizationRequest, AuthorizationResult } from "../tools/types.js";
 import type { MercuryApp } from "./container.js";
 
@@ -18,10 +20,10 @@ const runAllowAllMs = 24 * 60 * 60 * 1000;
 
 /**
  * The permission check for one task, built from config and the task's identity: an explicit
- * context (no global manager), the shared approval broker and the audit log. The context is built
- * (and checked) at once; the decision engine (shell parser, policy tables: about 200 KB) and the
- * sandbox probe (which starts a process) load on the task's first authorization request, so a task
- * reaches its first model request without them.
+ * context (no global manager), the shared approval broker and the audit log. Built at task start, on
+ * purpose not on the first request: loading the decision engine and probing the sandbox inside the
+ * first tool call made that call slow enough, on a loaded machine, for the stall watchdog to count it
+ * as a stall (seen with a 600 ms hard limit in test/e2e/continue-evidence.test.ts).
  */
 export function createTaskAuthorizer(
   app: MercuryApp,
@@ -43,24 +45,13 @@ export function createTaskAuthorizer(
     taskId: options.taskId,
     env: app.env,
   });
-  let authorizer: Promise<(request: AuthorizationRequest) => Promise<AuthorizationResult>> | undefined;
-  const build = async () => {
-    const [{ createAuthorizer }, { detectSandbox }] = await Promise.all([
-      import("../permissions/authorizer.js"),
-      import("../sandbox/detect.js"),
-    ]);
-    return createAuthorizer({
-      context,
-      broker: app.approvals,
-      audit: app.audit,
-      clock: app.clock,
-      signal: options.signal,
-      // What `--yes` may approve depends on whether an OS sandbox contains it (src/permissions/containment.ts).
-      sandbox: detectSandbox(),
-    });
-  };
-  return async (request) => {
-    authorizer ??= build();
-    return (await authorizer)(request);
-  };
+  return createAuthorizer({
+    context,
+    broker: app.approvals,
+    audit: app.audit,
+    clock: app.clock,
+    signal: options.signal,
+    // What `--yes` may approve depends on whether an OS sandbox contains it (src/permissions/containment.ts).
+    sandbox: detectSandbox(),
+  });
 }
