@@ -1,30 +1,60 @@
 #!/usr/bin/env node
 // Start-up cost of the commands people run most, side by side with a bare `node -e 0` in the same run
-// (these machines are noisy: only ratios against the same-run baseline mean anything).
+// (these machines are shared: only ratios against the same-run baseline mean anything, and CPU time
+// is distorted less by load than wall time).
 //   CPU (user+sys, from /usr/bin/time) of --version, --help, status and stop with no daemon running;
-//   wall time of `start` until the daemon answers, and of `stop`;
-//   how long after the process starts `mercury run` sends its first model request (a loopback server
-//   stamps the arrival).
-// Usage: npm run build && node scripts/bench-startup.mjs [--runs N] [--json]
+//   `mercury run` until its first model request: the wall time from spawning the process to the
+//     request reaching a loopback server, and the process's own CPU time at that moment (a 10-line
+//     preload, written below, wraps `fetch` and records `process.cpuUsage()` on the first call);
+//   `mercury start` until the daemon answers on its socket (wall; `start` returns at that moment).
+// With --before DIR (a checkout of an earlier commit, built), every case also runs that build's
+// dist/cli.js, interleaved, so the change is measured against itself under the same load.
+// Usage: npm run build && node scripts/bench-startup.mjs [--runs N] [--before DIR] [--json]
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 const root = resolve(import.meta.dirname, "..");
-const cli = join(root, "dist/cli.js");
 const args = process.argv.slice(2);
 const json = args.includes("--json");
-const runsIndex = args.indexOf("--runs");
-const runs = runsIndex >= 0 ? Number(args[runsIndex + 1]) : 15;
+const option = (name) => {
+  const index = args.indexOf(name);
+  return index >= 0 ? args[index + 1] : undefined;
+};
+const runs = Number(option("--runs") ?? 9);
+const beforeDirectory = option("--before");
+const builds = { now: join(root, "dist/cli.js") };
+if (beforeDirectory) builds.before = join(resolve(beforeDirectory), "dist/cli.js");
+for (const cli of Object.values(builds))
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: build it first`);
+
 const home = mkdtempSync(join(tmpdir(), "mercury-bench-"));
 const timing = join(home, "time.txt");
+const firstRequestFile = join(home, "first-request.json");
+const preload = join(home, "first-request.cjs");
+writeFileSync(
+  preload,
+  `const original = globalThis.fetch;
+let first = true;
+globalThis.fetch = function (...args) {
+  if (first) {
+    first = false;
+    const usage = process.cpuUsage();
+    require("node:fs").writeFileSync(${JSON.stringify(firstRequestFile)}, JSON.stringify({ cpuMs: (usage.user + usage.system) / 1000 }));
+  }
+  return original.apply(this, args);
+};
+`,
+);
+const loadAtStart = loadavg().map((value) => Math.round(value * 10) / 10);
 
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
 }
+const round = (value) => Math.round(value * 100) / 100;
 
 /** CPU milliseconds (user + system) of one process, measured by /usr/bin/time. */
 function cpuMs(commandArgs, env = {}) {
@@ -37,122 +67,150 @@ function cpuMs(commandArgs, env = {}) {
   return Math.round((user + system) * 1000);
 }
 
-const cases = {
-  "node -e 0 (baseline)": ["-e", "0"],
-  "mercury --version": [cli, "--version"],
-  "mercury --help": [cli, "--help"],
-  "mercury status (stopped)": [cli, "status"],
-  "mercury stop (stopped)": [cli, "stop"],
-};
-const samples = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
+function nodeWallMs() {
+  const began = performance.now();
+  spawnSync(process.execPath, ["-e", "0"]);
+  return performance.now() - began;
+}
+
+// --- CPU of the light commands -------------------------------------------------------------------
+const cpuCases = { "node -e 0 (baseline)": ["-e", "0"] };
+for (const [build, cli] of Object.entries(builds)) {
+  const suffix = build === "now" ? "" : ` [${build}]`;
+  cpuCases[`mercury --version${suffix}`] = [cli, "--version"];
+  cpuCases[`mercury --help${suffix}`] = [cli, "--help"];
+  cpuCases[`mercury status (stopped)${suffix}`] = [cli, "status"];
+  cpuCases[`mercury stop (stopped)${suffix}`] = [cli, "stop"];
+}
+const cpuSamples = Object.fromEntries(Object.keys(cpuCases).map((name) => [name, []]));
 // Interleaved, so a burst of load hits every case alike.
 for (let run = 0; run < runs; run++)
-  for (const [name, command] of Object.entries(cases)) samples[name].push(cpuMs(command));
-const baseline = median(samples["node -e 0 (baseline)"]);
+  for (const [name, command] of Object.entries(cpuCases)) cpuSamples[name].push(cpuMs(command));
+const cpuBaseline = median(cpuSamples["node -e 0 (baseline)"]);
 const cpu = Object.fromEntries(
-  Object.entries(samples).map(([name, values]) => [
+  Object.entries(cpuSamples).map(([name, values]) => [
     name,
-    { medianMs: median(values), ratio: Math.round((median(values) / baseline) * 100) / 100 },
+    { medianMs: median(values), ratio: round(median(values) / cpuBaseline) },
   ]),
 );
 
-/** Wall time of `start` until the daemon answers, then of `stop`. */
-function daemonTimes() {
-  const starts = [];
-  const stops = [];
-  for (let run = 0; run < Math.min(runs, 5); run++) {
-    let began = performance.now();
-    const started = spawnSync(process.execPath, [cli, "start"], {
-      env: { ...process.env, MERCURY_HOME: home },
-    });
-    if (started.status !== 0) throw new Error(`mercury start failed: ${started.stderr}`);
-    starts.push(performance.now() - began);
-    began = performance.now();
-    const stopped = spawnSync(process.execPath, [cli, "stop"], {
-      env: { ...process.env, MERCURY_HOME: home },
-    });
-    if (stopped.status !== 0) throw new Error(`mercury stop failed: ${stopped.stderr}`);
-    stops.push(performance.now() - began);
-  }
-  return { startToReadyMs: Math.round(median(starts)), stopMs: Math.round(median(stops)) };
-}
-
+// --- mercury run → first model request ----------------------------------------------------------
 /** A loopback OpenAI-compatible endpoint that stamps when each request arrives and answers at once. */
-async function firstRequestDelays() {
-  let arrivedAt = 0;
-  const server = createServer((request, response) => {
-    arrivedAt = performance.timeOrigin + performance.now();
-    request.resume();
-    request.on("end", () => {
-      response.writeHead(200, { "content-type": "text/event-stream" });
-      const chunk = (body) => response.write(`data: ${JSON.stringify(body)}\n\n`);
-      const base = { id: "bench", object: "chat.completion.chunk", created: 0, model: "bench" };
-      chunk({
-        ...base,
-        choices: [{ index: 0, delta: { role: "assistant", content: "ok" }, finish_reason: null }],
-      });
-      chunk({
-        ...base,
-        choices: [{ index: 0, delta: {}, finish_reason: "stop" }],
-        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-      });
-      response.end("data: [DONE]\n\n");
+let arrivedAt = 0;
+const server = createServer((request, response) => {
+  arrivedAt = performance.timeOrigin + performance.now();
+  request.resume();
+  request.on("end", () => {
+    response.writeHead(200, { "content-type": "text/event-stream" });
+    const chunk = (body) => response.write(`data: ${JSON.stringify(body)}\n\n`);
+    const base = { id: "bench", object: "chat.completion.chunk", created: 0, model: "bench" };
+    chunk({
+      ...base,
+      choices: [{ index: 0, delta: { role: "assistant", content: "ok" }, finish_reason: null }],
     });
+    chunk({
+      ...base,
+      choices: [{ index: 0, delta: {}, finish_reason: "stop" }],
+      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    });
+    response.end("data: [DONE]\n\n");
   });
-  await new Promise((done) => server.listen(0, "127.0.0.1", done));
-  const url = `http://127.0.0.1:${server.address().port}/v1`;
-  const delays = [];
-  for (let run = 0; run < Math.min(runs, 8); run++) {
-    arrivedAt = 0;
-    const spawnedAt = performance.timeOrigin + performance.now();
-    const child = spawn(process.execPath, [cli, "run", "hi", "--json"], {
-      env: {
-        ...process.env,
-        MERCURY_HOME: home,
-        MERCURY_PROVIDER: "openai-compatible",
-        MERCURY_BASE_URL: url,
-        MERCURY_MODEL: "bench",
-      },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    let stderr = "";
-    child.stderr.on("data", (data) => {
-      stderr += data;
-    });
-    const code = await new Promise((done) => child.on("close", done));
-    if (code !== 0 || arrivedAt === 0) throw new Error(`mercury run failed (${code}): ${stderr}`);
-    delays.push(arrivedAt - spawnedAt);
-  }
-  await new Promise((done) => server.close(done));
-  return { medianMs: Math.round(median(delays)) };
+});
+await new Promise((done) => server.listen(0, "127.0.0.1", done));
+const baseUrl = `http://127.0.0.1:${server.address().port}/v1`;
+
+async function firstRequest(cli) {
+  arrivedAt = 0;
+  rmSync(firstRequestFile, { force: true });
+  const spawnedAt = performance.timeOrigin + performance.now();
+  const child = spawn(process.execPath, ["-r", preload, cli, "run", "hi", "--json"], {
+    env: {
+      ...process.env,
+      MERCURY_HOME: home,
+      MERCURY_PROVIDER: "openai-compatible",
+      MERCURY_BASE_URL: baseUrl,
+      MERCURY_MODEL: "bench",
+    },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (data) => {
+    stderr += data;
+  });
+  const code = await new Promise((done) => child.on("close", done));
+  if (code !== 0 || arrivedAt === 0) throw new Error(`mercury run failed (${code}): ${stderr}`);
+  const { cpuMs: cpuAtRequest } = JSON.parse(readFileSync(firstRequestFile, "utf8"));
+  return { wallMs: arrivedAt - spawnedAt, cpuMs: cpuAtRequest };
 }
 
-const baselineWall = [];
-for (let run = 0; run < 5; run++) {
-  const began = performance.now();
-  spawnSync(process.execPath, ["-e", "0"]);
-  baselineWall.push(performance.now() - began);
+const runSamples = Object.fromEntries(Object.keys(builds).map((build) => [build, { wall: [], cpu: [] }]));
+const nodeWall = [];
+for (let run = 0; run < runs; run++) {
+  nodeWall.push(nodeWallMs());
+  for (const [build, cli] of Object.entries(builds)) {
+    const sample = await firstRequest(cli);
+    runSamples[build].wall.push(sample.wallMs);
+    runSamples[build].cpu.push(sample.cpuMs);
+  }
 }
-const daemon = daemonTimes();
-const firstRequest = await firstRequestDelays();
+await new Promise((done) => server.close(done));
+
+// --- mercury start → the daemon answers ---------------------------------------------------------
+function startStop(cli) {
+  const env = { ...process.env, MERCURY_HOME: home };
+  const began = performance.now();
+  const started = spawnSync(process.execPath, [cli, "start"], { env });
+  const startMs = performance.now() - began;
+  if (started.status !== 0) throw new Error(`mercury start failed: ${started.stderr}`);
+  const stopped = spawnSync(process.execPath, [cli, "stop"], { env });
+  if (stopped.status !== 0) throw new Error(`mercury stop failed: ${stopped.stderr}`);
+  return startMs;
+}
+const startSamples = Object.fromEntries(Object.keys(builds).map((build) => [build, []]));
+for (let run = 0; run < Math.min(runs, 7); run++) {
+  nodeWall.push(nodeWallMs());
+  for (const [build, cli] of Object.entries(builds)) startSamples[build].push(startStop(cli));
+}
 rmSync(home, { recursive: true, force: true });
+
+const nodeWallMedian = median(nodeWall);
 const report = {
   runs,
+  node: process.version,
+  loadAverage: { atStart: loadAtStart, atEnd: loadavg().map((value) => Math.round(value * 10) / 10) },
   cpu,
-  nodeWallMs: Math.round(median(baselineWall)),
-  daemon,
-  runFirstRequestMs: firstRequest.medianMs,
+  nodeWallMs: Math.round(nodeWallMedian),
+  runFirstRequest: Object.fromEntries(
+    Object.entries(runSamples).map(([build, { wall, cpu: cpuValues }]) => [
+      build,
+      {
+        wallMs: Math.round(median(wall)),
+        wallRatio: round(median(wall) / nodeWallMedian),
+        cpuMs: Math.round(median(cpuValues)),
+        cpuRatio: round(median(cpuValues) / cpuBaseline),
+      },
+    ]),
+  ),
+  startToReady: Object.fromEntries(
+    Object.entries(startSamples).map(([build, values]) => [
+      build,
+      { wallMs: Math.round(median(values)), wallRatio: round(median(values) / nodeWallMedian) },
+    ]),
+  ),
 };
 if (json) process.stdout.write(`${JSON.stringify(report)}\n`);
 else {
-  console.log(`CPU per process (median of ${runs}, user+sys), against node -e 0 in the same run:`);
+  console.log(
+    `load average ${report.loadAverage.atStart.join(" ")} at start, ${report.loadAverage.atEnd.join(" ")} at end; Node ${report.node}; ${runs} interleaved runs`,
+  );
+  console.log("CPU per process (median, user+sys) against node -e 0 in the same run:");
   for (const [name, { medianMs, ratio }] of Object.entries(cpu))
-    console.log(`  ${name.padEnd(26)} ${String(medianMs).padStart(5)} ms  ${ratio}×`);
+    console.log(`  ${name.padEnd(36)} ${String(medianMs).padStart(5)} ms  ${ratio}×`);
   console.log(`node -e 0 wall: ${report.nodeWallMs} ms`);
-  console.log(
-    `start → daemon answers: ${daemon.startToReadyMs} ms; stop: ${daemon.stopMs} ms (wall, median)`,
-  );
-  console.log(
-    `mercury run → first model request: ${report.runFirstRequestMs} ms after the process started (median)`,
-  );
+  for (const [build, row] of Object.entries(report.runFirstRequest))
+    console.log(
+      `mercury run → first model request [${build}]: wall ${row.wallMs} ms (${row.wallRatio}× node wall), CPU ${row.cpuMs} ms (${row.cpuRatio}× node CPU)`,
+    );
+  for (const [build, row] of Object.entries(report.startToReady))
+    console.log(`mercury start → daemon answers [${build}]: ${row.wallMs} ms (${row.wallRatio}× node wall)`);
 }

@@ -20,7 +20,10 @@ const runAllowAllMs = 24 * 60 * 60 * 1000;
 
 /**
  * The permission check for one task, built from config and the task's identity: an explicit
- * context (no global manager), the shared approval broker and the audit log.
+ * context (no global manager), the shared approval broker and the audit log. Built at task start, on
+ * purpose not on the first request: loading the decision engine and probing the sandbox inside the
+ * first tool call made that call slow enough, on a loaded machine, for the stall watchdog to count it
+ * as a stall (seen with a 600 ms hard limit in test/e2e/continue-evidence.test.ts).
  */
 export function createTaskAuthorizer(
   app: MercuryApp,

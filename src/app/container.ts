@@ -1,4 +1,3 @@
-import { platform } from "node:os";
 import type { Clock } from "../agent/clock.js";
 import { systemClock } from "../agent/clock.js";
 import { EventBus } from "../agent/events.js";
@@ -19,18 +18,19 @@ import { AuditLog } from "../permissions/audit.js";
 import { userHomeOf } from "../sandbox/workspace.js";
 import { schedulerTools } from "../scheduler/tools.js";
 import { SkillService } from "../skills/service.js";
-import { assembleSystemPrompt, readSoul } from "../soul/soul.js";
 import { openDatabase, type SqliteDatabase } from "../storage/database.js";
 import { UsageStore } from "../storage/usage.js";
 import { builtinTools } from "../tools/builtin.js";
 import type { AnyTool } from "../tools/types.js";
+import { backgroundWork } from "./background.js";
 import { logEvents } from "./event-log.js";
 import { createLogger, type Logger } from "./logger.js";
 import { withMcpHooks } from "./mcp-hooks.js";
 import { createMemoryService, memoryModelOver } from "./memory.js";
-import { memoryTools, recallOrNotice, rememberTask } from "./memory-hooks.js";
+import { memoryTools } from "./memory-hooks.js";
 import { withSkillHooks } from "./skill-hooks.js";
 import { subagentTools } from "./subagents.js";
+import { taskHooks } from "./task-hooks.js";
 
 export interface AppOptions {
   env?: NodeJS.ProcessEnv;
@@ -66,7 +66,6 @@ export interface MercuryApp {
   memory: MemoryService | null;
   skills: SkillService;
   mcp: McpManager;
-  /** Waits for background work (memory extraction) started after tasks. */
   /**
    * Waits for background work (memory extraction, embeddings) started after tasks; after
    * `timeoutMs` it is aborted — the jobs stay queued in the database and run next time.
@@ -110,12 +109,7 @@ export function createApp(options: AppOptions = {}): MercuryApp {
     ...(memory ? memoryTools(memory) : []),
     ...schedulerTools({ database, clock, mercuryHome: home, userHome }),
   ];
-  const background = new Set<Promise<void>>();
-  const backgroundController = new AbortController();
-  const track = (work: Promise<void>) => {
-    background.add(work);
-    void work.finally(() => background.delete(work));
-  };
+  const background = backgroundWork(logger);
   const skills = new SkillService({
     home,
     userHome,
@@ -136,7 +130,7 @@ export function createApp(options: AppOptions = {}): MercuryApp {
     () => tools,
   );
   if (!options.tools) tools.push(...subagents.tools);
-  const agent = new Agent(
+  const agent: Agent = new Agent(
     database,
     chain,
     tools,
@@ -155,61 +149,21 @@ export function createApp(options: AppOptions = {}): MercuryApp {
       skills,
       bus,
       clock,
-      withMcpHooks(mcp, {
-        systemPrompt: async ({ cwd, toolNames, userKey, input }) => {
-          const recalled = memory
-            ? await recallOrNotice(memory, bus, clock, { userKey, input, tokens: config.memory.promptTokens })
-            : { section: "" };
-          return assembleSystemPrompt(readSoul(paths.soul), {
-            cwd,
-            platform: platform(),
-            date: clock.now().toISOString().slice(0, 10),
-            toolNames,
-            memorySection: recalled.section,
-            skillsSection: skills.promptSection(cwd),
-          });
-        },
-        ...(memory
-          ? {
-              afterTask: async (report, _messages, userKey) => {
-                rememberTask(memory, agent, report, userKey, clock);
-                if (options.extractAfterTasks && config.memory.extractAutomatically) {
-                  // Background failures go to the log and to the user's channels: the job stays queued.
-                  const failed = (what: string) => (error: unknown) => {
-                    const message = `${what}: ${error instanceof Error ? error.message : String(error)}`;
-                    logger.error({ component: "memory", error }, what);
-                    bus.emit({
-                      type: "notice",
-                      level: "warn",
-                      message,
-                      taskId: report.taskId,
-                      sessionId: report.sessionId,
-                      userKey,
-                      at: clock.now().toISOString(),
-                    });
-                  };
-                  track(
-                    (
-                      memoryParts?.index.embedPending({ signal: backgroundController.signal }) ??
-                      Promise.resolve(0)
-                    ).then(
-                      (embedded) => logger.info({ component: "memory", embedded }, "vectors computed"),
-                      failed("computing memory vectors failed; memories stay lexical until it works"),
-                    ),
-                  );
-                  track(
-                    memory
-                      .runPendingExtractions(backgroundController.signal)
-                      .then(
-                        (summary) => logger.info({ component: "memory", summary }, "extraction run"),
-                        failed("memory extraction failed; the job stays queued and is retried"),
-                      ),
-                  );
-                }
-              },
-            }
-          : {}),
-      }),
+      withMcpHooks(
+        mcp,
+        taskHooks({
+          soulDirectory: paths.soul,
+          config,
+          bus,
+          clock,
+          logger,
+          skills,
+          memory: memoryParts,
+          background,
+          extractAfterTasks: options.extractAfterTasks ?? false,
+          agent: () => agent,
+        }),
+      ),
     ),
     clock,
   );
@@ -232,24 +186,7 @@ export function createApp(options: AppOptions = {}): MercuryApp {
     memory,
     skills,
     mcp,
-    async drain(timeoutMs = Number.POSITIVE_INFINITY) {
-      const all = Promise.all([...background]).then(() => undefined);
-      if (!Number.isFinite(timeoutMs)) return all;
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<"timeout">((resolve) => {
-        timer = setTimeout(() => resolve("timeout"), timeoutMs);
-      });
-      const first = await Promise.race([all.then(() => "done" as const), timedOut]);
-      clearTimeout(timer);
-      if (first === "timeout") {
-        logger.warn(
-          { component: "memory", timeoutMs },
-          "background work still running at exit: aborted; queued jobs run next time",
-        );
-        backgroundController.abort(new Error("exiting"));
-        await all;
-      }
-    },
+    drain: (timeoutMs) => background.drain(timeoutMs),
     close() {
       mcp
         .close()

@@ -68,7 +68,13 @@ export function memoryModelOver(chain: ModelStepper, usage: UsageStore): MemoryM
   };
 }
 
-export function createMemoryService(wiring: MemoryWiring): { service: MemoryService; index: SearchIndex } {
+/** The memory service and the search index under it (the index computes vectors in the background). */
+export interface MemoryParts {
+  service: MemoryService;
+  index: SearchIndex;
+}
+
+export function createMemoryService(wiring: MemoryWiring): MemoryParts {
   let embedder: ReturnType<typeof embedderFromEnv>;
   try {
     embedder = embedderFromEnv(wiring.env);

@@ -5,7 +5,6 @@ import { defaultSubagentLimits, type SubagentLimits, SubagentRegistry } from "..
 import type { ResolvedConfig } from "../config/schema.js";
 import type { ApprovalBroker } from "../permissions/approvals.js";
 import type { AuditLog } from "../permissions/audit.js";
-import { createAuthorizer } from "../permissions/authorizer.js";
 import { createPermissionContext, deriveChildContext } from "../permissions/context.js";
 import { usageWithPrefix } from "../scheduler/usage.js";
 import type { SqliteDatabase } from "../storage/database.js";
@@ -59,15 +58,21 @@ export function childAuthorizer(
   const labelled: ApprovalBroker = Object.create(wiring.approvals);
   labelled.request = (args) =>
     wiring.approvals.request({ ...args, taskId: parent.taskId, summary: `[${child.label}] ${args.summary}` });
-  const own = createAuthorizer({
-    context,
-    broker: labelled,
-    audit: wiring.audit,
-    clock: wiring.clock,
-    signal: child.signal,
-  });
+  // The decision engine loads with the first request (see app/authorization.ts).
+  let own: Promise<(request: AuthorizationRequest) => Promise<AuthorizationResult>> | undefined;
+  const build = async () => {
+    const { createAuthorizer } = await import("../permissions/authorizer.js");
+    return createAuthorizer({
+      context,
+      broker: labelled,
+      audit: wiring.audit,
+      clock: wiring.clock,
+      signal: child.signal,
+    });
+  };
   return async (request) => {
-    const decided = await own(request);
+    own ??= build();
+    const decided = await (await own)(request);
     if (!decided.allowed || mode === "ask") return decided;
     const parentDecision = await parent.authorize(request);
     return parentDecision.allowed ? decided : parentDecision;

@@ -1,5 +1,4 @@
 import { existsSync, readFileSync } from "node:fs";
-import { parseDocument } from "yaml";
 import type { z } from "zod";
 import { ConfigError } from "./errors.js";
 import { resolveMcpConfig } from "./mcp-schema.js";
@@ -14,6 +13,8 @@ import {
   providerNames,
   type ResolvedConfig,
 } from "./schema.js";
+import { readSnapshot, writeSnapshot } from "./snapshot.js";
+import { yamlLibrary } from "./yaml.js";
 
 /** Values given on the command line; they beat everything else. */
 export interface ConfigFlags {
@@ -28,7 +29,10 @@ const secretKeyPattern = /(api[_-]?key|secret|password|passwd|token)$/i;
 export function readConfigFile(path: string): ConfigFile {
   if (!existsSync(path)) return {};
   const text = readFileSync(path, "utf8");
-  const document = parseDocument(text);
+  // Validated before with this exact text and this validating code: no YAML parse (config/snapshot.ts).
+  const validated = readSnapshot(path, text);
+  if (validated !== null) return validated as ConfigFile;
+  const document = yamlLibrary().parseDocument(text);
   if (document.errors.length > 0) {
     const first = document.errors[0];
     throw new ConfigError(
@@ -44,6 +48,7 @@ export function readConfigFile(path: string): ConfigFile {
   }
   const parsed = configFileSchema.safeParse(raw);
   if (!parsed.success) throw new ConfigError(formatConfigIssues(path, parsed.error));
+  writeSnapshot(path, text, parsed.data);
   return parsed.data;
 }
 

@@ -84,7 +84,8 @@ export async function startDetached(options: {
         }
       }
     }
-    await sleep(100);
+    // Short: the wait is part of what `mercury start` costs, and a look at the lock file is cheap.
+    await sleep(20);
   }
   throw new DaemonStartError(
     `the daemon (pid ${pid}) did not answer on ${paths.socket} within ${options.timeoutMs ?? 20_000} ms; see ${logPath}`,

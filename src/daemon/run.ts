@@ -8,19 +8,15 @@ import { createLogger, type Logger } from "../app/logger.js";
 import { DaemonGateway } from "../channels/gateway.js";
 import { version } from "../cli/version.js";
 import type { ConfigFlags } from "../config/load.js";
-import { createDaemonScheduler } from "../scheduler/daemon.js";
-import { listBackups } from "../storage/backup.js";
-import { backupKeep, backupsDirectory, scheduleDailyBackup } from "../storage/backup-schedule.js";
+import type { createDaemonScheduler } from "../scheduler/daemon.js";
 import type { SqliteDatabase } from "../storage/database.js";
 import { errorFields } from "./error-fields.js";
 import { installProcessGuards } from "./guards.js";
 import { AlreadyRunningError, acquireLock } from "./lock.js";
 import { copyTruncateIfLarge, daemonLogName, logMaxBytes } from "./log-rotation.js";
-import { startMaintenance } from "./maintenance.js";
 import { SocketServer, socketUserKey } from "./socket-server.js";
 import { buildStatus } from "./status.js";
 import { Supervisor } from "./supervisor.js";
-import { telegramChannelFor } from "./telegram.js";
 
 // Kept in log-rotation.ts so `start`, `stop` and `logs` read them without loading the daemon runtime.
 export { daemonLogName, logMaxBytes };
@@ -57,6 +53,10 @@ export async function runDaemon(options: DaemonOptions = {}): Promise<number> {
   }
   const damage = quickCheck(app.database);
   if (damage !== null) {
+    const [{ listBackups }, { backupsDirectory }] = await Promise.all([
+      import("../storage/backup.js"),
+      import("../storage/backup-schedule.js"),
+    ]);
     const newest = listBackups(backupsDirectory(app.home))[0];
     process.stderr.write(
       `mercury: the database failed its integrity check (${damage}). ${
@@ -129,22 +129,11 @@ export async function runDaemon(options: DaemonOptions = {}): Promise<number> {
     }
   }, 30_000);
   rotation.unref();
-  const stopMaintenance = startMaintenance(app, logger);
-  const stopBackups = scheduleDailyBackup(
-    app.database,
-    app.home,
-    backupKeep(env),
-    (path) => logger.info({ path }, "database backup written"),
-    (error) => logger.error({ ...errorFields(error) }, "database backup failed"),
-  );
-  // Scheduled jobs (the heartbeat among them) run through the scheduler, under their own rules.
-  const scheduled = createDaemonScheduler(app, {
-    ledger,
-    deliveries,
-    logger,
-    workspace,
-    flushTerminal: () => socket.flushDeliveries(),
-  });
+  // Started once the socket answers (see startup below): what `mercury start` waits for is the
+  // socket, so maintenance, backups, the scheduler and Telegram load after it.
+  let stopMaintenance: (() => void) | null = null;
+  let stopBackups: (() => void) | null = null;
+  let scheduled: ReturnType<typeof createDaemonScheduler> | null = null;
 
   let finish: (code: number) => void = () => undefined;
   const finished = new Promise<number>((resolve) => {
@@ -164,9 +153,9 @@ export async function runDaemon(options: DaemonOptions = {}): Promise<number> {
         );
         logger.info({ cancelled: result.cancelled, timedOut: result.timedOut }, "tasks cancelled");
       }
-      stopMaintenance();
-      stopBackups();
-      await scheduled.scheduler.stop(`Mercury was stopped (${reason})`);
+      stopMaintenance?.();
+      stopBackups?.();
+      await scheduled?.scheduler.stop(`Mercury was stopped (${reason})`);
       await supervisor.stopAll();
       await socket.close();
       await app.drain(shutdownTaskTimeoutMs);
@@ -193,6 +182,35 @@ export async function runDaemon(options: DaemonOptions = {}): Promise<number> {
   let startFailed = false;
   const startup = async () => {
     await socket.listen();
+    const [
+      { startMaintenance },
+      { backupKeep, scheduleDailyBackup },
+      { createDaemonScheduler },
+      { telegramChannelFor },
+    ] = await Promise.all([
+      import("./maintenance.js"),
+      import("../storage/backup-schedule.js"),
+      import("../scheduler/daemon.js"),
+      import("./telegram.js"),
+    ]);
+    if (stopping) return;
+    stopMaintenance = startMaintenance(app, logger);
+    stopBackups = scheduleDailyBackup(
+      app.database,
+      app.home,
+      backupKeep(env),
+      (path) => logger.info({ path }, "database backup written"),
+      (error) => logger.error({ ...errorFields(error) }, "database backup failed"),
+    );
+    // Scheduled jobs (the heartbeat among them) run through the scheduler, under their own rules.
+    const daemonScheduler = createDaemonScheduler(app, {
+      ledger,
+      deliveries,
+      logger,
+      workspace,
+      flushTerminal: () => socket.flushDeliveries(),
+    });
+    scheduled = daemonScheduler;
     const telegram = telegramChannelFor(app, gateway, logger, workspace);
     if (telegram.channel) {
       // A channel that is slow to come up (network down) must not hold back recovery: wait a
@@ -214,7 +232,7 @@ export async function runDaemon(options: DaemonOptions = {}): Promise<number> {
     // Recovery, after the channels listen so the re-asked approvals and resumed replies reach them.
     const approvals = app.approvals.pendingForRestart();
     const resumed = gateway.resumeInterrupted();
-    scheduled.scheduler.start();
+    daemonScheduler.scheduler.start();
     const paused = ledger.list({ statuses: ["paused"] });
     logger.info(
       {

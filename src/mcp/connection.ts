@@ -1,5 +1,5 @@
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import type { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { McpServerConfig } from "../config/mcp-schema.js";
 import { McpError } from "./errors.js";
 import { httpHeaders, type LaunchWrapper, stdioLaunch } from "./launch.js";
@@ -84,13 +84,15 @@ export class McpConnection {
 
   private async connect(): Promise<void> {
     this.status = "starting";
-    const client = new Client(
+    // The SDK (about 1 MB of JavaScript) loads when a server first starts, not with the application.
+    const sdk = await import("@modelcontextprotocol/client");
+    const client = new sdk.Client(
       { name: "mercury", version: this.options.version ?? "0.1.0" },
       { capabilities: {} },
     );
     const timeout = this.options.startupTimeoutMs ?? 20_000;
     try {
-      const transport = this.transport();
+      const transport = await this.transport(sdk.StreamableHTTPClientTransport);
       transport.onclose = () => this.closed(client);
       await client.connect(transport, { timeout });
       const listing = await client.listTools(undefined, { timeout });
@@ -122,9 +124,11 @@ export class McpConnection {
     }
   }
 
-  private transport(): StdioClientTransport | StreamableHTTPClientTransport {
+  private async transport(
+    HttpTransport: typeof StreamableHTTPClientTransport,
+  ): Promise<StdioClientTransport | StreamableHTTPClientTransport> {
     if (this.config.url) {
-      return new StreamableHTTPClientTransport(new URL(this.config.url), {
+      return new HttpTransport(new URL(this.config.url), {
         requestInit: { headers: httpHeaders(this.name, this.config, this.options.env) },
       });
     }
@@ -132,6 +136,7 @@ export class McpConnection {
     // `sandbox: false` is the user's explicit opt-out in config; every other server is wrapped.
     if (this.options.wrapLaunch && this.config.sandbox !== false)
       launch = this.options.wrapLaunch(launch, this.name);
+    const { StdioClientTransport } = await import("@modelcontextprotocol/client/stdio");
     return new StdioClientTransport({
       command: launch.command,
       args: launch.args,

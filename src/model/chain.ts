@@ -1,5 +1,5 @@
 import type { ResolvedConfig } from "../config/schema.js";
-import { type AttemptResult, runAttempt } from "./attempt.js";
+import type { AttemptResult } from "./attempt.js";
 import { costOf } from "./pricing.js";
 import type { ProviderHandle } from "./providers.js";
 import type {
@@ -10,6 +10,16 @@ import type {
   StepResult,
   StepStreamCallbacks,
 } from "./types.js";
+
+/**
+ * The AI SDK (`ai`, about 800 KB with its dependencies) loads with the first model call, not with
+ * the chain: the daemon answers on its socket, and memory commands run, without it.
+ */
+let attemptModule: Promise<typeof import("./attempt.js")> | undefined;
+function loadAttempt(): Promise<typeof import("./attempt.js")> {
+  attemptModule ??= import("./attempt.js");
+  return attemptModule;
+}
 
 export interface ChainOptions {
   retry: ResolvedConfig["retry"];
@@ -109,6 +119,7 @@ export class ProviderChain implements ModelStepper {
       }
       for (let attempt = 1; attempt <= this.options.retry.attempts; attempt++) {
         callbacks.onStepStart?.({ provider: handle.label, model: handle.entry.model });
+        const { runAttempt } = await loadAttempt();
         const result: AttemptResult = await runAttempt(
           handle.model,
           request,

@@ -1,11 +1,9 @@
-import { createAnthropic } from "@ai-sdk/anthropic";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { apiKeyFor, keyProblem, keyVariableFor } from "../config/api-keys.js";
 import type { ProviderEntry } from "../config/schema.js";
 
 export { apiKeyFor, keyProblem };
 
+import { lazyLanguageModel } from "./lazy-model.js";
 import type { LanguageModel } from "./types.js";
 
 export interface ProviderHandle {
@@ -21,22 +19,33 @@ export interface ProviderHandle {
 /** Builds a provider's model. A custom factory replaces this in tests (the scripted model). */
 export type ModelFactory = (entry: ProviderEntry, apiKey: string | undefined) => LanguageModel;
 
+/** The real providers, each package imported on the model's first request (see lazy-model.ts). */
 export const defaultModelFactory: ModelFactory = (entry, apiKey) => {
+  const baseURL = entry.baseUrl ? { baseURL: entry.baseUrl } : {};
   switch (entry.name) {
     case "openai":
-      return createOpenAI({ apiKey, ...(entry.baseUrl ? { baseURL: entry.baseUrl } : {}) })(entry.model);
+      return lazyLanguageModel("openai.responses", entry.model, async () => {
+        const { createOpenAI } = await import("@ai-sdk/openai");
+        return createOpenAI({ apiKey, ...baseURL })(entry.model);
+      });
     case "anthropic":
-      return createAnthropic({ apiKey, ...(entry.baseUrl ? { baseURL: entry.baseUrl } : {}) })(entry.model);
+      return lazyLanguageModel("anthropic.messages", entry.model, async () => {
+        const { createAnthropic } = await import("@ai-sdk/anthropic");
+        return createAnthropic({ apiKey, ...baseURL })(entry.model);
+      });
     case "deepseek":
     case "openrouter":
     case "ollama":
     case "openai-compatible":
-      return createOpenAICompatible({
-        name: entry.name,
-        baseURL: entry.baseUrl ?? "",
-        ...(apiKey ? { apiKey } : {}),
-        includeUsage: true,
-      }).chatModel(entry.model);
+      return lazyLanguageModel(`${entry.name}.chat`, entry.model, async () => {
+        const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
+        return createOpenAICompatible({
+          name: entry.name,
+          baseURL: entry.baseUrl ?? "",
+          ...(apiKey ? { apiKey } : {}),
+          includeUsage: true,
+        }).chatModel(entry.model);
+      });
   }
 };
 

@@ -3,7 +3,6 @@ import { homedir } from "node:os";
 import { isAbsolute, resolve, sep } from "node:path";
 import type { TaskIdentity } from "../agent/runtime.js";
 import type { MercuryApp } from "../app/container.js";
-import { createAuthorizer } from "../permissions/authorizer.js";
 import { createPermissionContext, deriveChildContext } from "../permissions/context.js";
 import type { AnyTool, AuthorizationRequest, AuthorizationResult } from "../tools/types.js";
 import type { PermissionProfile } from "./jobs.js";
@@ -44,13 +43,23 @@ export function scheduledRunAuthorizer(
     ...(job.permissions?.writeRoots ? { writeRoots: job.permissions.writeRoots } : {}),
     ...(job.permissions?.readRoots ? { readRoots: job.permissions.readRoots } : {}),
   });
-  return createAuthorizer({
-    context,
-    broker: app.approvals,
-    audit: app.audit,
-    clock: app.clock,
-    signal: identity.signal,
-  });
+  // The decision engine loads with the run's first request, not with the scheduler's tools (which
+  // every task carries): see app/authorization.ts.
+  let authorizer: Promise<(request: AuthorizationRequest) => Promise<AuthorizationResult>> | undefined;
+  const build = async () => {
+    const { createAuthorizer } = await import("../permissions/authorizer.js");
+    return createAuthorizer({
+      context,
+      broker: app.approvals,
+      audit: app.audit,
+      clock: app.clock,
+      signal: identity.signal,
+    });
+  };
+  return async (request) => {
+    authorizer ??= build();
+    return (await authorizer)(request);
+  };
 }
 
 /** The run's tools: never the job tools; only the profile's names when it lists some. */

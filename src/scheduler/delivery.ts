@@ -1,4 +1,3 @@
-import { Api } from "grammy";
 import type { DeliveryLedger } from "../agent/ledger-deliveries.js";
 import { DeliveryStore } from "../channels/telegram/deliveries.js";
 import { splitMarkdown } from "../channels/telegram/split.js";
@@ -48,6 +47,8 @@ export async function deliverRunMessage(
     deps.deliveries.markAttemptFailed(record.id, "Telegram is not configured (TELEGRAM_BOT_TOKEN)");
     return "not delivered: Telegram is not configured (set TELEGRAM_BOT_TOKEN and telegram.enabled)";
   }
+  // grammY loads only when a scheduled answer actually goes to Telegram.
+  const { Api } = await import("grammy");
   const api = new Api(
     deps.telegram.token,
     deps.telegram.apiRoot === undefined ? {} : { apiRoot: deps.telegram.apiRoot },

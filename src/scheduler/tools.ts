@@ -2,11 +2,30 @@ import { z } from "zod";
 import type { Clock } from "../agent/clock.js";
 import type { SqliteDatabase } from "../storage/database.js";
 import type { ToolContext, ToolDefinition, ToolResult } from "../tools/types.js";
-import { validateWorkspace } from "./authorization.js";
-import { createJob, describeJobRequest, type JobRequest, jobRequestSchema, presentJob } from "./create.js";
-import { validateDeliveryTarget } from "./delivery.js";
 import { JobStore } from "./jobs.js";
-import { parseSchedule, systemTimezone } from "./timing.js";
+import { type JobRequest, jobRequestSchema } from "./request.js";
+
+/**
+ * What the tools do when called: loaded on the first call, not with the tool list every task
+ * carries (timing rules and croner, delivery, workspace checks).
+ */
+async function toolWork() {
+  const [create, authorization, delivery, timing] = await Promise.all([
+    import("./create.js"),
+    import("./authorization.js"),
+    import("./delivery.js"),
+    import("./timing.js"),
+  ]);
+  return {
+    createJob: create.createJob,
+    describeJobRequest: create.describeJobRequest,
+    presentJob: create.presentJob,
+    validateWorkspace: authorization.validateWorkspace,
+    validateDeliveryTarget: delivery.validateDeliveryTarget,
+    parseSchedule: timing.parseSchedule,
+    systemTimezone: timing.systemTimezone,
+  };
+}
 
 export interface SchedulerToolDeps {
   database: SqliteDatabase;
@@ -45,6 +64,15 @@ export function schedulerTools(deps: SchedulerToolDeps): ToolDefinition[] {
     mutating: true,
     async execute(input, context): Promise<ToolResult> {
       if (!context.askUser) return { ok: false, error: noOneToAsk };
+      const {
+        createJob,
+        describeJobRequest,
+        presentJob,
+        validateWorkspace,
+        validateDeliveryTarget,
+        parseSchedule,
+        systemTimezone,
+      } = await toolWork();
       const nowMs = deps.clock.now().getTime();
       const ownChat = defaultDelivery(deps.database, context.taskId);
       const delivery = input.delivery ?? ownChat;
@@ -92,6 +120,7 @@ export function schedulerTools(deps: SchedulerToolDeps): ToolDefinition[] {
     inputSchema: z.object({}).strict(),
     mutating: false,
     async execute(_input, context) {
+      const { presentJob } = await toolWork();
       const jobs = store.list({ owner: context.userKey }).map((job) => ({
         ...presentJob(job),
         lastRun:
@@ -109,6 +138,7 @@ export function schedulerTools(deps: SchedulerToolDeps): ToolDefinition[] {
     mutating: true,
     async execute(input, context) {
       if (!context.askUser) return { ok: false, error: noOneToAsk };
+      const { presentJob } = await toolWork();
       const job = store.get(input.id);
       if (!job || job.owner !== context.userKey || job.status === "removed")
         return { ok: false, error: `no scheduled job "${input.id}" of yours; call list_scheduled_tasks` };

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { yamlLibrary } from "../config/yaml.js";
 import { isValidSkillName, type Skill, type SkillProblem, type SkillSource } from "./types.js";
 
 /** A SKILL.md larger than this is refused: a skill is instructions, not a data set. */
@@ -50,7 +50,7 @@ export function parseSkillText(
     return fail("no YAML frontmatter (the file must start with a --- block holding name and description)");
   let data: unknown;
   try {
-    data = parseYaml(parts.yaml);
+    data = yamlLibrary().parse(parts.yaml);
   } catch (error) {
     return fail(
       `unparsable YAML frontmatter: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,

@@ -8,8 +8,8 @@ import {
   writeFileSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
-import { stringify as stringifyYaml } from "yaml";
 import type { Clock } from "../agent/clock.js";
+import { yamlLibrary } from "../config/yaml.js";
 import { isWithin } from "../permissions/context.js";
 import type { SqliteDatabase } from "../storage/database.js";
 import type { AnyTool } from "../tools/types.js";
@@ -284,7 +284,7 @@ export class SkillService {
 }
 
 export function renderSkillFile(name: string, description: string, body: string): string {
-  return `---\n${stringifyYaml({ name, description }).trimEnd()}\n---\n\n${body.trim()}\n`;
+  return `---\n${yamlLibrary().stringify({ name, description }).trimEnd()}\n---\n\n${body.trim()}\n`;
 }
 
 function realOr(path: string): string {

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
-import { convert, type HtmlToTextOptions } from "html-to-text";
+import type { HtmlToTextOptions } from "html-to-text";
 
 /**
  * HTML to readable text with html-to-text. The library needs about 1 ms per KB of HTML, so a 2 MB page
@@ -35,8 +35,12 @@ function tidy(text: string): string {
   return text.replace(/\n{3,}/g, "\n\n").trim();
 }
 
+// Loaded on the first page converted, not with the tools (about 370 KB of JavaScript with its parser).
+let library: typeof import("html-to-text") | undefined;
+
 export function htmlToTextSync(html: string): string {
-  return tidy(convert(html, OPTIONS));
+  library ??= createRequire(import.meta.url)("html-to-text") as typeof import("html-to-text");
+  return tidy(library.convert(html, OPTIONS));
 }
 
 export async function htmlToText(html: string, signal: AbortSignal): Promise<string> {

@@ -9,7 +9,6 @@ import {
   type SandboxStatus,
 } from "../sandbox/types.js";
 import { workspaceRefusal } from "../sandbox/workspace.js";
-import { sandboxLaunch } from "../sandbox/wrap.js";
 import { absolutePath } from "./authorize-path.js";
 import { type CommandRun, runInProcessGroup, scrubbedEnv } from "./process-group.js";
 import type { ToolDefinition } from "./types.js";
@@ -96,6 +95,8 @@ export function createRunCommandTool(options: RunCommandOptions = {}): ToolDefin
       let launch: Launch | undefined;
       let sandboxLine: string;
       if (status.available) {
+        // The launch builders (bubblewrap, seatbelt, masks, limits) load with the first command.
+        const { sandboxLaunch } = await import("../sandbox/wrap.js");
         try {
           launch = sandboxLaunch(
             input.command,

@@ -1,9 +1,18 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/config/errors.js";
 import { resolveConfig } from "../../src/config/load.js";
+import { readSnapshot, snapshotPath } from "../../src/config/snapshot.js";
 
 function homeWith(yaml?: string): string {
   const home = mkdtempSync(join(tmpdir(), "mercury-config-"));
@@ -123,5 +132,50 @@ describe("invalid configuration stops with the file, the key and what is expecte
       /needs a base URL/,
     );
     expect(() => resolveConfig(homeWith(), { MERCURY_BASE_URL: "ftp://x" })).toThrow(/not an http\(s\) URL/);
+  });
+});
+
+describe("validated snapshot of config.yaml", () => {
+  it("reuses the validated copy for the same text, and validates again after any edit", () => {
+    const home = homeWith("provider: deepseek\nagent:\n  maxSteps: 7\n");
+    expect(resolveConfig(home, {}).agent.maxSteps).toBe(7);
+    const copy = snapshotPath(join(home, "config.yaml"));
+    expect(existsSync(copy)).toBe(true);
+    expect(statSync(copy).mode & 0o777).toBe(0o600);
+    expect(resolveConfig(home, {}).agent.maxSteps).toBe(7);
+    // The same keys, one value changed and one made invalid: each edit is read and checked afresh.
+    writeFileSync(join(home, "config.yaml"), "provider: deepseek\nagent:\n  maxSteps: 9\n");
+    expect(resolveConfig(home, {}).agent.maxSteps).toBe(9);
+    writeFileSync(join(home, "config.yaml"), "provider: deepseek\nagent:\n  maxSteps: lots\n");
+    expect(() => resolveConfig(home, {})).toThrow(/agent\.maxSteps: .*number/);
+    writeFileSync(join(home, "config.yaml"), "provider: deepseek\napiKey: sk-abc\n");
+    expect(() => resolveConfig(home, {})).toThrow(/"apiKey" looks like a secret/);
+  });
+
+  it("never trusts a copy made for other text or by other validating code", () => {
+    const home = homeWith("agent:\n  maxSteps: 7\n");
+    resolveConfig(home, {});
+    const copy = snapshotPath(join(home, "config.yaml"));
+    const snapshot = JSON.parse(readFileSync(copy, "utf8")) as Record<string, unknown>;
+    // A copy claiming another validator (an older build) or a torn copy: the file itself is read.
+    writeFileSync(
+      copy,
+      JSON.stringify({ ...snapshot, validator: "older", config: { agent: { maxSteps: 3 } } }),
+    );
+    expect(resolveConfig(home, {}).agent.maxSteps).toBe(7);
+    writeFileSync(copy, "{ torn");
+    expect(resolveConfig(home, {}).agent.maxSteps).toBe(7);
+    expect(readSnapshot(join(home, "config.yaml"), "agent:\n  maxSteps: 7\n")).toEqual({
+      agent: { maxSteps: 7 },
+    });
+    expect(readSnapshot(join(home, "config.yaml"), "agent:\n  maxSteps: 8\n")).toBeNull();
+  });
+
+  it("still works, and leaves nothing behind, when the copy cannot be written", () => {
+    const home = homeWith("agent:\n  maxSteps: 5\n");
+    // A folder where the copy should go: the rename fails whoever runs this (root included).
+    mkdirSync(join(snapshotPath(join(home, "config.yaml")), "occupied"), { recursive: true });
+    expect(resolveConfig(home, {}).agent.maxSteps).toBe(5);
+    expect(readdirSync(home).sort()).toEqual([".config.validated.json", "config.yaml"]);
   });
 });

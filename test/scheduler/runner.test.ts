@@ -1,10 +1,11 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { WorkLedger } from "../../src/agent/ledger.js";
+import { createLogger } from "../../src/app/logger.js";
+import { Redactor } from "../../src/config/secrets.js";
 import { ApprovalBroker } from "../../src/permissions/approvals.js";
 import { AuditLog } from "../../src/permissions/audit.js";
 import { createAuthorizer } from "../../src/permissions/authorizer.js";
@@ -18,7 +19,7 @@ import type { ScriptedReply } from "../fakes/script.js";
 import { createHarness } from "../helpers/agent-harness.js";
 import { echoTool } from "../helpers/echo-tool.js";
 
-const silentLogger = pino({ level: "silent" });
+const silentLogger = createLogger(join(tmpdir(), "mercury-runner-silent"), "silent", new Redactor({}));
 
 /** A real tool that asks the permission engine before it writes. */
 const writeTool: ToolDefinition<{ path: string }> = {

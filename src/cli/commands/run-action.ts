@@ -1,7 +1,6 @@
 import { resolve } from "node:path";
 import { createTaskAuthorizer } from "../../app/authorization.js";
 import { createApp, type MercuryApp } from "../../app/container.js";
-import { createTerminalRenderer } from "../../channels/cli/renderer.js";
 import { ConfigError } from "../../config/errors.js";
 import { userHomeOf, workspaceRefusal } from "../../sandbox/workspace.js";
 import { exitCodeForOutcome, exitCodes } from "../exit-codes.js";
@@ -32,6 +31,8 @@ export async function runTask(taskArgument: string, options: RunOptions): Promis
       return exitCodes.usage;
     }
     if (output === "text") {
+      // The terminal renderer (and its Markdown library) only when text is printed.
+      const { createTerminalRenderer } = await import("../../channels/cli/renderer.js");
       app.bus.subscribe(
         createTerminalRenderer(
           { text: (chunk) => process.stdout.write(chunk), info: (line) => process.stderr.write(`${line}\n`) },

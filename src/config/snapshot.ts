@@ -1,0 +1,91 @@
+import { createHash } from "node:crypto";
+import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/**
+ * A validated copy of config.yaml, so that a command whose config file has not changed since it was
+ * last validated reads it without parsing YAML again (the `yaml` package costs most commands more
+ * than the rest of their config work). The copy is used only when both match:
+ *  - the SHA-256 of the file's exact text (any edit, even a space, is a miss), and
+ *  - the fingerprint of the code that validates it: the SHA-256 of this folder's `load`, `schema` and
+ *    `mcp-schema` sources, so a build that changes a key, a limit or the secret check (on any
+ *    branch) invalidates every copy without anyone bumping a version.
+ * A miss parses and validates as always, with the same errors; only a file that passed is copied.
+ * Trade-off (docs/DECISIONS.md): the copy lives in MERCURY_HOME, next to the file; whoever can write
+ * it can write config.yaml itself, so it grants nothing new.
+ */
+
+interface Snapshot {
+  format: 1;
+  validator: string;
+  textHash: string;
+  config: unknown;
+}
+
+let validatorFingerprint: string | undefined;
+
+function validator(): string {
+  if (validatorFingerprint) return validatorFingerprint;
+  // The same extension as this module: .js when built, .ts under the test runner.
+  const extension = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
+  const hash = createHash("sha256");
+  for (const name of ["load", "schema", "mcp-schema", "snapshot"]) {
+    hash.update(readFileSync(fileURLToPath(new URL(`./${name}${extension}`, import.meta.url))));
+  }
+  validatorFingerprint = hash.digest("hex");
+  return validatorFingerprint;
+}
+
+/**
+ * One copy per folder: `mercury setup` and `config set` validate a temporary file next to
+ * config.yaml before renaming it into place, and that validation leaves the copy the next read uses.
+ */
+export function snapshotPath(configPath: string): string {
+  return join(dirname(configPath), ".config.validated.json");
+}
+
+function textHash(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/** The validated config for exactly this text, or null (no copy, another text, other code). */
+export function readSnapshot(configPath: string, text: string): unknown {
+  let raw: string;
+  try {
+    raw = readFileSync(snapshotPath(configPath), "utf8");
+  } catch {
+    // No copy yet (or unreadable): validate the file itself.
+    return null;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    // A torn or hand-edited copy: validate the file itself (and the copy is rewritten).
+    return null;
+  }
+  if (!parsed || typeof parsed !== "object") return null;
+  const snapshot = parsed as Partial<Snapshot>;
+  if (snapshot.format !== 1 || snapshot.validator !== validator() || snapshot.textHash !== textHash(text))
+    return null;
+  return snapshot.config ?? null;
+}
+
+/**
+ * Records that `text` validated to `config`. Written to a temporary name and renamed, so a
+ * concurrent reader sees the old copy or the new one. A copy that cannot be written (read-only
+ * home, full disk) only means the next command validates again: the error is not the user's.
+ */
+export function writeSnapshot(configPath: string, text: string, config: unknown): void {
+  const path = snapshotPath(configPath);
+  const temporary = `${path}.${process.pid}.tmp`;
+  const snapshot: Snapshot = { format: 1, validator: validator(), textHash: textHash(text), config };
+  try {
+    writeFileSync(temporary, JSON.stringify(snapshot), { mode: 0o600 });
+    renameSync(temporary, path);
+  } catch (error) {
+    if (!(error instanceof Error && "code" in error)) throw error;
+    rmSync(temporary, { force: true });
+  }
+}
