@@ -90,6 +90,7 @@ export async function runDaemon(options: DaemonOptions = {}): Promise<number> {
     ledger,
     ownerKey: socketUserKey,
     status: () => socket.options.status(),
+    logger,
     logPath: join(app.paths.logs, daemonLogName),
   });
   const socket: SocketServer = new SocketServer({

@@ -49,7 +49,7 @@ export class DashboardHost {
       .listen()
       .then((info) => {
         this.server = server;
-        this.services.app.logger.info(
+        this.services.logger.info(
           { component: "dashboard", url: info.url, tls: info.tls, insecureLan: info.insecureLan },
           "dashboard listening",
         );
@@ -76,7 +76,7 @@ export class DashboardHost {
     this.server = null;
     if (!server) return false;
     await server.close();
-    this.services.app.logger.info({ component: "dashboard" }, "dashboard stopped");
+    this.services.logger.info({ component: "dashboard" }, "dashboard stopped");
     return true;
   }
 }

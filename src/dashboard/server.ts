@@ -60,7 +60,7 @@ export class DashboardServer {
       .map((route) => ({ method: route.method, path: route.path }));
     const listener = getRequestListener(app.fetch, {
       errorHandler: (error) => {
-        this.services.app.logger.error(
+        this.services.logger.error(
           { component: "dashboard", error: error instanceof Error ? error.message : String(error) },
           "dashboard request failed",
         );
@@ -80,10 +80,7 @@ export class DashboardServer {
       });
     });
     server.on("error", (error) =>
-      this.services.app.logger.error(
-        { component: "dashboard", error: error.message },
-        "dashboard server error",
-      ),
+      this.services.logger.error({ component: "dashboard", error: error.message }, "dashboard server error"),
     );
     this.server = server;
     const port = (server.address() as AddressInfo).port;
@@ -179,7 +176,7 @@ export class DashboardServer {
     registerPages(app, this.services);
     app.notFound((c) => c.text("not found", 404));
     app.onError((error, c) => {
-      this.services.app.logger.error(
+      this.services.logger.error(
         { component: "dashboard", error: error.message, route: c.req.routePath },
         "dashboard page failed",
       );

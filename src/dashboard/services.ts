@@ -1,6 +1,7 @@
 import type { AgentEvent } from "../agent/events.js";
 import type { WorkLedger } from "../agent/ledger.js";
 import type { MercuryApp } from "../app/container.js";
+import type { Logger } from "../app/logger.js";
 import type { DaemonGateway } from "../channels/gateway.js";
 
 /**
@@ -15,6 +16,8 @@ export interface DashboardServices {
   ownerKey: string;
   /** The daemon's status document (`mercury status --json`). */
   status(): unknown;
+  /** The daemon's logger (daemon.log); request URLs and tokens never go to it. */
+  logger: Logger;
   /** The daemon's log file, for the log view. */
   logPath: string;
 }

@@ -106,6 +106,7 @@ export async function startHarness(
       sandbox: { available: true },
       unhandledRejections: 0,
     }),
+    logger: app.logger,
     logPath: join(home, "logs", "daemon.log"),
   };
   const server = new DashboardServer(services, {

@@ -247,6 +247,7 @@ function harnessServices() {
     ledger: harness.ledger,
     ownerKey: "owner",
     status: () => ({}),
+    logger: harness.app.logger,
     logPath: "/nonexistent",
   };
 }

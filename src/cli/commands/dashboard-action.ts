@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { z } from "zod";
+import { readConfigFile } from "../../config/load.js";
 import { homePaths, mercuryHome } from "../../config/paths.js";
 import { DaemonClient } from "../../daemon/client.js";
 import { exitCodes } from "../exit-codes.js";
@@ -29,6 +30,8 @@ export async function dashboardAction(
   globals: GlobalFlags,
 ): Promise<number> {
   const paths = homePaths(mercuryHome(process.env));
+  // A bad `dashboard:` section is a configuration error (exit 2) here, not a daemon that fails later.
+  readConfigFile(paths.config);
   let port: number | undefined;
   if (options.port !== undefined) {
     port = Number(options.port);

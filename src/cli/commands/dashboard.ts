@@ -35,7 +35,11 @@ export function registerDashboardCommands(program: Command): void {
     .option("--json", "print one JSON document")
     .action(async (options: DashboardCommandOptions, command: Command) => {
       const { dashboardAction } = await import("./dashboard-action.js");
-      process.exitCode = await dashboardAction("link", options, command.optsWithGlobals<GlobalFlags>());
+      process.exitCode = await dashboardAction(
+        "link",
+        merged(options, command),
+        command.optsWithGlobals<GlobalFlags>(),
+      );
     });
   dashboard
     .command("status")
@@ -43,7 +47,11 @@ export function registerDashboardCommands(program: Command): void {
     .option("--json", "print one JSON document")
     .action(async (options: DashboardCommandOptions, command: Command) => {
       const { dashboardAction } = await import("./dashboard-action.js");
-      process.exitCode = await dashboardAction("status", options, command.optsWithGlobals<GlobalFlags>());
+      process.exitCode = await dashboardAction(
+        "status",
+        merged(options, command),
+        command.optsWithGlobals<GlobalFlags>(),
+      );
     });
   dashboard
     .command("stop")
@@ -51,6 +59,15 @@ export function registerDashboardCommands(program: Command): void {
     .option("--json", "print one JSON document")
     .action(async (options: DashboardCommandOptions, command: Command) => {
       const { dashboardAction } = await import("./dashboard-action.js");
-      process.exitCode = await dashboardAction("stop", options, command.optsWithGlobals<GlobalFlags>());
+      process.exitCode = await dashboardAction(
+        "stop",
+        merged(options, command),
+        command.optsWithGlobals<GlobalFlags>(),
+      );
     });
+}
+
+/** `--json`/`--no-open` are declared on `dashboard` too; commander gives them to it wherever they stand. */
+function merged(options: DashboardCommandOptions, command: Command): DashboardCommandOptions {
+  return { ...command.optsWithGlobals<DashboardCommandOptions>(), ...options };
 }
