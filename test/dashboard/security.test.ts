@@ -81,7 +81,7 @@ describe("dashboard access", () => {
       expect(page.status, path).toBe(200);
       expect(page.body).not.toContain(token);
       expect(page.body).not.toContain(fresh.searchParams.get("token") ?? "");
-      expect(page.headers["referrer-policy"]).toBe("no-referrer");
+      expect(page.headers["referrer-policy"]).toBe("same-origin");
     }
     harness.app.logger.flush();
     const logs = join(harness.home, "logs");
