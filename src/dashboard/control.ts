@@ -1,3 +1,4 @@
+import { DashboardBindError } from "./bind.js";
 import { DashboardHost } from "./host.js";
 import type { DashboardServices } from "./services.js";
 
@@ -19,10 +20,12 @@ export function mountDashboard(services: DashboardServices): {
   stop(): Promise<boolean>;
 } {
   const host = new DashboardHost(services);
+  let lastError: string | null = null;
   return {
     async handle(request) {
       switch (request.action) {
         case "start": {
+          lastError = null;
           const info = await host.start({
             ...(request.host !== undefined ? { host: request.host } : {}),
             ...(request.port !== undefined ? { port: request.port } : {}),
@@ -44,14 +47,28 @@ export function mountDashboard(services: DashboardServices): {
         }
         case "status": {
           const info = host.status();
-          return info ? { ...info, running: true } : { running: false };
+          return info
+            ? { ...info, running: true }
+            : { running: false, ...(lastError ? { error: lastError } : {}) };
         }
         case "stop":
           return { running: false, stopped: await host.stop() };
       }
     },
+    /**
+     * A refused bind (a network address without TLS) stops the daemon's start: the user asked for
+     * something unsafe. Any other failure (the port is taken) is logged and shown by
+     * `mercury dashboard status`; the agent keeps running without its dashboard.
+     */
     async startIfEnabled() {
-      if (host.bindFor().enabled) await host.start();
+      if (!host.bindFor().enabled) return;
+      try {
+        await host.start();
+      } catch (error) {
+        if (error instanceof DashboardBindError) throw error;
+        lastError = error instanceof Error ? error.message : String(error);
+        services.logger.error({ component: "dashboard", error: lastError }, "dashboard not started");
+      }
     },
     stop: () => host.stop(),
   };

@@ -73,9 +73,19 @@ export class DashboardServer {
         )
       : createHttpServer(listener);
     await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
+      server.once("error", (error: NodeJS.ErrnoException) =>
+        reject(
+          error.code === "EADDRINUSE"
+            ? new Error(
+                `port ${this.bind.port} on ${this.bind.host} is already in use; choose another with --port or dashboard.port in config.yaml`,
+              )
+            : error.code === "EADDRNOTAVAIL"
+              ? new Error(`${this.bind.host} is not an address of this machine; fix --host or dashboard.host`)
+              : error,
+        ),
+      );
       server.listen(this.bind.port, this.bind.host, () => {
-        server.off("error", reject);
+        server.removeAllListeners("error");
         resolve();
       });
     });
@@ -86,7 +96,11 @@ export class DashboardServer {
     const port = (server.address() as AddressInfo).port;
     const scheme = this.bind.tls ? "https" : "http";
     const names = hostNames(this.bind.host);
-    this.allowedHosts = names.map((name) => `${name}:${port}`.toLowerCase());
+    // A browser leaves the port out of Host (and Origin) when it is the scheme's default.
+    const defaultPort = port === (this.bind.tls ? 443 : 80);
+    this.allowedHosts = names
+      .flatMap((name) => (defaultPort ? [`${name}:${port}`, name] : [`${name}:${port}`]))
+      .map((name) => name.toLowerCase());
     this.allowedOrigins = this.allowedHosts.map((host) => `${scheme}://${host}`);
     const shown = names[0] ?? "127.0.0.1";
     this.info = {

@@ -1,4 +1,6 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type DaemonHome, daemonConfig, daemonHome } from "../daemon/daemon-helpers.js";
@@ -85,6 +87,27 @@ describe("mercury dashboard (the built binary)", () => {
     const started = await daemon.cli(["start"]);
     expect(started.code).toBe(1);
     expect(started.stderr).toContain("refusing to serve the dashboard on 0.0.0.0");
+  });
+
+  it("a daemon whose dashboard port is taken still starts, and says why the dashboard did not", async () => {
+    const daemon = daemonHome(model.url);
+    current = daemon;
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const port = (blocker.address() as AddressInfo).port;
+    try {
+      writeFileSync(
+        join(daemon.home, "config.yaml"),
+        `${daemonConfig}dashboard:\n  enabled: true\n  port: ${port}\n`,
+      );
+      const started = await daemon.cli(["start"]);
+      expect(started.code, started.stderr).toBe(0);
+      const status = await daemon.cli(["dashboard", "status"]);
+      expect(status.stdout).toContain(`it failed to start: port ${port} on 127.0.0.1 is already in use`);
+      await daemon.cli(["stop"]);
+    } finally {
+      blocker.close();
+    }
   });
 
   it("rejects a half TLS configuration with the key to fix", async () => {

@@ -251,3 +251,28 @@ function harnessServices() {
     logPath: "/nonexistent",
   };
 }
+
+describe("dashboard start-up failures", () => {
+  it("a port already in use is reported with the option that fixes it", async () => {
+    const second = new DashboardServer(harnessServices(), {
+      host: "127.0.0.1",
+      port: harness.info.port,
+      tls: null,
+      insecureLan: false,
+    });
+    await expect(second.listen()).rejects.toThrow(/already in use.*--port or dashboard\.port/);
+  });
+
+  it("logging out ends the session", async () => {
+    const { cookie, csrf } = await logIn(harness);
+    const out = await send(
+      harness.info.port,
+      "POST",
+      "/logout",
+      { cookie, origin: harness.origin, ...formType },
+      form({ csrf }),
+    );
+    expect(out.status).toBe(200);
+    expect((await send(harness.info.port, "GET", "/", { cookie })).status).toBe(401);
+  });
+});

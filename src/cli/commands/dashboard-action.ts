@@ -17,6 +17,7 @@ const reply = z
     insecureLan: z.boolean().optional(),
     loginUrl: z.string().optional(),
     stopped: z.boolean().optional(),
+    error: z.string().optional(),
   })
   .passthrough();
 
@@ -90,7 +91,11 @@ export async function dashboardAction(
     return exitCodes.success;
   }
   if (action === "status") {
-    process.stdout.write(result.running ? `Dashboard: ${result.url ?? "?"}\n` : "Dashboard: not running\n");
+    process.stdout.write(
+      result.running
+        ? `Dashboard: ${result.url ?? "?"}\n`
+        : `Dashboard: not running${result.error ? ` (it failed to start: ${result.error})` : ""}\n`,
+    );
     return exitCodes.success;
   }
   if (result.insecureLan)

@@ -37,7 +37,7 @@ export function page(c: Context<DashboardEnv>, options: PageOptions, body: Html)
 <nav>${sections.map(
     ([href, label]) =>
       html`<a href="${href}"${current === href || (href !== "/" && current.startsWith(`${href}/`)) ? new Html(' aria-current="page"') : ""}>${label}</a>`,
-  )}</nav>
+  )}<form method="post" action="/logout" class="inline logout"><input type="hidden" name="csrf" value="${c.get("session").csrf}"><button type="submit">Log out</button></form></nav>
 <main>
 <h1>${options.title}</h1>
 ${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : ""}
