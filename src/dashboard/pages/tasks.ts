@@ -2,9 +2,11 @@ import type { Hono } from "hono";
 import { z } from "zod";
 import { TaskEvidenceStore } from "../../agent/evidence.js";
 import { type LedgerStatus, ledgerStatuses } from "../../agent/ledger.js";
+import { userHomeOf } from "../../sandbox/workspace.js";
 import type { DashboardEnv } from "../guard.js";
 import { type Html, html, path } from "../html.js";
 import { type DashboardServices, dashboardChannel } from "../services.js";
+import { taskDiff } from "../task-diff.js";
 import { backTo, formatTime, noticeOf, page, postForm, table } from "./layout.js";
 
 /** Long tool output is cut in the page (the full text stays in the transcript). */
@@ -46,13 +48,16 @@ ${table(
     );
   });
 
-  app.get("/tasks/:id", (c) => {
+  app.get("/tasks/:id", async (c) => {
     const task = services.ledger.get(c.req.param("id"));
     if (!task) return c.text("no such task", 404);
     const messages = services.app.agent.transcriptStore
       .load(task.sessionId)
       .filter((stored) => stored.taskId === task.id);
     const proof = evidence.load(task.id);
+    const diff = proof
+      ? await taskDiff(proof, { userHome: userHomeOf(services.app.env), mercuryHome: services.app.home })
+      : null;
     const latestPaused = services.ledger.latestPaused(task.userKey);
     const running = task.status === "running" || task.status === "queued";
     return page(
@@ -82,7 +87,12 @@ ${table(
     (run) =>
       html`<tr><td><code>${run.command}</code></td><td>${run.exitCode === null ? "killed" : run.exitCode}</td></tr>`,
   ),
-)}${proof.verifyError ? html`<p>${proof.verifyError}</p>` : ""}`
+)}${proof.verifyError ? html`<p>${proof.verifyError}</p>` : ""}
+${
+  diff?.ok
+    ? html`<pre class="diff">${diff.text}</pre>${diff.cut ? html`<p>(the diff continues; see the files)</p>` : ""}`
+    : html`<p><small>No diff: ${diff?.reason ?? "no evidence"}.</small></p>`
+}`
     : html`<p>No changes recorded for this task.</p>`
 }
 <h2>Transcript</h2>
