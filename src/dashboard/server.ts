@@ -68,7 +68,10 @@ export class DashboardServer {
     });
     const server = this.bind.tls
       ? createHttpsServer(
-          { cert: readFileSync(this.bind.tls.cert), key: readFileSync(this.bind.tls.key) },
+          {
+            cert: readPem(this.bind.tls.cert, "dashboard.tlsCert"),
+            key: readPem(this.bind.tls.key, "dashboard.tlsKey"),
+          },
           listener,
         )
       : createHttpServer(listener);
@@ -211,4 +214,14 @@ function hostNames(host: string): string[] {
     return [...new Set(["127.0.0.1", "localhost", ...addresses.map(bracket)])];
   }
   return [bracket(host)];
+}
+
+function readPem(file: string, key: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    throw new Error(
+      `cannot read ${key} (${file}): ${error instanceof Error ? error.message : String(error)}; fix the path in config.yaml`,
+    );
+  }
 }

@@ -109,7 +109,7 @@ describe("the dashboard in Chromium", () => {
     expect(await page.locator("tr.memory", { hasText: "green tea" }).count()).toBe(1);
   });
 
-  it("shows a pending command live, approves it once, and the task goes on to its answer", async () => {
+  it("shows a pending command live, approves it once, the task goes on; an answer in the terminal clears the page", async () => {
     await page.goto(`${origin}/approvals`);
     await page.locator('body[data-stream="live"]').waitFor();
     model.push(
@@ -143,6 +143,29 @@ describe("the dashboard in Chromium", () => {
         "running",
       15_000,
       "the task to finish",
+    );
+
+    // The other way round: answered in the terminal, the request leaves the open dashboard page.
+    await page.goto(`${origin}/approvals`);
+    await page.locator('body[data-stream="live"]').waitFor();
+    model.push(
+      { toolCalls: [{ name: "run_command", input: { command: "rm -rf dist" } }] },
+      { text: "I left dist alone." },
+    );
+    const denied = (await client.request({ type: "submit", text: "clean dist", cwd: daemon.workspace })) as {
+      taskId: string;
+    };
+    const second = page.locator("tr.approval", { hasText: "rm -rf dist" });
+    await second.waitFor();
+    const approvalId = await second.getAttribute("data-approval-id");
+    await client.request({ type: "approve", approvalId: approvalId ?? "", decision: "deny" });
+    await second.waitFor({ state: "detached" });
+    await waitFor(
+      () =>
+        daemon.query<{ status: string }>("SELECT status FROM tasks WHERE id = ?", denied.taskId)[0]
+          ?.status !== "running",
+      15_000,
+      "the denied task to finish",
     );
     client.close();
     await page.goto(`${origin}/tasks/${taskId}`);
