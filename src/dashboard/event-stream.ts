@@ -21,6 +21,7 @@ export function registerEventStream(
         end = resolve;
       });
       const send = (event: AgentEvent) => {
+        // A failed write means the browser went away: the stream ends and unsubscribes (not an error).
         stream.writeSSE({ event: "agent", data: JSON.stringify(event) }).catch(() => end());
       };
       const unsubscribe = ownerEvents(services, send);

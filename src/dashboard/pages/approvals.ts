@@ -16,7 +16,17 @@ export function registerApprovalPages(app: Hono<DashboardEnv>, services: Dashboa
   app.get("/approvals", (c) => {
     const pending = approvals.pendingFor(services.ownerKey);
     const grants = approvals.grants.list();
-    const sessions = [...new Set(services.ledger.list({ limit: 50 }).map((task) => task.sessionId))];
+    // Which sessions hold a window; whether it is active and until when is the store's answer.
+    const sessions = z
+      .array(z.object({ sessionId: z.string() }))
+      .parse(
+        services.app.database
+          .prepare(
+            "SELECT DISTINCT session_id AS sessionId FROM allow_all WHERE revoked_at IS NULL AND until > ?",
+          )
+          .all(services.app.clock.now().toISOString()),
+      )
+      .map((row) => row.sessionId);
     const windows = sessions.flatMap((sessionId) => {
       const status = approvals.allowAllStatus(sessionId);
       return status.active ? [{ sessionId, until: status.until?.toISOString() ?? null }] : [];

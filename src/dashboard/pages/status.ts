@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import type { Hono } from "hono";
 import { z } from "zod";
 import type { DashboardEnv } from "../guard.js";
@@ -90,7 +90,8 @@ ${table(
       .parse(c.req.query("level") ?? "info");
     const needle = (c.req.query("q") ?? "").slice(0, 200).toLowerCase();
     const minimum = logLevels.indexOf(level);
-    const lines = readTail(services.logPath)
+    const tail = readTail(services.logPath);
+    const lines = (tail ?? [])
       .flatMap((line) => {
         const entry = parseLogLine(line);
         if (logLevels.indexOf(entry.level) < minimum) return [];
@@ -107,7 +108,7 @@ ${table(
       )}</select></label>
 <label>Contains <input name="q" value="${needle}"></label>
 <button type="submit">Filter</button></form>
-<p><small>${services.logPath}; the last ${lines.length} matching lines.</small></p>
+<p><small>${tail === null ? `No log file at ${services.logPath} yet.` : `${services.logPath}; the last ${lines.length} matching lines.`}</small></p>
 ${table(
   ["time", "level", "message", "fields"],
   lines.map(
@@ -119,17 +120,14 @@ ${table(
   });
 }
 
-function readTail(file: string): string[] {
-  let size: number;
-  try {
-    size = statSync(file).size;
-  } catch {
-    return [`{"level":40,"msg":"no log file at ${file} yet"}`];
-  }
+/** The end of the log file; null when the daemon has not written one yet. */
+function readTail(file: string): string[] | null {
+  if (!existsSync(file)) return null;
   const content = readFileSync(file);
-  const text = content.subarray(Math.max(0, size - logTailBytes)).toString("utf8");
+  const text = content.subarray(Math.max(0, content.length - logTailBytes)).toString("utf8");
   const lines = text.split("\n").filter((line) => line.trim() !== "");
-  return size > logTailBytes ? lines.slice(1) : lines;
+  // A cut at the start leaves a partial first line.
+  return content.length > logTailBytes ? lines.slice(1) : lines;
 }
 
 /** A pino JSON line, or a plain line (start-up output) shown as it is. */

@@ -68,7 +68,7 @@ ${table(
         notice: noticeOf(c),
       },
       html`<dl class="facts">
-<dt>Status</dt><dd class="task-status">${task.status}${task.outcome ? ` (${task.outcome})` : ""}</dd>
+<dt>Status</dt><dd class="task-status">${task.status}${task.outcome && task.outcome !== task.status ? ` (${task.outcome})` : ""}</dd>
 <dt>Asked</dt><dd>${task.input}</dd>
 <dt>Why</dt><dd>${task.reason ?? "—"}</dd>
 <dt>Folder</dt><dd><code>${task.cwd}</code></dd>
@@ -134,7 +134,7 @@ function renderContent(content: unknown): Html {
     if (item.type === "tool-call")
       return html`<div class="tool-call">→ <code>${item.toolName ?? "?"}</code> <pre>${cut(JSON.stringify(item.input ?? null, null, 1))}</pre></div>`;
     if (item.type === "tool-result")
-      return html`<div class="tool-result">← <code>${item.toolName ?? "?"}</code> <pre>${cut(JSON.stringify(item.output ?? null, null, 1))}</pre></div>`;
+      return html`<div class="tool-result">← <code>${item.toolName ?? "?"}</code> <pre>${cut(toolOutputText(item.output))}</pre></div>`;
     return html`<pre>${cut(JSON.stringify(item))}</pre>`;
   })}`;
 }
@@ -143,4 +143,12 @@ function cut(text: string): string {
   return text.length > shownPartChars
     ? `${text.slice(0, shownPartChars)}… (${text.length} characters)`
     : text;
+}
+
+/** A tool result as the model saw it: its text when it is text, else the JSON. */
+function toolOutputText(output: unknown): string {
+  const text = z.object({ type: z.literal("text"), value: z.string() }).safeParse(output);
+  if (text.success) return text.data.value;
+  const json = z.object({ type: z.literal("json"), value: z.unknown() }).safeParse(output);
+  return JSON.stringify(json.success ? json.data.value : (output ?? null), null, 1);
 }
