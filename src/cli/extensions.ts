@@ -61,6 +61,7 @@ const groups: Record<string, Registrar> = {
   },
   schedule: async (program) => (await import("./commands/schedule.js")).registerScheduleCommands(program),
   agents: async (program) => (await import("./commands/agents.js")).registerAgentsCommands(program),
+  dashboard: async (program) => (await import("./commands/dashboard.js")).registerDashboardCommands(program),
   start: daemonCommands,
   stop: daemonCommands,
   restart: daemonCommands,

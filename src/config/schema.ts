@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { dashboardConfigSchema } from "./dashboard-schema.js";
 import { mcpConfigSchema, type ResolvedMcpConfig } from "./mcp-schema.js";
 
 export const providerNames = [
@@ -125,6 +126,8 @@ export const configFileSchema = z
       })
       .strict()
       .optional(),
+    /** The local web dashboard (keys in dashboard-schema.ts, defaults in src/dashboard/bind.ts). */
+    dashboard: dashboardConfigSchema.optional(),
   })
   .strict();
 export type ConfigFile = z.infer<typeof configFileSchema>;

@@ -27,6 +27,15 @@ export const clientMessage = z.discriminatedUnion("type", [
   /** The sub-agents of the owner's tasks (`mercury agents list`), and stopping one. */
   z.object({ type: z.literal("agents"), id: z.string() }),
   z.object({ type: z.literal("stop-agent"), id: z.string(), agentId: z.string().min(1) }),
+  /** The web dashboard (`mercury dashboard`): start it (and get a one-time login link), a new link, stop. */
+  z.object({
+    type: z.literal("dashboard"),
+    id: z.string(),
+    action: z.enum(["start", "link", "status", "stop"]),
+    host: z.string().min(1).optional(),
+    port: z.number().int().min(0).max(65_535).optional(),
+    insecureLan: z.boolean().optional(),
+  }),
 ]);
 export type ClientMessage = z.infer<typeof clientMessage>;
 

@@ -8,6 +8,7 @@ import { createLogger, type Logger } from "../app/logger.js";
 import { DaemonGateway } from "../channels/gateway.js";
 import { version } from "../cli/version.js";
 import type { ConfigFlags } from "../config/load.js";
+import { mountDashboard } from "../dashboard/control.js";
 import type { createDaemonScheduler } from "../scheduler/daemon.js";
 import type { SqliteDatabase } from "../storage/database.js";
 import { errorFields } from "./error-fields.js";
@@ -82,6 +83,16 @@ export async function runDaemon(options: DaemonOptions = {}): Promise<number> {
   mkdirSync(workspace, { recursive: true });
   const gateway = new DaemonGateway({ app, ledger, deliveries, defaultCwd: workspace });
   const supervisor = new Supervisor({ logger });
+  // The web dashboard: started below when dashboard.enabled, or later by `mercury dashboard`.
+  const dashboard = mountDashboard({
+    app,
+    gateway,
+    ledger,
+    ownerKey: socketUserKey,
+    status: () => socket.options.status(),
+    logger,
+    logPath: join(app.paths.logs, daemonLogName),
+  });
   const socket: SocketServer = new SocketServer({
     path: app.paths.socket,
     gateway,
@@ -105,6 +116,7 @@ export async function runDaemon(options: DaemonOptions = {}): Promise<number> {
       list: () => app.subagents.list().map(({ controller: _controller, ...agent }) => agent),
       stop: (agentId) => app.subagents.stop(agentId, "stopped by the owner (mercury agents stop)"),
     },
+    dashboard: (request) => dashboard.handle(request),
     status: (): unknown => ({
       ...buildStatus({
         app,
@@ -155,6 +167,7 @@ export async function runDaemon(options: DaemonOptions = {}): Promise<number> {
       }
       stopMaintenance?.();
       stopBackups?.();
+      await dashboard.stop();
       await scheduled?.scheduler.stop(`Mercury was stopped (${reason})`);
       await supervisor.stopAll();
       await socket.close();
@@ -211,6 +224,7 @@ export async function runDaemon(options: DaemonOptions = {}): Promise<number> {
       flushTerminal: () => socket.flushDeliveries(),
     });
     scheduled = daemonScheduler;
+    await dashboard.startIfEnabled();
     const telegram = telegramChannelFor(app, gateway, logger, workspace);
     if (telegram.channel) {
       // A channel that is slow to come up (network down) must not hold back recovery: wait a

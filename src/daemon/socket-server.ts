@@ -26,6 +26,8 @@ export interface SocketServerOptions {
   pendingApprovals(): AgentEvent[];
   /** Sub-agents (`mercury agents list|stop`). */
   agents?: { list(): unknown[]; stop(agentId: string): boolean };
+  /** The web dashboard's controls (src/dashboard/control.ts). */
+  dashboard?: (request: Extract<ClientMessage, { type: "dashboard" }>) => Promise<unknown>;
 }
 
 interface Client {
@@ -42,7 +44,7 @@ export class SocketServer {
   private readonly clients = new Set<Client>();
   private readonly unsubscribers: (() => void)[] = [];
 
-  constructor(private readonly options: SocketServerOptions) {}
+  constructor(readonly options: SocketServerOptions) {}
 
   async listen(): Promise<void> {
     const { path } = this.options;
@@ -177,6 +179,9 @@ export class SocketServer {
         return { agents: this.options.agents?.list() ?? [] };
       case "stop-agent":
         return { stopped: this.options.agents?.stop(message.agentId) ?? false };
+      case "dashboard":
+        if (!this.options.dashboard) throw new Error("this daemon has no dashboard");
+        return this.options.dashboard(message);
     }
   }
 
