@@ -254,7 +254,7 @@ export const commandAttacks: CommandAttack[] = [
   ...ask("substitution", "command.substitution", [
     "echo $(whoami)",
     "echo `id`",
-    '"$(echo rm)" -rf /',
+    '"$(echo rm)" -rf build',
     "ls $(printf /)",
   ]),
   ...ask("process substitution", "command.process-substitution", ["cat <(ls)", "diff <(ls) README.md"]),
@@ -330,7 +330,7 @@ export const commandAttacks: CommandAttack[] = [
   ]),
   ...ask("IFS tricks", "command.variable", ["rm${IFS}-rf${IFS}/", "cat${IFS}README.md"]),
   ...ask("bidi and invisible characters", "command.unicode", ["cat README\u202emd.txt", "ls\u200b -la"]),
-  ...ask("tilde", "command.tilde", ["cat ~root/.bashrc", "ls ~bob"]),
+  ...ask("tilde", "command.tilde", ["cat ~bob/notes.txt", "ls ~bob"]),
   ...ask("brace expansion", "command.brace-expansion", ["echo {a,b}", "cat {README.md,package.json}"]),
   ...ask("assignments", "command.assignment", [
     "FOO=bar ls",
