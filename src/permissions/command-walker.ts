@@ -17,10 +17,12 @@ import {
   standardBinDirs,
 } from "./command-rules.js";
 import { producedText, producedWords, readScript, shellReadsStdin } from "./command-stdin.js";
+import { crontabCommands, parallelCommand, stdinJudge, stdinText } from "./command-stdin-runners.js";
 import { finalProgram, flattenPipeline, programsIn } from "./command-structure.js";
 import { isWithin, type PermissionContext } from "./context.js";
 import { gitConfigRisk } from "./git-config.js";
 import { downloaders, hardlineCheck, protectedWriteTarget, writeTargets } from "./hardline.js";
+import { inlineCodeFindings } from "./inline-code.js";
 import { type PathFs, resolveReal } from "./paths.js";
 import { judgeReadonly } from "./readonly.js";
 import { sensitiveRoots } from "./sensitive.js";
@@ -112,18 +114,32 @@ class Walker {
    * standard input. That text is parsed and held to the hardline like any other command.
    */
   private scriptOnStdin(stmt: Stmt): void {
-    const program = stmt.command?.type === "call" ? finalProgram(stmt, this.context) : null;
-    if (program === null || !isShell(program)) return;
-    for (const redirect of stmt.redirects) {
-      if ((redirect.op === "<<" || redirect.op === "<<-") && redirect.heredoc) {
-        this.innerDenies(evaluateWord(redirect.heredoc, this.context).text);
-      } else if (redirect.op === "<<<" && redirect.word) {
-        this.innerDenies(evaluateWord(redirect.word, this.context).text);
-      } else if (redirect.op === "<" && redirect.word) {
-        const file = evaluateWord(redirect.word, this.context);
-        if (file.exact) this.innerDenies(readScript(file.text, this.context.cwd));
-      }
-    }
+    if (stmt.command?.type !== "call" || stmt.command.args.length === 0) return;
+    const words = stmt.command.args.map((word) => evaluateWord(word, this.context));
+    // The outermost program that reads its input: xargs in `xargs rm -rf <<< ~`, bash in `sudo bash <<EOF`.
+    const judge = unwrap(words)
+      .invocations.map((invocation) => stdinJudge(invocation.program))
+      .find((found) => found !== null);
+    if (!judge) return;
+    const text = stdinText(stmt, this.context);
+    if (text === null) return;
+    if (judge === "code") this.inlineCode(text);
+    else if (judge === "crontab") this.innerDenies(crontabCommands(text));
+    else if (judge === "builder") this.xargsWords(stmt, text);
+    else this.innerDenies(text);
+  }
+
+  /** Code for an interpreter: its literal shell commands, secret paths and deletions of home meet the hardline. */
+  private inlineCode(code: string): void {
+    if (this.depth > 3) return;
+    inlineCodeFindings(code, {
+      ...this.scope(),
+      analyzeShell: (script) => {
+        const inner: Analysis = { findings: [] };
+        analyzeSource(script, this.context, this.fsApi, inner, this.depth + 1);
+        return inner.findings;
+      },
+    });
   }
 
   /** Judges shell text the engine reconstructed (stdin of a shell, a script file): its denials count. */
@@ -189,8 +205,14 @@ class Walker {
       const programs = programsIn([element], this.context);
       const last = finalProgram(element, this.context);
       const previous = index > 0 ? elements[index - 1] : undefined;
-      if (previous && last !== null && isShell(last) && shellReadsStdin(element, this.context)) {
-        this.innerDenies(producedText(previous, this.context));
+      if (previous && last !== null) {
+        const judge = stdinJudge(last);
+        const fed =
+          judge && judge !== "builder" && (!isShell(last) || shellReadsStdin(element, this.context));
+        const text = fed ? producedText(previous, this.context) : null;
+        if (text !== null && judge === "code") this.inlineCode(text);
+        else if (text !== null && judge === "crontab") this.innerDenies(crontabCommands(text));
+        else if (text !== null) this.innerDenies(text);
       }
       if (previous) this.xargsFeed(element, previous);
       if (index > 0 && last !== null && (isShell(last) || interpreters.has(last))) {
@@ -224,14 +246,26 @@ class Walker {
    * hardline with them.
    */
   private xargsFeed(element: Stmt, previous: Stmt): void {
-    if (element.command?.type !== "call" || element.command.args.length === 0) return;
+    this.feedBuilder(element, producedWords(previous, this.context));
+  }
+
+  /** `xargs rm -rf <<< ~`, `xargs rm -rf < list`: the words come from the command's own input. */
+  private xargsWords(stmt: Stmt, text: string): void {
+    const words = text
+      .split(/[\s\0]+/)
+      .filter((word) => word !== "")
+      .map((word) => ({ text: word, exact: true, glob: false, findings: [] }));
+    this.feedBuilder(stmt, words);
+  }
+
+  /** The command xargs or parallel builds, with the words fed to it, held to the hardline. */
+  private feedBuilder(element: Stmt, fed: EvaluatedWord[]): void {
+    if (element.command?.type !== "call" || element.command.args.length === 0 || fed.length === 0) return;
     const words = element.command.args.map((word) => evaluateWord(word, this.context));
     const invocations = unwrap(words).invocations;
     const xargsAt = invocations.findIndex((invocation) => invocation.program === "xargs");
-    const built = invocations[xargsAt + 1];
-    if (xargsAt < 0 || !built) return;
-    const fed = producedWords(previous, this.context);
-    if (fed.length === 0) return;
+    const built = xargsAt >= 0 ? invocations[xargsAt + 1] : parallelCommand(invocations);
+    if (!built) return;
     const hard = hardlineCheck({ ...built, words: [...built.words, ...fed] }, this.context, this.fsApi);
     if (hard) this.add(hard);
   }
@@ -365,6 +399,7 @@ class Walker {
           rule: "command.inline-code",
           reason: `${program} runs code given on the command line`,
         });
+        if (inline) this.inlineCode(args.join("\n"));
       } else if (!(args.length === 1 && ["--version", "-v", "-V"].includes(args[0] as string))) {
         this.add({
           decision: "ask",

@@ -20,6 +20,7 @@ export { expandBraces, opaqueRules } from "./command-rules.js";
 const personOnlyFindings = new Set([
   "path.outside-roots",
   "path.env-file",
+  "path.git-internals",
   "path.unicode",
   "command.privilege",
 ]);

@@ -17,6 +17,7 @@ export type Coverage = { covered: true } | { covered: false; why: string };
 const personOnlyRules = new Set([
   "path.outside-roots",
   "path.env-file",
+  "path.git-internals",
   "path.unicode",
   "command.privilege",
   "network.exfiltration",

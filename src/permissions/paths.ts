@@ -215,6 +215,14 @@ export function checkPath(
       real,
     );
   }
+  if (access === "write" && (insideGitFolder(lexical) || insideGitFolder(real))) {
+    return ask(
+      "path.git-internals",
+      `${rawPath} is inside a .git folder (hooks, config, the gitdir link): what is written there runs later, outside the sandbox, when git or the user runs git; only a person approves it`,
+      subject,
+      real,
+    );
+  }
   if (hasInvisibleCharacters(rawPath)) {
     return ask("path.unicode", `${rawPath} contains invisible Unicode characters`, subject, real);
   }
@@ -247,6 +255,11 @@ export function checkPath(
     subject,
     resolvedPath: real,
   };
+}
+
+/** `.git/hooks/pre-commit`, `.git/config`, a `.git` file (its `gitdir:` line points git elsewhere). */
+function insideGitFolder(path: string): boolean {
+  return path.split(sep).includes(".git");
 }
 
 function lexicalAbsolute(rawPath: string, context: PermissionContext): string {

@@ -295,7 +295,7 @@ export const commandAttacks: CommandAttack[] = [
     "source ./script.sh",
     ". ./script.sh",
     "awk '{print}' README.md",
-    "node -e \"require('fs').readFileSync(process.env.HOME+'/.aws/credentials')\"",
+    "node -e \"require('fs').readFileSync('README.md')\"",
   ]),
   ...ask("privilege", "command.privilege", [
     "sudo ls",
