@@ -1,5 +1,6 @@
 import { dirname } from "node:path";
 import { hostsNamed, needsNetwork } from "./command-network.js";
+import { commandValuedOptions } from "./command-options.js";
 import {
   expandGlob,
   globSecrets,
@@ -266,8 +267,15 @@ class Walker {
     const xargsAt = invocations.findIndex((invocation) => invocation.program === "xargs");
     const built = xargsAt >= 0 ? invocations[xargsAt + 1] : parallelCommand(invocations);
     if (!built) return;
-    const hard = hardlineCheck({ ...built, words: [...built.words, ...fed] }, this.context, this.fsApi);
+    // `xargs -I{} sh -c 'rm -rf {}'`, `parallel rm -rf {}`: the input replaces the marker instead.
+    const marker = xargsAt >= 0 ? replaceMarker(invocations[xargsAt]?.words ?? []) : "{}";
+    const usesMarker = marker !== null && built.words.some((word) => word.text.includes(marker));
+    const commandWords = usesMarker
+      ? built.words.map((word) => ({ ...word, text: word.text.replaceAll(marker, fed[0]?.text ?? "") }))
+      : [...built.words, ...fed];
+    const hard = hardlineCheck({ ...built, words: commandWords }, this.context, this.fsApi);
     if (hard) this.add(hard);
+    else this.innerDenies(commandWords.map((word) => shellQuote(word.text)).join(" "));
   }
 
   private evaluate(word: Parameters<typeof evaluateWord>[0]): EvaluatedWord {
@@ -363,6 +371,14 @@ class Walker {
       for (const host of hostsNamed(finalArgs)) this.out.hosts.add(host);
     }
     if (program === "cd" || program === "pushd" || program === "popd") this.changeDirectory(final.words);
+    for (const invocation of unwrapped.invocations) {
+      const valued = commandValuedOptions(
+        invocation.program,
+        invocation.words.slice(1).map((word) => word.text),
+      );
+      for (const script of valued.scripts) this.innerDenies(script);
+      for (const code of valued.code) this.inlineCode(code);
+    }
     if (isShell(program) || interpreters.has(program)) {
       const nested = call.args.flatMap((word) => stmtsInWord(word));
       if ([...programsIn(nested, this.context)].some((name) => downloaders.has(name))) {
@@ -390,8 +406,14 @@ class Walker {
     const inlineFlags = interpreterInlineFlags[program];
     if (inlineFlags !== undefined || program === "source" || program === ".") {
       const args = final.words.slice(1).map((word) => word.text);
+      // `-e CODE`, `-eCODE`, and a cluster ending in the flag (`perl -pe`, `ruby -ne`, `python3 -Ic`).
       const inline = inlineFlags?.some((flag) =>
-        args.some((arg) => arg === flag || (flag.length === 2 && arg.startsWith(flag))),
+        args.some(
+          (arg) =>
+            arg === flag ||
+            (flag.length === 2 && arg.startsWith(flag)) ||
+            (flag.length === 2 && new RegExp(`^-[A-Za-z]*${flag[1]}$`).test(arg)),
+        ),
       );
       if (inline || program === "awk" || program === "gawk" || program === "source" || program === ".") {
         this.add({
@@ -399,7 +421,7 @@ class Walker {
           rule: "command.inline-code",
           reason: `${program} runs code given on the command line`,
         });
-        if (inline) this.inlineCode(args.join("\n"));
+        if (inline || program === "awk" || program === "gawk") this.inlineCode(args.join("\n"));
       } else if (!(args.length === 1 && ["--version", "-v", "-V"].includes(args[0] as string))) {
         this.add({
           decision: "ask",
@@ -538,4 +560,21 @@ class Walker {
       }
     }
   }
+}
+
+/** xargs's replace string: `-I X`, `-IX`, `--replace[=X]`, `-i[X]` (default `{}`), or null. */
+function replaceMarker(words: EvaluatedWord[]): string | null {
+  for (let index = 1; index < words.length; index++) {
+    const text = words[index]?.text ?? "";
+    if (text === "-I") return words[index + 1]?.text ?? null;
+    if (text.startsWith("-I")) return text.slice(2);
+    if (text === "--replace" || text === "-i") return "{}";
+    if (text.startsWith("--replace=")) return text.slice(10);
+    if (text.startsWith("-i")) return text.slice(2);
+  }
+  return null;
+}
+
+function shellQuote(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }

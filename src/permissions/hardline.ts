@@ -95,7 +95,18 @@ const writers: Record<string, (args: string[]) => string[]> = {
 };
 
 /** Programs that delete (or move away) their operands. */
-const deleters = new Set(["rm", "rmdir", "unlink", "shred", "srm", "wipe", "trash", "trash-put", "mv"]);
+const deleters = new Set([
+  "rm",
+  "rmdir",
+  "unlink",
+  "shred",
+  "srm",
+  "wipe",
+  "trash",
+  "trash-put",
+  "mv",
+  "rimraf",
+]);
 const recursiveChangers = new Set(["chmod", "chown", "chgrp", "chattr", "setfacl"]);
 
 export function hardlineCheck(

@@ -5,7 +5,7 @@ import { producedWords } from "./command-stdin.js";
 import type { PermissionContext, Speculation } from "./context.js";
 import type { Stmt, Word } from "./shell-ast.js";
 import { evaluateWord } from "./shell-words.js";
-import { programName } from "./wrappers.js";
+import { isShell, programName } from "./wrappers.js";
 
 /**
  * The engine's second look at a command whose words depend on things it cannot know for sure:
@@ -131,6 +131,14 @@ function collectVariables(stmts: readonly Stmt[], context: PermissionContext): M
       operands.slice(1).forEach((text, index) => {
         add(String(index + 1), text);
       });
+    } else if (isShell(program)) {
+      // `sh -c 'eval "$1"' _ 'rm -rf ~'`: the words after the script are $0, $1, …
+      const script = operands.findIndex((text) => /^-[A-Za-z]*c[A-Za-z]*$/.test(text));
+      if (script >= 0) {
+        operands.slice(script + 2).forEach((text, index) => {
+          add(String(index), text);
+        });
+      }
     } else if (program === "cd" && operands.length > 0) {
       add("OLDPWD", context.cwd);
     }
