@@ -42,6 +42,7 @@ export const standardBinDirs = new Set([
 export const askPriority = [
   "network.exfiltration",
   "path.git-internals",
+  "command.persistence",
   "command.parse-error",
   "command.control-chars",
   "command.unicode",

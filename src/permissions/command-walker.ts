@@ -25,6 +25,8 @@ import { gitConfigRisk } from "./git-config.js";
 import { downloaders, hardlineCheck, protectedWriteTarget, writeTargets } from "./hardline.js";
 import { inlineCodeFindings } from "./inline-code.js";
 import { type PathFs, resolveReal } from "./paths.js";
+import { persistenceFinding } from "./persistence.js";
+import { projectScriptText } from "./project-scripts.js";
 import { judgeReadonly } from "./readonly.js";
 import { sensitiveRoots } from "./sensitive.js";
 import { type Command, parseShell, type Redirect, type Stmt, stmtsInWord } from "./shell-ast.js";
@@ -371,6 +373,13 @@ class Walker {
       for (const host of hostsNamed(finalArgs)) this.out.hosts.add(host);
     }
     if (program === "cd" || program === "pushd" || program === "popd") this.changeDirectory(final.words);
+    for (const invocation of unwrapped.invocations) {
+      const args = invocation.words.slice(1).map((word) => word.text);
+      const persistence = persistenceFinding(invocation.program, args);
+      if (persistence) this.add(persistence);
+    }
+    const scripts = projectScriptText(program, finalArgs, this.context.cwd);
+    if (scripts !== null) for (const line of scripts.split("\n")) this.innerDenies(line);
     for (const invocation of unwrapped.invocations) {
       const valued = commandValuedOptions(
         invocation.program,

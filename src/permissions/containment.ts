@@ -18,6 +18,7 @@ const personOnlyRules = new Set([
   "path.outside-roots",
   "path.env-file",
   "path.git-internals",
+  "command.persistence",
   "path.unicode",
   "command.privilege",
   "network.exfiltration",

@@ -84,6 +84,16 @@ export function createSandbox(): Sandbox {
   mkdirSync(join(mercuryHome, "soul"), { recursive: true });
   writeFileSync(join(mercuryHome, "soul", "soul.md"), "# soul\n");
   writeFileSync(join(project, "cleanup.sh"), "rm -rf ~\n");
+  // Project scripts the model could have written: a package.json script and a Makefile recipe.
+  mkdirSync(join(project, "pkg"), { recursive: true });
+  writeFileSync(
+    join(project, "pkg", "package.json"),
+    JSON.stringify({
+      name: "q",
+      scripts: { test: "vitest", clean: "rm -rf ~", prebuild: "rm -rf /", build: "tsc" },
+    }),
+  );
+  writeFileSync(join(project, "evil.mk"), "all:\n\t@echo hi\n\trm -rf ~\nquick: ; rm -rf /\n");
 
   const context = createPermissionContext({
     cwd: project,
