@@ -31,8 +31,12 @@ import { judgeReadonly } from "./readonly.js";
 import { sensitiveRoots } from "./sensitive.js";
 import { type Command, parseShell, type Redirect, type Stmt, stmtsInWord } from "./shell-ast.js";
 import { type EvaluatedWord, evaluateWord, type Finding } from "./shell-words.js";
+import { secretInTree } from "./tree-secrets.js";
 import { hasNonAscii } from "./unicode.js";
 import { isShell, programName, unwrap } from "./wrappers.js";
+
+/** Programs whose recursive mode reads the content of every file below a folder. */
+const contentSearchers = new Set(["grep", "egrep", "fgrep", "rg", "diff"]);
 
 /** Walks the parsed command and records a finding for everything that stops it from being allowed. */
 export function analyzeSource(
@@ -468,6 +472,17 @@ class Walker {
           rule: "command.recursive-sensitive",
           reason: `${program} reads ${dir} recursively, which contains ${inside}`,
         });
+      } else if (contentSearchers.has(program)) {
+        const hidden =
+          program !== "rg" || finalArgs.some((arg) => arg === "--hidden" || /^-[A-Za-z.]*[u.]/.test(arg));
+        const secret = secretInTree(resolved.realPath, this.context, { hidden });
+        if (secret) {
+          this.add({
+            decision: "ask",
+            rule: "command.recursive-sensitive",
+            reason: `${program} reads every file below ${dir}, and ${secret.path} is ${secret.what}`,
+          });
+        }
       }
       if (judgement.followsLinks) {
         this.add({
