@@ -1,42 +1,29 @@
-import { dirname } from "node:path";
+import { feedBuilder, inputWords } from "./command-feeds.js";
 import { hostsNamed, needsNetwork } from "./command-network.js";
+import { interpreterChecks, readonlyChecks } from "./command-operands.js";
 import { commandValuedOptions } from "./command-options.js";
 import {
-  expandGlob,
   globSecrets,
   type PathScope,
   pathFinding,
   sensitiveArgument,
   sensitiveTarget,
 } from "./command-paths.js";
-import {
-  type Analysis,
-  expandBraces,
-  hasControlCharacters,
-  interpreterInlineFlags,
-  interpreters,
-  standardBinDirs,
-} from "./command-rules.js";
+import { type Analysis, expandBraces, hasControlCharacters, interpreters } from "./command-rules.js";
 import { producedText, producedWords, readScript, shellReadsStdin } from "./command-stdin.js";
-import { crontabCommands, parallelCommand, stdinJudge, stdinText } from "./command-stdin-runners.js";
+import { crontabCommands, stdinJudge, stdinText } from "./command-stdin-runners.js";
 import { finalProgram, flattenPipeline, programsIn } from "./command-structure.js";
-import { isWithin, type PermissionContext } from "./context.js";
-import { gitConfigRisk } from "./git-config.js";
-import { downloaders, hardlineCheck, protectedWriteTarget, writeTargets } from "./hardline.js";
+import type { WalkScope } from "./command-walk-scope.js";
+import type { PermissionContext } from "./context.js";
+import { downloaders, hardlineCheck, protectedWriteTarget } from "./hardline.js";
 import { inlineCodeFindings } from "./inline-code.js";
 import { type PathFs, resolveReal } from "./paths.js";
 import { persistenceFinding } from "./persistence.js";
 import { projectScriptText } from "./project-scripts.js";
-import { judgeReadonly } from "./readonly.js";
-import { sensitiveRoots } from "./sensitive.js";
 import { type Command, parseShell, type Redirect, type Stmt, stmtsInWord } from "./shell-ast.js";
 import { type EvaluatedWord, evaluateWord, type Finding } from "./shell-words.js";
-import { secretInTree } from "./tree-secrets.js";
 import { hasNonAscii } from "./unicode.js";
-import { isShell, programName, unwrap } from "./wrappers.js";
-
-/** Programs whose recursive mode reads the content of every file below a folder. */
-const contentSearchers = new Set(["grep", "egrep", "fgrep", "rg", "diff"]);
+import { isShell, unwrap } from "./wrappers.js";
 
 /** Walks the parsed command and records a finding for everything that stops it from being allowed. */
 export function analyzeSource(
@@ -96,6 +83,18 @@ class Walker {
 
   private scope(): PathScope {
     return { context: this.context, fsApi: this.fsApi, add: (finding) => this.add(finding) };
+  }
+
+  private walkScope(): WalkScope {
+    return {
+      ...this.scope(),
+      depth: this.depth,
+      innerDenies: (script) => this.innerDenies(script),
+      inlineCode: (code) => this.inlineCode(code),
+      analyze: (source, out) => {
+        analyzeSource(source, this.context, this.fsApi, out, this.depth + 1);
+      },
+    };
   }
 
   private add(finding: Finding): void {
@@ -253,35 +252,12 @@ class Walker {
    * hardline with them.
    */
   private xargsFeed(element: Stmt, previous: Stmt): void {
-    this.feedBuilder(element, producedWords(previous, this.context));
+    feedBuilder(element, producedWords(previous, this.context), this.walkScope());
   }
 
   /** `xargs rm -rf <<< ~`, `xargs rm -rf < list`: the words come from the command's own input. */
   private xargsWords(stmt: Stmt, text: string): void {
-    const words = text
-      .split(/[\s\0]+/)
-      .filter((word) => word !== "")
-      .map((word) => ({ text: word, exact: true, glob: false, findings: [] }));
-    this.feedBuilder(stmt, words);
-  }
-
-  /** The command xargs or parallel builds, with the words fed to it, held to the hardline. */
-  private feedBuilder(element: Stmt, fed: EvaluatedWord[]): void {
-    if (element.command?.type !== "call" || element.command.args.length === 0 || fed.length === 0) return;
-    const words = element.command.args.map((word) => evaluateWord(word, this.context));
-    const invocations = unwrap(words).invocations;
-    const xargsAt = invocations.findIndex((invocation) => invocation.program === "xargs");
-    const built = xargsAt >= 0 ? invocations[xargsAt + 1] : parallelCommand(invocations);
-    if (!built) return;
-    // `xargs -I{} sh -c 'rm -rf {}'`, `parallel rm -rf {}`: the input replaces the marker instead.
-    const marker = xargsAt >= 0 ? replaceMarker(invocations[xargsAt]?.words ?? []) : "{}";
-    const usesMarker = marker !== null && built.words.some((word) => word.text.includes(marker));
-    const commandWords = usesMarker
-      ? built.words.map((word) => ({ ...word, text: word.text.replaceAll(marker, fed[0]?.text ?? "") }))
-      : [...built.words, ...fed];
-    const hard = hardlineCheck({ ...built, words: commandWords }, this.context, this.fsApi);
-    if (hard) this.add(hard);
-    else this.innerDenies(commandWords.map((word) => shellQuote(word.text)).join(" "));
+    feedBuilder(stmt, inputWords(text), this.walkScope());
   }
 
   private evaluate(word: Parameters<typeof evaluateWord>[0]): EvaluatedWord {
@@ -408,90 +384,9 @@ class Walker {
       if (word.glob && word.exact) globSecrets(this.scope(), word.text);
     }
     if (!final.words[0]?.exact) return;
-    const written = final.words[0].text;
-    if (written.includes("/") && !standardBinDirs.has(dirname(written))) {
-      this.add({
-        decision: "ask",
-        rule: "command.program-path",
-        reason: `${written} is not a standard system program`,
-      });
-    }
-    const inlineFlags = interpreterInlineFlags[program];
-    if (inlineFlags !== undefined || program === "source" || program === ".") {
-      const args = final.words.slice(1).map((word) => word.text);
-      // `-e CODE`, `-eCODE`, and a cluster ending in the flag (`perl -pe`, `ruby -ne`, `python3 -Ic`).
-      const inline = inlineFlags?.some((flag) =>
-        args.some(
-          (arg) =>
-            arg === flag ||
-            (flag.length === 2 && arg.startsWith(flag)) ||
-            (flag.length === 2 && new RegExp(`^-[A-Za-z]*${flag[1]}$`).test(arg)),
-        ),
-      );
-      if (inline || program === "awk" || program === "gawk" || program === "source" || program === ".") {
-        this.add({
-          decision: "ask",
-          rule: "command.inline-code",
-          reason: `${program} runs code given on the command line`,
-        });
-        if (inline || program === "awk" || program === "gawk") this.inlineCode(args.join("\n"));
-      } else if (!(args.length === 1 && ["--version", "-v", "-V"].includes(args[0] as string))) {
-        this.add({
-          decision: "ask",
-          rule: "command.not-readonly",
-          reason: `${program} runs a program, which can do anything`,
-        });
-      }
-    }
-    if (final.words.every((word) => word.exact && !word.glob)) {
-      for (const target of writeTargets(final)) pathFinding(this.scope(), target, "write", "command.write");
-    }
-    const judgement = judgeReadonly(final);
-    for (const finding of judgement.findings) this.add(finding);
-    if (program === "git" && judgement.findings.length === 0) this.gitRepositoryConfig(judgement.git ?? {});
-    if (judgement.findings.length > 0 && !isShell(program)) this.hiddenHardline(final.words);
-    if (judgement.findings.length > 0) this.outsideOperands(final.words);
-    // An argument the engine could not evaluate is already asked; its partial text is no path to check.
-    if (judgement.findings.length > 0 || final.words.some((word) => !word.exact)) return;
-    const globbed = final.words.slice(1).filter((word) => word.glob);
-    for (const word of globbed) expandGlob(this.scope(), word.text);
-    const globTexts = new Set(globbed.map((word) => word.text));
-    for (const path of judgement.paths) {
-      if (!globTexts.has(path)) pathFinding(this.scope(), path, "read", "command.path");
-    }
-    for (const dir of judgement.recursive) {
-      if (globTexts.has(dir)) continue;
-      const resolved = resolveReal(dir, this.context.cwd, this.context.home, this.fsApi);
-      if (!resolved.ok) continue;
-      const inside = sensitiveRoots(this.context.home, this.context.mercuryHome).find((root) =>
-        isWithin(root, resolved.realPath),
-      );
-      if (inside) {
-        this.add({
-          decision: "ask",
-          rule: "command.recursive-sensitive",
-          reason: `${program} reads ${dir} recursively, which contains ${inside}`,
-        });
-      } else if (contentSearchers.has(program)) {
-        const hidden =
-          program !== "rg" || finalArgs.some((arg) => arg === "--hidden" || /^-[A-Za-z.]*[u.]/.test(arg));
-        const secret = secretInTree(resolved.realPath, this.context, { hidden });
-        if (secret) {
-          this.add({
-            decision: "ask",
-            rule: "command.recursive-sensitive",
-            reason: `${program} reads every file below ${dir}, and ${secret.path} is ${secret.what}`,
-          });
-        }
-      }
-      if (judgement.followsLinks) {
-        this.add({
-          decision: "ask",
-          rule: "command.follows-symlinks",
-          reason: `${program} follows symlinks while reading ${dir} recursively; a link could lead outside the allowed folders`,
-        });
-      }
-    }
+    const scope = this.walkScope();
+    interpreterChecks(final, scope);
+    readonlyChecks(final, scope);
   }
 
   /** Follows `cd` so `cd / && rm -rf *` is judged as `rm -rf /*`. Subshell scoping is ignored (stricter). */
@@ -510,95 +405,4 @@ class Walker {
     const resolved = resolveReal(destination, this.context.cwd, this.context.home, this.fsApi);
     if (resolved.ok) this.context = { ...this.context, cwd: resolved.realPath };
   }
-
-  /**
-   * A program the engine does not know may run its arguments (`strace -f rm -rf /`, `ssh host 'rm -rf /'`,
-   * `tmux new 'mkfs …'`): every argument suffix and every multi-word argument is held to the hardline.
-   * Read-only programs are not scanned, so `echo rm -rf /` stays harmless text.
-   */
-  /** A read-only git command still runs programs named in its effective configuration: ask then. */
-  private gitRepositoryConfig(where: { chdir?: string; gitDir?: string }): void {
-    let directory = this.context.cwd;
-    if (where.chdir) {
-      const resolved = resolveReal(where.chdir, this.context.cwd, this.context.home, this.fsApi);
-      if (!resolved.ok) return;
-      directory = resolved.realPath;
-    }
-    const risk = gitConfigRisk({
-      directory,
-      home: this.context.home,
-      env: this.context.env,
-      ...(where.gitDir ? { gitDir: where.gitDir } : {}),
-    });
-    if (risk) {
-      this.add({
-        decision: "ask",
-        rule: "command.git-repo-config",
-        reason: `${risk.configPath} makes git run programs (${risk.keys.join(", ")}); git configuration can run anything`,
-      });
-    }
-  }
-
-  /**
-   * A command that is not read-only and names an existing path outside the workspace (`tar czf x ~`,
-   * `node /elsewhere/x.js`) reaches outside it: asked (path.outside-roots), never settled by allow-all.
-   */
-  private outsideOperands(words: EvaluatedWord[]): void {
-    for (const word of words.slice(1)) {
-      if (!word.exact || word.glob || word.text.startsWith("-") || !/^(\/|~|\.)|\//.test(word.text)) continue;
-      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(word.text) || /^[^/]*:/.test(word.text)) continue;
-      const resolved = resolveReal(word.text, this.context.cwd, this.context.home, this.fsApi);
-      if (!resolved.ok || !resolved.exists) continue;
-      const roots = [...this.context.writeRoots, ...this.context.readRoots];
-      if (roots.some((root) => isWithin(resolved.realPath, root))) continue;
-      this.add({
-        decision: "ask",
-        rule: "path.outside-roots",
-        reason: `${word.text} (${resolved.realPath}) is outside the workspace`,
-      });
-      return;
-    }
-  }
-
-  private hiddenHardline(words: EvaluatedWord[]): void {
-    for (let index = 1; index < words.length; index++) {
-      const suffix = words.slice(index);
-      const hard = hardlineCheck(
-        { words: suffix, program: programName(suffix[0]), via: [] },
-        this.context,
-        this.fsApi,
-      );
-      if (hard) {
-        this.add(hard);
-        return;
-      }
-    }
-    for (const word of words.slice(1)) {
-      if (!word.exact || !/\s/.test(word.text) || this.depth > 2) continue;
-      const inner: Analysis = { findings: [] };
-      analyzeSource(word.text, this.context, this.fsApi, inner, this.depth + 1);
-      const hard = inner.findings.find((finding) => finding.rule.startsWith("hardline."));
-      if (hard) {
-        this.add(hard);
-        return;
-      }
-    }
-  }
-}
-
-/** xargs's replace string: `-I X`, `-IX`, `--replace[=X]`, `-i[X]` (default `{}`), or null. */
-function replaceMarker(words: EvaluatedWord[]): string | null {
-  for (let index = 1; index < words.length; index++) {
-    const text = words[index]?.text ?? "";
-    if (text === "-I") return words[index + 1]?.text ?? null;
-    if (text.startsWith("-I")) return text.slice(2);
-    if (text === "--replace" || text === "-i") return "{}";
-    if (text.startsWith("--replace=")) return text.slice(10);
-    if (text.startsWith("-i")) return text.slice(2);
-  }
-  return null;
-}
-
-function shellQuote(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
