@@ -65,13 +65,25 @@ const networkedSubcommands: Record<string, RegExp> = {
 };
 
 /** Interpreters whose code may open connections: a URL anywhere in their arguments means network. */
-const codeRunners = new Set(["python", "python2", "python3", "node", "nodejs", "perl", "ruby", "php", "bun", "deno"]);
+const codeRunners = new Set([
+  "python",
+  "python2",
+  "python3",
+  "node",
+  "nodejs",
+  "perl",
+  "ruby",
+  "php",
+  "bun",
+  "deno",
+]);
 
 /** Whether an invocation needs the network: a networked program, or a subcommand that downloads or pushes. */
 export function needsNetwork(program: string, args: string[]): boolean {
   if (alwaysNetworked.has(program)) return !args.every((arg) => /^(--version|-V|--help|-h)$/.test(arg));
   const pattern = networkedSubcommands[program];
-  if (codeRunners.has(program) && args.some((arg) => /\b(https?|wss?|ftp):\/\/[^\s'"`]/i.test(arg))) return true;
+  if (codeRunners.has(program) && args.some((arg) => /\b(https?|wss?|ftp):\/\/[^\s'"`]/i.test(arg)))
+    return true;
   if (!pattern) return args.some((arg) => /^[a-z][a-z0-9+.-]*:\/\//i.test(arg) && !arg.startsWith("file:"));
   if (program === "rsync") return args.some((arg) => /^[^/]*[^/\\]:/.test(arg) || arg.startsWith("rsync://"));
   const sub = args.find((arg) => !arg.startsWith("-"));

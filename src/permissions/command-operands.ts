@@ -96,7 +96,13 @@ export function readonlyChecks(final: Invocation, scope: WalkScope): void {
       const hidden =
         program !== "rg" || finalArgs.some((arg) => arg === "--hidden" || /^-[A-Za-z.]*[u.]/.test(arg));
       const secret = secretInTree(resolved.realPath, scope.context, { hidden });
-      if (secret) {
+      if (secret?.hardLink) {
+        scope.add({
+          decision: "deny",
+          rule: "path.sensitive",
+          reason: `${program} reads every file below ${dir}, and ${secret.path} is ${secret.what}; off-limits in every mode`,
+        });
+      } else if (secret) {
         scope.add({
           decision: "ask",
           rule: "command.recursive-sensitive",

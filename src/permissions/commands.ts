@@ -22,6 +22,7 @@ const personOnlyFindings = new Set([
   "path.env-file",
   "path.git-internals",
   "command.persistence",
+  "command.recursive-sensitive",
   "path.unicode",
   "command.privilege",
 ]);

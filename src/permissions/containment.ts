@@ -19,6 +19,7 @@ const personOnlyRules = new Set([
   "path.env-file",
   "path.git-internals",
   "command.persistence",
+  "command.recursive-sensitive",
   "path.unicode",
   "command.privilege",
   "network.exfiltration",

@@ -14,14 +14,23 @@ import { isEnvFile, sensitiveMatch } from "./sensitive.js";
 const maxEntries = 20_000;
 const skipped = new Set([".git", "node_modules"]);
 
+export interface TreeSecret {
+  path: string;
+  what: string;
+  /** Another name for a file in the secret set: the sandbox's masks do not hide it, so reading is refused. */
+  hardLink: boolean;
+}
+
 export function secretInTree(
   root: string,
   context: PermissionContext,
   options: { hidden: boolean },
-): { path: string; what: string } | null {
+): TreeSecret | null {
   let budget = maxEntries;
   let inodes: Set<string> | null = null;
-  const visit = (directory: string): { path: string; what: string } | null => {
+  // A hard link is refused outright, so the walk goes on past a named secret looking for one.
+  let named: TreeSecret | null = null;
+  const visit = (directory: string): TreeSecret | null => {
     let entries: fs.Dirent[];
     try {
       entries = fs.readdirSync(directory, { withFileTypes: true });
@@ -40,9 +49,10 @@ export function secretInTree(
         continue;
       }
       if (!entry.isFile()) continue;
-      const named = sensitiveMatch(path, context.home, context.mercuryHome);
-      if (named) return { path, what: named.what };
-      if (isEnvFile(path)) return { path, what: "an environment file that usually holds secrets" };
+      const match = sensitiveMatch(path, context.home, context.mercuryHome);
+      if (match) named ??= { path, what: match.what, hardLink: false };
+      else if (isEnvFile(path))
+        named ??= { path, what: "an environment file that usually holds secrets", hardLink: false };
       let stats: fs.Stats;
       try {
         stats = fs.lstatSync(path);
@@ -52,10 +62,11 @@ export function secretInTree(
       }
       if (stats.nlink > 1) {
         inodes ??= secretInodes(context.home, context.mercuryHome);
-        if (inodes.has(inodeKey(stats))) return { path, what: "a hard link to a secret file" };
+        if (inodes.has(inodeKey(stats)))
+          return { path, what: "a hard link to a secret file", hardLink: true };
       }
     }
     return null;
   };
-  return visit(root);
+  return visit(root) ?? named;
 }

@@ -226,7 +226,7 @@ export const redteamCommandAttacks: CommandAttack[] = [
     "find . -name x -fake-primary",
   ]),
   // Class: a recursive content search over a workspace tree that holds a secret file.
-  ...ask("recursive searches reading secrets inside the workspace", "command.recursive-sensitive", [
+  ...deny("recursive searches over a hard link to a secret", "path.sensitive", [
     "grep -r BEGIN .",
     "grep -rh PRIVATE",
     "grep -r -l KEY .",
@@ -235,7 +235,12 @@ export const redteamCommandAttacks: CommandAttack[] = [
     "rg -uuu BEGIN",
     "rg --hidden DB_PASSWORD",
     "rg -l . --type-add 'x:*' -tx",
+  ]),
+  ...ask("recursive searches over a private key inside the workspace", "command.recursive-sensitive", [
     "grep -r . deploy",
+    "grep -rl BEGIN deploy",
+    "rg PRIVATE deploy",
+    "fgrep -r KEY ./deploy",
   ]),
   // Class: writes into a .git folder (hooks, config, the gitdir link) run later, outside the sandbox.
   ...ask("commands writing into .git", "path.git-internals", [

@@ -386,9 +386,9 @@ export const commandAttacks: CommandAttack[] = [
     "ls -R ~",
   ]),
   ...ask("recursion that follows links", "command.follows-symlinks", [
-    "grep -R secret .",
+    "grep -R secret src",
     "find -L . -name x",
-    "rg -L token",
+    "rg -L token src",
     "tree -l",
   ]),
   ...ask("environment files", "path.env-file", ["cat .env", "grep PASSWORD .env"]),

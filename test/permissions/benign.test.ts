@@ -147,10 +147,10 @@ const benignButAsked: { command: string; rule: string }[] = [
   { command: "git log -1 --format=%H; git status", rule: "command.chain" },
   { command: "less README.md", rule: "command.not-readonly" },
   { command: "cat .env", rule: "path.env-file" },
-  // The fixture project holds key.pem, deploy/id_ed25519 and a hard link to ~/.ssh/id_rsa: a search of
-  // the whole project would read them. In a project without such files these are allowed.
-  { command: "rg foo", rule: "command.recursive-sensitive" },
-  { command: "grep -rn foo .", rule: "command.recursive-sensitive" },
+  // The fixture's deploy/ folder holds a private key (id_ed25519): searching it would read the key. A
+  // whole-project search here is refused (a hard link to ~/.ssh/id_rsa lies in the project); in a
+  // project without such files both are allowed (see the last test).
+  { command: "grep -rn foo deploy", rule: "command.recursive-sensitive" },
 ];
 
 let sandbox: Sandbox;
