@@ -14,7 +14,7 @@ let broker: ApprovalBroker;
 let audit: AuditLog;
 
 beforeEach(() => {
-  sandbox = createSandbox();
+  sandbox = createSandbox({ withHardLinkedSecret: false });
   database = openMemoryDatabase();
   events = [];
   broker = new ApprovalBroker({ database, onEvent: (event) => events.push(event) });
