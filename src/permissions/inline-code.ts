@@ -1,4 +1,5 @@
 import { type PathScope, sensitiveArgument } from "./command-paths.js";
+import { isWithin } from "./context.js";
 import { hardlineCheck } from "./hardline.js";
 import type { Finding } from "./shell-words.js";
 import { isHardDenial } from "./speculation.js";
@@ -20,6 +21,10 @@ const homeExpression =
   /expanduser\(\s*["']~\/?["']\s*\)|Path\.home\(\)|homedir\(\)|environ(?:\.get\(\s*|\[\s*)["']HOME["']|getenv\(\s*["']HOME["']|process\.env\.HOME\b|process\.env\[\s*["']HOME["']|ENV\[\s*["']HOME["']|\$ENV\{\s*HOME\s*\}|Dir\.home|\$HOME\b|os\.UserHomeDir\(\)|\$env:HOME|home_dir\(\)/;
 
 const mercuryHomeExpression = /MERCURY_HOME/;
+
+/** Code that writes, moves or deletes files (Python, Node, Ruby, Perl spellings). */
+const writingCode =
+  /open\([^)]*,\s*["'`][wax+]|write_text|write_bytes|writeFile|appendFile|createWriteStream|copyFile|rename|unlink|rmSync|rmtree|shutil\.(copy|move)|File\.write|IO\.write|FileUtils|>\s*\$|open\s*\(\s*\w+\s*,\s*["']>/;
 
 const deletionCall =
   /\b(?:rmtree|rm_rf|rm_r|remove_tree|rmSync|rmdirSync|rimraf(?:\.sync)?|removedirs|RemoveAll|deleteRecursively|remove_dir_all|Remove-Item|fs\.rm|fs\.promises\.rm|fsp\.rm|rmdir)\s*\(/g;
@@ -54,12 +59,27 @@ export function inlineCodeFindings(code: string, scope: InlineCodeScope): void {
   }
   const usesHome = homeExpression.test(code);
   const usesMercuryHome = mercuryHomeExpression.test(code);
+  const writes = writingCode.test(code);
   for (const literal of literals) {
     if (literal === "" || /\s/.test(literal) || !(literal.includes("/") || literal.startsWith("~"))) continue;
     sensitiveArgument(scope, literal);
     const relative = literal.replace(/^\/+/, "");
     if (usesHome) sensitiveArgument(scope, `${scope.context.home}/${relative}`);
     if (usesMercuryHome) sensitiveArgument(scope, `${scope.context.mercuryHome}/${relative}`);
+    // Code that writes files and names Mercury's own folder: config, soul and permission state are the user's.
+    const named = usesMercuryHome
+      ? `${scope.context.mercuryHome}/${relative}`
+      : literal.startsWith("~/")
+        ? `${scope.context.home}/${literal.slice(2)}`
+        : literal;
+    if (writes && isWithin(named, scope.context.mercuryHome)) {
+      scope.add({
+        decision: "deny",
+        rule: "path.mercury-state",
+        reason: `code that writes files names ${literal}, inside Mercury's own folder (${scope.context.mercuryHome}); the agent never changes it`,
+      });
+      return;
+    }
   }
   // `h = Path.home()` … `rmtree(h)`: names that hold the home folder.
   const homeNames = new Set<string>();
