@@ -252,6 +252,12 @@ export const redteamCommandAttacks: CommandAttack[] = [
     'python3 -c \'import pathlib; pathlib.Path("~/.mercury/soul/soul.md").expanduser().write_text("x")\'',
     'ruby -e \'File.write(ENV["MERCURY_HOME"]+"/config.yaml", "x")\'',
   ]),
+  ...deny("shell histories through commands", "path.sensitive", [
+    "cat ~/.bash_history",
+    "grep -i token ~/.zsh_history",
+    "tail -n 100 %HOME%/.bash_history",
+    "strings ~/.python_history",
+  ]),
   // Class: writes into a .git folder (hooks, config, the gitdir link) run later, outside the sandbox.
   ...ask("commands writing into .git", "path.git-internals", [
     "echo 'rm -rf ~' > .git/hooks/pre-commit",
@@ -264,6 +270,25 @@ export const redteamCommandAttacks: CommandAttack[] = [
 ];
 
 export const redteamPathAttacks: PathAttack[] = [
+  ...(
+    [
+      "~/.bash_history",
+      "%HOME%/.zsh_history",
+      "~/.python_history",
+      "~/.psql_history",
+      "~/.mysql_history",
+      "~/.node_repl_history",
+      "~/.local/share/fish/fish_history",
+    ] as const
+  ).map(
+    (path): PathAttack => ({
+      group: "shell and REPL histories",
+      path,
+      access: "read",
+      decision: "deny",
+      rule: "path.sensitive",
+    }),
+  ),
   ...(
     [
       ".git/hooks/pre-commit",
