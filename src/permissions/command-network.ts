@@ -61,12 +61,29 @@ const networkedSubcommands: Record<string, RegExp> = {
   gem: /^(install|update|push|fetch|search)$/,
   composer: /^(install|update|require|create-project)$/,
   rsync: /./,
+  openssl: /^(s_client|s_time|ocsp)$/,
 };
+
+/** Interpreters whose code may open connections: a URL anywhere in their arguments means network. */
+const codeRunners = new Set([
+  "python",
+  "python2",
+  "python3",
+  "node",
+  "nodejs",
+  "perl",
+  "ruby",
+  "php",
+  "bun",
+  "deno",
+]);
 
 /** Whether an invocation needs the network: a networked program, or a subcommand that downloads or pushes. */
 export function needsNetwork(program: string, args: string[]): boolean {
   if (alwaysNetworked.has(program)) return !args.every((arg) => /^(--version|-V|--help|-h)$/.test(arg));
   const pattern = networkedSubcommands[program];
+  if (codeRunners.has(program) && args.some((arg) => /\b(https?|wss?|ftp):\/\/[^\s'"`]/i.test(arg)))
+    return true;
   if (!pattern) return args.some((arg) => /^[a-z][a-z0-9+.-]*:\/\//i.test(arg) && !arg.startsWith("file:"));
   if (program === "rsync") return args.some((arg) => /^[^/]*[^/\\]:/.test(arg) || arg.startsWith("rsync://"));
   const sub = args.find((arg) => !arg.startsWith("-"));
@@ -77,6 +94,12 @@ export function needsNetwork(program: string, args: string[]): boolean {
 export function hostsNamed(args: string[]): string[] {
   const hosts: string[] = [];
   for (const arg of args) {
+    // URLs inside code (`urlopen("http://host/x")`) name hosts too.
+    if (/\s/.test(arg)) {
+      for (const match of arg.matchAll(/\b(?:https?|wss?|ftp):\/\/([A-Za-z0-9.-]+)/gi))
+        hosts.push((match[1] as string).toLowerCase());
+      continue;
+    }
     const value = arg.includes("=") && !arg.includes("://") ? arg.slice(arg.indexOf("=") + 1) : arg;
     try {
       if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {

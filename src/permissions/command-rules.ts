@@ -41,6 +41,8 @@ export const standardBinDirs = new Set([
 /** Ask rules in the order they are reported when several apply (the most telling first). */
 export const askPriority = [
   "network.exfiltration",
+  "path.git-internals",
+  "command.persistence",
   "command.parse-error",
   "command.control-chars",
   "command.unicode",

@@ -1,5 +1,5 @@
 import { closeSync, openSync, readSync, statSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { PermissionContext } from "./context.js";
 import type { Stmt } from "./shell-ast.js";
 import { type EvaluatedWord, evaluateWord } from "./shell-words.js";
@@ -49,6 +49,11 @@ export function producedWords(stmt: Stmt, context: PermissionContext): Evaluated
   const asWords = (texts: string[]): EvaluatedWord[] =>
     texts.filter((text) => text !== "").map((text) => ({ text, exact: true, glob: false, findings: [] }));
   if (program === "pwd") return asWords([context.cwd]);
+  // `$(dirname $PWD)`, `$(realpath ..)`: the folder named, as text (enough for the hardline's second look).
+  const operands = words.slice(1).filter((word) => !word.text.startsWith("-"));
+  if (program === "dirname") return asWords(operands.map((word) => dirname(word.text)));
+  if (program === "realpath" || program === "readlink")
+    return asWords(operands.map((word) => resolve(context.cwd, word.text)));
   if (program === "find") {
     const roots: string[] = [];
     for (const word of words.slice(1)) {

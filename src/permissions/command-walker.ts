@@ -1,33 +1,29 @@
-import { dirname } from "node:path";
+import { feedBuilder, inputWords } from "./command-feeds.js";
 import { hostsNamed, needsNetwork } from "./command-network.js";
+import { interpreterChecks, readonlyChecks } from "./command-operands.js";
+import { commandValuedOptions } from "./command-options.js";
 import {
-  expandGlob,
   globSecrets,
   type PathScope,
   pathFinding,
   sensitiveArgument,
   sensitiveTarget,
 } from "./command-paths.js";
-import {
-  type Analysis,
-  expandBraces,
-  hasControlCharacters,
-  interpreterInlineFlags,
-  interpreters,
-  standardBinDirs,
-} from "./command-rules.js";
+import { type Analysis, expandBraces, hasControlCharacters, interpreters } from "./command-rules.js";
 import { producedText, producedWords, readScript, shellReadsStdin } from "./command-stdin.js";
+import { crontabCommands, stdinJudge, stdinText } from "./command-stdin-runners.js";
 import { finalProgram, flattenPipeline, programsIn } from "./command-structure.js";
-import { isWithin, type PermissionContext } from "./context.js";
-import { gitConfigRisk } from "./git-config.js";
-import { downloaders, hardlineCheck, protectedWriteTarget, writeTargets } from "./hardline.js";
+import type { WalkScope } from "./command-walk-scope.js";
+import type { PermissionContext } from "./context.js";
+import { downloaders, hardlineCheck, protectedWriteTarget } from "./hardline.js";
+import { inlineCodeFindings } from "./inline-code.js";
 import { type PathFs, resolveReal } from "./paths.js";
-import { judgeReadonly } from "./readonly.js";
-import { sensitiveRoots } from "./sensitive.js";
+import { persistenceFinding } from "./persistence.js";
+import { projectScriptText } from "./project-scripts.js";
 import { type Command, parseShell, type Redirect, type Stmt, stmtsInWord } from "./shell-ast.js";
 import { type EvaluatedWord, evaluateWord, type Finding } from "./shell-words.js";
 import { hasNonAscii } from "./unicode.js";
-import { isShell, programName, unwrap } from "./wrappers.js";
+import { isShell, unwrap } from "./wrappers.js";
 
 /** Walks the parsed command and records a finding for everything that stops it from being allowed. */
 export function analyzeSource(
@@ -89,6 +85,18 @@ class Walker {
     return { context: this.context, fsApi: this.fsApi, add: (finding) => this.add(finding) };
   }
 
+  private walkScope(): WalkScope {
+    return {
+      ...this.scope(),
+      depth: this.depth,
+      innerDenies: (script) => this.innerDenies(script),
+      inlineCode: (code) => this.inlineCode(code),
+      analyze: (source, out) => {
+        analyzeSource(source, this.context, this.fsApi, out, this.depth + 1);
+      },
+    };
+  }
+
   private add(finding: Finding): void {
     this.out.findings.push(finding);
   }
@@ -112,18 +120,32 @@ class Walker {
    * standard input. That text is parsed and held to the hardline like any other command.
    */
   private scriptOnStdin(stmt: Stmt): void {
-    const program = stmt.command?.type === "call" ? finalProgram(stmt, this.context) : null;
-    if (program === null || !isShell(program)) return;
-    for (const redirect of stmt.redirects) {
-      if ((redirect.op === "<<" || redirect.op === "<<-") && redirect.heredoc) {
-        this.innerDenies(evaluateWord(redirect.heredoc, this.context).text);
-      } else if (redirect.op === "<<<" && redirect.word) {
-        this.innerDenies(evaluateWord(redirect.word, this.context).text);
-      } else if (redirect.op === "<" && redirect.word) {
-        const file = evaluateWord(redirect.word, this.context);
-        if (file.exact) this.innerDenies(readScript(file.text, this.context.cwd));
-      }
-    }
+    if (stmt.command?.type !== "call" || stmt.command.args.length === 0) return;
+    const words = stmt.command.args.map((word) => evaluateWord(word, this.context));
+    // The outermost program that reads its input: xargs in `xargs rm -rf <<< ~`, bash in `sudo bash <<EOF`.
+    const judge = unwrap(words)
+      .invocations.map((invocation) => stdinJudge(invocation.program))
+      .find((found) => found !== null);
+    if (!judge) return;
+    const text = stdinText(stmt, this.context);
+    if (text === null) return;
+    if (judge === "code") this.inlineCode(text);
+    else if (judge === "crontab") this.innerDenies(crontabCommands(text));
+    else if (judge === "builder") this.xargsWords(stmt, text);
+    else this.innerDenies(text);
+  }
+
+  /** Code for an interpreter: its literal shell commands, secret paths and deletions of home meet the hardline. */
+  private inlineCode(code: string): void {
+    if (this.depth > 3) return;
+    inlineCodeFindings(code, {
+      ...this.scope(),
+      analyzeShell: (script) => {
+        const inner: Analysis = { findings: [] };
+        analyzeSource(script, this.context, this.fsApi, inner, this.depth + 1);
+        return inner.findings;
+      },
+    });
   }
 
   /** Judges shell text the engine reconstructed (stdin of a shell, a script file): its denials count. */
@@ -189,8 +211,14 @@ class Walker {
       const programs = programsIn([element], this.context);
       const last = finalProgram(element, this.context);
       const previous = index > 0 ? elements[index - 1] : undefined;
-      if (previous && last !== null && isShell(last) && shellReadsStdin(element, this.context)) {
-        this.innerDenies(producedText(previous, this.context));
+      if (previous && last !== null) {
+        const judge = stdinJudge(last);
+        const fed =
+          judge && judge !== "builder" && (!isShell(last) || shellReadsStdin(element, this.context));
+        const text = fed ? producedText(previous, this.context) : null;
+        if (text !== null && judge === "code") this.inlineCode(text);
+        else if (text !== null && judge === "crontab") this.innerDenies(crontabCommands(text));
+        else if (text !== null) this.innerDenies(text);
       }
       if (previous) this.xargsFeed(element, previous);
       if (index > 0 && last !== null && (isShell(last) || interpreters.has(last))) {
@@ -224,16 +252,12 @@ class Walker {
    * hardline with them.
    */
   private xargsFeed(element: Stmt, previous: Stmt): void {
-    if (element.command?.type !== "call" || element.command.args.length === 0) return;
-    const words = element.command.args.map((word) => evaluateWord(word, this.context));
-    const invocations = unwrap(words).invocations;
-    const xargsAt = invocations.findIndex((invocation) => invocation.program === "xargs");
-    const built = invocations[xargsAt + 1];
-    if (xargsAt < 0 || !built) return;
-    const fed = producedWords(previous, this.context);
-    if (fed.length === 0) return;
-    const hard = hardlineCheck({ ...built, words: [...built.words, ...fed] }, this.context, this.fsApi);
-    if (hard) this.add(hard);
+    feedBuilder(element, producedWords(previous, this.context), this.walkScope());
+  }
+
+  /** `xargs rm -rf <<< ~`, `xargs rm -rf < list`: the words come from the command's own input. */
+  private xargsWords(stmt: Stmt, text: string): void {
+    feedBuilder(stmt, inputWords(text), this.walkScope());
   }
 
   private evaluate(word: Parameters<typeof evaluateWord>[0]): EvaluatedWord {
@@ -329,6 +353,21 @@ class Walker {
       for (const host of hostsNamed(finalArgs)) this.out.hosts.add(host);
     }
     if (program === "cd" || program === "pushd" || program === "popd") this.changeDirectory(final.words);
+    for (const invocation of unwrapped.invocations) {
+      const args = invocation.words.slice(1).map((word) => word.text);
+      const persistence = persistenceFinding(invocation.program, args);
+      if (persistence) this.add(persistence);
+    }
+    const scripts = projectScriptText(program, finalArgs, this.context.cwd);
+    if (scripts !== null) for (const line of scripts.split("\n")) this.innerDenies(line);
+    for (const invocation of unwrapped.invocations) {
+      const valued = commandValuedOptions(
+        invocation.program,
+        invocation.words.slice(1).map((word) => word.text),
+      );
+      for (const script of valued.scripts) this.innerDenies(script);
+      for (const code of valued.code) this.inlineCode(code);
+    }
     if (isShell(program) || interpreters.has(program)) {
       const nested = call.args.flatMap((word) => stmtsInWord(word));
       if ([...programsIn(nested, this.context)].some((name) => downloaders.has(name))) {
@@ -345,72 +384,9 @@ class Walker {
       if (word.glob && word.exact) globSecrets(this.scope(), word.text);
     }
     if (!final.words[0]?.exact) return;
-    const written = final.words[0].text;
-    if (written.includes("/") && !standardBinDirs.has(dirname(written))) {
-      this.add({
-        decision: "ask",
-        rule: "command.program-path",
-        reason: `${written} is not a standard system program`,
-      });
-    }
-    const inlineFlags = interpreterInlineFlags[program];
-    if (inlineFlags !== undefined || program === "source" || program === ".") {
-      const args = final.words.slice(1).map((word) => word.text);
-      const inline = inlineFlags?.some((flag) =>
-        args.some((arg) => arg === flag || (flag.length === 2 && arg.startsWith(flag))),
-      );
-      if (inline || program === "awk" || program === "gawk" || program === "source" || program === ".") {
-        this.add({
-          decision: "ask",
-          rule: "command.inline-code",
-          reason: `${program} runs code given on the command line`,
-        });
-      } else if (!(args.length === 1 && ["--version", "-v", "-V"].includes(args[0] as string))) {
-        this.add({
-          decision: "ask",
-          rule: "command.not-readonly",
-          reason: `${program} runs a program, which can do anything`,
-        });
-      }
-    }
-    if (final.words.every((word) => word.exact && !word.glob)) {
-      for (const target of writeTargets(final)) pathFinding(this.scope(), target, "write", "command.write");
-    }
-    const judgement = judgeReadonly(final);
-    for (const finding of judgement.findings) this.add(finding);
-    if (program === "git" && judgement.findings.length === 0) this.gitRepositoryConfig(judgement.git ?? {});
-    if (judgement.findings.length > 0 && !isShell(program)) this.hiddenHardline(final.words);
-    if (judgement.findings.length > 0) this.outsideOperands(final.words);
-    // An argument the engine could not evaluate is already asked; its partial text is no path to check.
-    if (judgement.findings.length > 0 || final.words.some((word) => !word.exact)) return;
-    const globbed = final.words.slice(1).filter((word) => word.glob);
-    for (const word of globbed) expandGlob(this.scope(), word.text);
-    const globTexts = new Set(globbed.map((word) => word.text));
-    for (const path of judgement.paths) {
-      if (!globTexts.has(path)) pathFinding(this.scope(), path, "read", "command.path");
-    }
-    for (const dir of judgement.recursive) {
-      if (globTexts.has(dir)) continue;
-      const resolved = resolveReal(dir, this.context.cwd, this.context.home, this.fsApi);
-      if (!resolved.ok) continue;
-      const inside = sensitiveRoots(this.context.home, this.context.mercuryHome).find((root) =>
-        isWithin(root, resolved.realPath),
-      );
-      if (inside) {
-        this.add({
-          decision: "ask",
-          rule: "command.recursive-sensitive",
-          reason: `${program} reads ${dir} recursively, which contains ${inside}`,
-        });
-      }
-      if (judgement.followsLinks) {
-        this.add({
-          decision: "ask",
-          rule: "command.follows-symlinks",
-          reason: `${program} follows symlinks while reading ${dir} recursively; a link could lead outside the allowed folders`,
-        });
-      }
-    }
+    const scope = this.walkScope();
+    interpreterChecks(final, scope);
+    readonlyChecks(final, scope);
   }
 
   /** Follows `cd` so `cd / && rm -rf *` is judged as `rm -rf /*`. Subshell scoping is ignored (stricter). */
@@ -428,79 +404,5 @@ class Walker {
     const destination = target ? target.text : this.context.home;
     const resolved = resolveReal(destination, this.context.cwd, this.context.home, this.fsApi);
     if (resolved.ok) this.context = { ...this.context, cwd: resolved.realPath };
-  }
-
-  /**
-   * A program the engine does not know may run its arguments (`strace -f rm -rf /`, `ssh host 'rm -rf /'`,
-   * `tmux new 'mkfs …'`): every argument suffix and every multi-word argument is held to the hardline.
-   * Read-only programs are not scanned, so `echo rm -rf /` stays harmless text.
-   */
-  /** A read-only git command still runs programs named in its effective configuration: ask then. */
-  private gitRepositoryConfig(where: { chdir?: string; gitDir?: string }): void {
-    let directory = this.context.cwd;
-    if (where.chdir) {
-      const resolved = resolveReal(where.chdir, this.context.cwd, this.context.home, this.fsApi);
-      if (!resolved.ok) return;
-      directory = resolved.realPath;
-    }
-    const risk = gitConfigRisk({
-      directory,
-      home: this.context.home,
-      env: this.context.env,
-      ...(where.gitDir ? { gitDir: where.gitDir } : {}),
-    });
-    if (risk) {
-      this.add({
-        decision: "ask",
-        rule: "command.git-repo-config",
-        reason: `${risk.configPath} makes git run programs (${risk.keys.join(", ")}); git configuration can run anything`,
-      });
-    }
-  }
-
-  /**
-   * A command that is not read-only and names an existing path outside the workspace (`tar czf x ~`,
-   * `node /elsewhere/x.js`) reaches outside it: asked (path.outside-roots), never settled by allow-all.
-   */
-  private outsideOperands(words: EvaluatedWord[]): void {
-    for (const word of words.slice(1)) {
-      if (!word.exact || word.glob || word.text.startsWith("-") || !/^(\/|~|\.)|\//.test(word.text)) continue;
-      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(word.text) || /^[^/]*:/.test(word.text)) continue;
-      const resolved = resolveReal(word.text, this.context.cwd, this.context.home, this.fsApi);
-      if (!resolved.ok || !resolved.exists) continue;
-      const roots = [...this.context.writeRoots, ...this.context.readRoots];
-      if (roots.some((root) => isWithin(resolved.realPath, root))) continue;
-      this.add({
-        decision: "ask",
-        rule: "path.outside-roots",
-        reason: `${word.text} (${resolved.realPath}) is outside the workspace`,
-      });
-      return;
-    }
-  }
-
-  private hiddenHardline(words: EvaluatedWord[]): void {
-    for (let index = 1; index < words.length; index++) {
-      const suffix = words.slice(index);
-      const hard = hardlineCheck(
-        { words: suffix, program: programName(suffix[0]), via: [] },
-        this.context,
-        this.fsApi,
-      );
-      if (hard) {
-        this.add(hard);
-        return;
-      }
-    }
-    for (const word of words.slice(1)) {
-      if (!word.exact || !/\s/.test(word.text) || this.depth > 2) continue;
-      const inner: Analysis = { findings: [] };
-      analyzeSource(word.text, this.context, this.fsApi, inner, this.depth + 1);
-      const hard = inner.findings.find((finding) => finding.rule.startsWith("hardline."));
-      if (hard) {
-        this.add(hard);
-        return;
-      }
-    }
   }
 }

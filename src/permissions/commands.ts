@@ -8,8 +8,11 @@ import {
 import { analyzeSource } from "./command-walker.js";
 import type { PermissionContext } from "./context.js";
 import { checkPath, nodePathFs, type PathFs, resolveReal } from "./paths.js";
+import { isHardDenial, speculativeContexts } from "./speculation.js";
 import type { Decision } from "./types.js";
 import { hasInvisibleCharacters } from "./unicode.js";
+
+const speculationTriggers = new Set(["command.variable", "command.substitution", "command.tilde"]);
 
 export { expandBraces, opaqueRules } from "./command-rules.js";
 
@@ -17,12 +20,16 @@ export { expandBraces, opaqueRules } from "./command-rules.js";
 const personOnlyFindings = new Set([
   "path.outside-roots",
   "path.env-file",
+  "path.git-internals",
+  "command.persistence",
+  "command.recursive-sensitive",
   "path.unicode",
   "command.privilege",
 ]);
 
+// The pid part may be any word, substitution included: `/proc/$(pgrep mercury)/environ`, `/proc/${P}/mem`.
 const processSecretText =
-  /\/proc\/+[^\s'"`;|&<>]*\/+(environ|mem|maps|smaps|smaps_rollup|numa_maps|pagemap|cmdline|auxv|stack|syscall|map_files)\b/;
+  /\/proc\/+(?:[^\s'"`;|&<>()]|\$\([^()\n]*\)|`[^`\n]*`|\$\{[^}\n]*\})*\/+(environ|mem|maps|smaps|smaps_rollup|numa_maps|pagemap|cmdline|auxv|stack|syscall|map_files)\b/;
 
 /**
  * Command policy: the command is parsed with a real bash parser, every simple command in it
@@ -78,6 +85,15 @@ export function decideCommand(
     }
   }
   const parsed = analyzeSource(subject, local, fsApi, analysis, 0);
+  // Words the engine could not know (variables, substitutions, `~user`) are asked; a second look with
+  // every value the command itself gives them turns a hidden hardline or secret into the deny it is.
+  if (parsed !== null && analysis.findings.some((finding) => speculationTriggers.has(finding.rule))) {
+    for (const speculative of speculativeContexts(parsed, local)) {
+      const shadow: Analysis = { findings: [] };
+      analyzeSource(subject, speculative, fsApi, shadow, 0);
+      analysis.findings.push(...shadow.findings.filter(isHardDenial));
+    }
+  }
   // `/proc/$$/environ`, `/proc/*/mem`, `/proc/self/task/*/environ`: whatever the pid spelling, a process's
   // environment, memory or arguments hold Mercury's keys. Checked on the raw text, so no expansion hides it.
   if (processSecretText.test(subject.normalize("NFKC"))) {

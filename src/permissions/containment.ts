@@ -1,6 +1,7 @@
 import type { SandboxStatus } from "../sandbox/detect.js";
 import type { AuthorizationRequest } from "../tools/types.js";
 import { isWithin, type PermissionContext } from "./context.js";
+import { secretInTree } from "./tree-secrets.js";
 import type { Decision } from "./types.js";
 
 /**
@@ -17,6 +18,9 @@ export type Coverage = { covered: true } | { covered: false; why: string };
 const personOnlyRules = new Set([
   "path.outside-roots",
   "path.env-file",
+  "path.git-internals",
+  "command.persistence",
+  "command.recursive-sensitive",
   "path.unicode",
   "command.privilege",
   "network.exfiltration",
@@ -62,6 +66,17 @@ export function allowAllCoverage(
   const cwd = request.kind === "command" && request.cwd ? request.cwd : context.cwd;
   if (!context.writeRoots.some((root) => isWithin(cwd, root))) {
     return { covered: false, why: `allow-all covers only commands run inside the workspace, not in ${cwd}` };
+  }
+  // The sandbox masks secrets by name; a hard link to one inside the workspace is another name it
+  // cannot hide, so no command there is contained (`cp -r . b && cat b/link` would read the key).
+  for (const root of context.writeRoots) {
+    const secret = secretInTree(root, context, { hidden: true });
+    if (secret?.hardLink) {
+      return {
+        covered: false,
+        why: `the workspace holds ${secret.path}, a hard link to a secret file, which the OS sandbox cannot hide; allow-all covers no command here until it is removed`,
+      };
+    }
   }
   return { covered: true };
 }

@@ -1,5 +1,6 @@
 import { realpathSync } from "node:fs";
 import { isAbsolute, resolve, sep } from "node:path";
+import type { Stmt } from "./shell-ast.js";
 
 /**
  * Everything the engine needs to judge a request, carried explicitly per task. There is no global
@@ -31,6 +32,23 @@ export interface PermissionContext {
   env: Readonly<Record<string, string | undefined>>;
   /** Per-task network state for the exfiltration check; absent, the check is off (policy check CLI). */
   network?: TaskNetworkState;
+  /**
+   * Set only for the engine's second look at a command whose words depend on variables or
+   * substitutions: the values they may take, so a hardline hidden behind `H=~; rm -rf $H` is seen.
+   */
+  speculation?: Speculation;
+}
+
+/** What `$X`, `${X:-word}`, `$(echo …)` and `~user` may stand for in a speculative pass (speculation.ts). */
+export interface Speculation {
+  /** Values each shell variable may take in this command (assignments, loop words, read, set --). */
+  variables: ReadonlyMap<string, readonly string[]>;
+  /** Which candidate to use when a variable may take several values: pass k takes the k-th. */
+  pass: number;
+  /** The text a command substitution prints, when the engine can tell (echo, printf, pwd). */
+  substitute(stmts: readonly Stmt[], context: PermissionContext): string | null;
+  /** `~name`: that user's home directory, or null. */
+  userHome(name: string): string | null;
 }
 
 /** What entered the task from outside, and which hosts it has contacted (mutated as the task runs). */

@@ -28,6 +28,12 @@ export function checkFileToolPath(
     subject: base.subject,
     ...(base.resolvedPath ? { resolvedPath: base.resolvedPath } : {}),
   });
+  if (ownDescriptor(candidates[0] as string)) {
+    return deny(
+      "hardline.kernel-files",
+      `${rawPath} is one of Mercury's own open file descriptors (its database, sockets, terminal); file tools never touch them`,
+    );
+  }
   for (const path of candidates) {
     if (isKernelPath(path)) {
       return deny(
@@ -47,6 +53,11 @@ export function checkFileToolPath(
     }
   }
   return base;
+}
+
+/** `/dev/fd/N`, `/dev/stdin`: in a file tool these are Mercury's own descriptors, not a file of the task. */
+function ownDescriptor(path: string): boolean {
+  return path === "/dev/fd" || path.startsWith("/dev/fd/") || /^\/dev\/std(in|out|err)$/.test(path);
 }
 
 function lexical(rawPath: string, context: PermissionContext): string {

@@ -92,10 +92,29 @@ const writers: Record<string, (args: string[]) => string[]> = {
   sed: (args) =>
     args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith("--in-place")) ? afterFirst(args) : [],
   perl: (args) => (args.some((a) => /^-[a-zA-Z]*i/.test(a)) ? operands(args).slice(1) : []),
+  // `git clone SRC DEST`, `git init DIR`, `git worktree add DIR`: the folder git creates and fills.
+  git: (args) => {
+    const words = operands(args);
+    if (words[0] === "clone" && words.length >= 3) return words.slice(-1);
+    if (words[0] === "init" && words.length >= 2) return words.slice(1, 2);
+    if (words[0] === "worktree" && words[1] === "add" && words[2]) return [words[2]];
+    return [];
+  },
 };
 
 /** Programs that delete (or move away) their operands. */
-const deleters = new Set(["rm", "rmdir", "unlink", "shred", "srm", "wipe", "trash", "trash-put", "mv"]);
+const deleters = new Set([
+  "rm",
+  "rmdir",
+  "unlink",
+  "shred",
+  "srm",
+  "wipe",
+  "trash",
+  "trash-put",
+  "mv",
+  "rimraf",
+]);
 const recursiveChangers = new Set(["chmod", "chown", "chgrp", "chattr", "setfacl"]);
 
 export function hardlineCheck(

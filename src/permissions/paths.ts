@@ -86,7 +86,7 @@ export function resolveReal(
     try {
       stats = fsApi.lstat(candidate);
     } catch (error) {
-      if (!isMissing(error)) throw error;
+      if (!isMissing(error)) return unreadable(rawPath, candidate, error);
       missingFrom = 0;
       rest.push(part);
       continue;
@@ -100,7 +100,12 @@ export function resolveReal(
           reason: `"${rawPath}" goes through more than ${maxSymlinkHops} symlinks`,
         };
       }
-      const target = fsApi.readlink(candidate);
+      let target: string;
+      try {
+        target = fsApi.readlink(candidate);
+      } catch (error) {
+        return unreadable(rawPath, candidate, error);
+      }
       const targetParts = target.split("/").filter((p) => p !== "" && p !== ".");
       pending.unshift(...targetParts);
       if (isAbsolute(target)) current = "/";
@@ -127,7 +132,7 @@ export function resolveReal(
         reason: `"${rawPath}" disappeared while it was being checked`,
       };
     }
-    throw error;
+    return unreadable(rawPath, realPath, error);
   }
   // Case-insensitive file systems report the stored case; that is the same file, not a swap.
   const caseOnly = process.platform !== "linux" && confirmed.toLowerCase() === realPath.toLowerCase();
@@ -139,6 +144,19 @@ export function resolveReal(
     };
   }
   return { ok: true, realPath: confirmed, exists: true, stats: finalStats };
+}
+
+/**
+ * `/proc/1/cwd`, a folder without search permission: where the path leads cannot be known, so it is
+ * refused rather than guessed (and the check never throws).
+ */
+function unreadable(rawPath: string, at: string, error: unknown): Resolution {
+  const code = (error as NodeJS.ErrnoException | null)?.code ?? String(error);
+  return {
+    ok: false,
+    rule: "path.unresolvable",
+    reason: `"${rawPath}" cannot be resolved: ${at} is not readable (${code}), so where it leads cannot be checked`,
+  };
 }
 
 /** Decides a read or write of one path. The caller must act on `resolvedPath`, not the raw path. */
@@ -197,6 +215,14 @@ export function checkPath(
       real,
     );
   }
+  if (access === "write" && (insideGitFolder(lexical) || insideGitFolder(real))) {
+    return ask(
+      "path.git-internals",
+      `${rawPath} is inside a .git folder (hooks, config, the gitdir link): what is written there runs later, outside the sandbox, when git or the user runs git; only a person approves it`,
+      subject,
+      real,
+    );
+  }
   if (hasInvisibleCharacters(rawPath)) {
     return ask("path.unicode", `${rawPath} contains invisible Unicode characters`, subject, real);
   }
@@ -229,6 +255,11 @@ export function checkPath(
     subject,
     resolvedPath: real,
   };
+}
+
+/** `.git/hooks/pre-commit`, `.git/config`, a `.git` file (its `gitdir:` line points git elsewhere). */
+function insideGitFolder(path: string): boolean {
+  return path.split(sep).includes(".git");
 }
 
 function lexicalAbsolute(rawPath: string, context: PermissionContext): string {

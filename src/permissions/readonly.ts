@@ -215,6 +215,50 @@ const findPrimariesWithValue = new Set([
   "-regextype",
   "-used",
   "-newermt",
+  "-anewer",
+  "-cnewer",
+  "-context",
+]);
+
+const findPathPrimaries = new Set(["-newer", "-anewer", "-cnewer", "-samefile"]);
+
+const findPrimariesWithoutValue = new Set([
+  "-print",
+  "-print0",
+  "-ls",
+  "-prune",
+  "-quit",
+  "-true",
+  "-false",
+  "-empty",
+  "-executable",
+  "-readable",
+  "-writable",
+  "-nouser",
+  "-nogroup",
+  "-depth",
+  "-d",
+  "-mount",
+  "-xdev",
+  "-noleaf",
+  "-ignore_readdir_race",
+  "-noignore_readdir_race",
+  "-daystart",
+  "-nowarn",
+  "-warn",
+  "-not",
+  "-a",
+  "-and",
+  "-o",
+  "-or",
+  "!",
+  "(",
+  ")",
+  ",",
+  "-help",
+  "--help",
+  "-version",
+  "--version",
 ]);
 
 function judgeFind(args: string[], judgement: ReadonlyJudgement): ReadonlyJudgement {
@@ -251,9 +295,14 @@ function judgeFind(args: string[], judgement: ReadonlyJudgement): ReadonlyJudgem
       });
     } else if (arg === "-follow") {
       judgement.followsLinks = true;
-    } else if (findPrimariesWithValue.has(arg)) {
-      if (arg === "-newer" || arg === "-samefile") judgement.paths.push(args[index + 1] ?? "");
+    } else if (findPrimariesWithValue.has(arg) || /^-newer[aBcmt][aBcmt]$/.test(arg)) {
+      // Primaries that compare against another file read that file's metadata: its path is checked.
+      if (findPathPrimaries.has(arg) || /^-newer[aBcm][aBcm]$/.test(arg))
+        judgement.paths.push(args[index + 1] ?? "");
       index += 1;
+    } else if (!findPrimariesWithoutValue.has(arg)) {
+      // Conservative: a primary not listed here (`-files0-from`, `-D`, a new action) is not trusted.
+      judgement.findings.push(notReadonly("find", `${arg} is not a listed read-only find primary`));
     }
   }
   const searched = roots.length > 0 ? roots : ["."];

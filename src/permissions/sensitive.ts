@@ -86,6 +86,20 @@ const homeEntries: readonly [string, string][] = [
   [".bitcoin", "cryptocurrency wallet"],
   [".ethereum/keystore", "cryptocurrency wallet"],
   [".config/Signal", "Signal messages and keys"],
+  // Shell and REPL histories: tokens and passwords typed on command lines end up here.
+  [".bash_history", "shell history (typed tokens and passwords)"],
+  [".zsh_history", "shell history (typed tokens and passwords)"],
+  [".zhistory", "shell history (typed tokens and passwords)"],
+  [".sh_history", "shell history (typed tokens and passwords)"],
+  [".history", "shell history (typed tokens and passwords)"],
+  [".local/share/fish/fish_history", "shell history (typed tokens and passwords)"],
+  [".local/share/atuin", "shell history (typed tokens and passwords)"],
+  [".python_history", "REPL history (typed tokens and passwords)"],
+  [".node_repl_history", "REPL history (typed tokens and passwords)"],
+  [".psql_history", "REPL history (typed tokens and passwords)"],
+  [".mysql_history", "REPL history (typed tokens and passwords)"],
+  [".sqlite_history", "REPL history (typed tokens and passwords)"],
+  [".rediscli_history", "REPL history (typed tokens and passwords)"],
 ];
 
 const absoluteEntries: readonly [string, string][] = [

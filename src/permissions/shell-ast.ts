@@ -13,7 +13,14 @@ export type WordPart =
   | { type: "lit"; value: string }
   | { type: "sgl"; value: string; dollar: boolean }
   | { type: "dbl"; parts: WordPart[] }
-  | { type: "param"; name: string; simple: boolean; nested: Stmt[] }
+  | {
+      type: "param";
+      name: string;
+      simple: boolean;
+      nested: Stmt[];
+      /** The word of `${X:-word}`, `${X:=word}`, `${X#word}`…: what the expansion may yield instead of $X. */
+      operand?: Word;
+    }
   | { type: "cmdsubst"; stmts: Stmt[] }
   | { type: "procsubst"; stmts: Stmt[] }
   | { type: "other"; nodeType: string; nested: Stmt[] };
@@ -33,7 +40,16 @@ export type Command =
   | { type: "call"; assigns: { name: string; value: Word | null }[]; args: Word[] }
   | { type: "binary"; op: BinaryOp; left: Stmt; right: Stmt }
   | { type: "func"; name: string; body: Stmt[] }
-  | { type: "compound"; nodeType: string; stmts: Stmt[]; words: Word[] };
+  | {
+      type: "compound";
+      nodeType: string;
+      stmts: Stmt[];
+      words: Word[];
+      /** `for NAME in WORDS`: the loop variable, which takes each of the words. */
+      loopName?: string;
+      /** `export X=…`, `declare X=…`, `local`, `readonly`: the variables set. */
+      assigns?: { name: string; value: Word | null }[];
+    };
 
 export interface Stmt {
   command: Command | null;
@@ -164,13 +180,7 @@ function convertCommand(node: unknown): Command {
   if (type === "CallExpr") {
     return {
       type: "call",
-      assigns: list(get(node, "Assigns")).map((assign) => {
-        const value = get(assign, "Value");
-        return {
-          name: text(get(get(assign, "Name"), "Value")),
-          value: present(value) ? convertWord(value) : null,
-        };
-      }),
+      assigns: list(get(node, "Assigns")).map(convertAssign),
       args: list(get(node, "Args")).map(convertWord),
     };
   }
@@ -187,7 +197,21 @@ function convertCommand(node: unknown): Command {
     };
   }
   const { stmts, words } = nested(node);
-  return { type: "compound", nodeType: type, stmts, words };
+  const loopName = type === "ForClause" ? text(get(get(get(node, "Loop"), "Name"), "Value")) : "";
+  const assigns = type === "DeclClause" ? list(get(node, "Args")).map(convertAssign) : [];
+  return {
+    type: "compound",
+    nodeType: type,
+    stmts,
+    words,
+    ...(loopName ? { loopName } : {}),
+    ...(assigns.length > 0 ? { assigns } : {}),
+  };
+}
+
+function convertAssign(assign: unknown): { name: string; value: Word | null } {
+  const value = get(assign, "Value");
+  return { name: text(get(get(assign, "Name"), "Value")), value: present(value) ? convertWord(value) : null };
 }
 
 function convertWord(node: unknown): Word {
@@ -207,11 +231,13 @@ function convertPart(node: unknown): WordPart {
       const simple = !["Excl", "Length", "Width", "Index", "Slice", "Repl", "Exp", "Names"].some((key) =>
         present(get(node, key)),
       );
+      const operand = get(get(node, "Exp"), "Word");
       return {
         type: "param",
         name: text(get(get(node, "Param"), "Value")),
         simple,
         nested: nestedStmts(node),
+        ...(present(operand) ? { operand: convertWord(operand) } : {}),
       };
     }
     case "CmdSubst":

@@ -47,6 +47,11 @@ function appendPart(
       for (const inner of part.parts) appendPart(inner, out, context, { quoted: true, wordStart: false });
       return;
     case "param": {
+      const guessed = context.speculation ? speculateParameter(part, context) : undefined;
+      if (guessed !== undefined) {
+        out.text += guessed;
+        return;
+      }
       const value = part.simple ? knownValue(part.name, context) : undefined;
       if (value === undefined) {
         out.exact = false;
@@ -70,7 +75,12 @@ function appendPart(
       out.text += value;
       return;
     }
-    case "cmdsubst":
+    case "cmdsubst": {
+      const printed = context.speculation?.substitute(part.stmts, context) ?? null;
+      if (printed !== null) {
+        out.text += printed;
+        return;
+      }
       out.exact = false;
       out.findings.push({
         decision: "ask",
@@ -78,6 +88,7 @@ function appendPart(
         reason: "command substitution runs another command",
       });
       return;
+    }
     case "procsubst":
       out.exact = false;
       out.findings.push({
@@ -97,6 +108,24 @@ function appendPart(
   }
 }
 
+/**
+ * Speculative pass only: one value `$X` / `${X:-word}` may take (the k-th candidate on pass k), so
+ * that every value the command could run with meets the hardline. Never used to allow anything.
+ */
+function speculateParameter(
+  part: Extract<WordPart, { type: "param" }>,
+  context: PermissionContext,
+): string | undefined {
+  const speculation = context.speculation;
+  if (!speculation) return undefined;
+  const candidates = [...(speculation.variables.get(part.name) ?? [])];
+  const known = knownValue(part.name, context);
+  if (known !== undefined) candidates.push(known);
+  if (part.operand) candidates.unshift(evaluateWord(part.operand, context).text);
+  if (candidates.length === 0) return undefined;
+  return candidates[Math.min(speculation.pass, candidates.length - 1)];
+}
+
 function knownValue(name: string, context: PermissionContext): string | undefined {
   if (name === "HOME") return context.home;
   if (name === "PWD") return context.cwd;
@@ -114,8 +143,15 @@ function appendUnquotedLiteral(
   if (wordStart && value.startsWith("~")) {
     const end = value.indexOf("/") === -1 ? value.length : value.indexOf("/");
     const user = value.slice(1, end);
+    const otherHome =
+      user === "" || user === "+"
+        ? null
+        : user === "-"
+          ? (context.speculation?.variables.get("OLDPWD")?.[0] ?? null)
+          : (context.speculation?.userHome(user) ?? null);
     if (user === "") out.text += context.home;
     else if (user === "+") out.text += context.cwd;
+    else if (otherHome !== null) out.text += otherHome;
     else {
       out.exact = false;
       out.findings.push({

@@ -208,16 +208,14 @@ export function unwrap(words: EvaluatedWord[], via: string[] = [], depth = 0): U
   if (program === "command" && commandLookup(texts)) return out;
   if (program === "env") {
     // `env -S "rm -rf /"` splits its argument into a command line of its own.
+    // Also inside a cluster (`-iS'rm -rf /'`, `-vS cmd`): the text after S is the command line.
     const split = texts.findIndex(
-      (text) => text === "-S" || text.startsWith("-S") || text.startsWith("--split-string"),
+      (text) => /^-[A-Za-z0-9]*S/.test(text) || text.startsWith("--split-string"),
     );
     if (split >= 0) {
       const text = texts[split] as string;
-      const inline = text.startsWith("--split-string=")
-        ? text.slice(15)
-        : text.length > 2 && !text.startsWith("--")
-          ? text.slice(2)
-          : undefined;
+      const afterS = text.startsWith("--") ? "" : text.slice(text.indexOf("S") + 1);
+      const inline = text.startsWith("--split-string=") ? text.slice(15) : afterS !== "" ? afterS : undefined;
       const rest = inline !== undefined ? texts.slice(split + 1) : texts.slice(split + 2);
       out.findings.push({
         decision: "ask",
@@ -225,6 +223,19 @@ export function unwrap(words: EvaluatedWord[], via: string[] = [], depth = 0): U
         reason: "env -S runs a command line given as a string",
       });
       out.innerScripts.push([inline ?? texts[split + 1] ?? "", ...rest].join(" "));
+      return out;
+    }
+  }
+  if (program === "flock") {
+    // `flock FILE -c CMD`, `flock -c CMD FILE`: the command line goes to a shell.
+    const index = texts.findIndex((text) => text === "-c" || text === "--command");
+    if (index >= 0) {
+      out.findings.push({
+        decision: "ask",
+        rule: "command.inline-code",
+        reason: "flock -c runs a command line through a shell",
+      });
+      out.innerScripts.push(texts[index + 1] ?? "");
       return out;
     }
   }

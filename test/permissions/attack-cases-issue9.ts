@@ -280,7 +280,7 @@ export const issue9CommandAttacks: CommandAttack[] = [
     "npm list --userconfig=/tmp/x",
     "strace ls",
     "valgrind ls",
-    "systemd-run -p User=root ls",
+    "ltrace -o trace.txt ls",
     "flock /tmp/lock ls",
     "git stash",
     "git stash -u",

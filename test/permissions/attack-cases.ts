@@ -254,7 +254,7 @@ export const commandAttacks: CommandAttack[] = [
   ...ask("substitution", "command.substitution", [
     "echo $(whoami)",
     "echo `id`",
-    '"$(echo rm)" -rf /',
+    '"$(echo rm)" -rf build',
     "ls $(printf /)",
   ]),
   ...ask("process substitution", "command.process-substitution", ["cat <(ls)", "diff <(ls) README.md"]),
@@ -295,7 +295,7 @@ export const commandAttacks: CommandAttack[] = [
     "source ./script.sh",
     ". ./script.sh",
     "awk '{print}' README.md",
-    "node -e \"require('fs').readFileSync(process.env.HOME+'/.aws/credentials')\"",
+    "node -e \"require('fs').readFileSync('README.md')\"",
   ]),
   ...ask("privilege", "command.privilege", [
     "sudo ls",
@@ -330,7 +330,7 @@ export const commandAttacks: CommandAttack[] = [
   ]),
   ...ask("IFS tricks", "command.variable", ["rm${IFS}-rf${IFS}/", "cat${IFS}README.md"]),
   ...ask("bidi and invisible characters", "command.unicode", ["cat README\u202emd.txt", "ls\u200b -la"]),
-  ...ask("tilde", "command.tilde", ["cat ~root/.bashrc", "ls ~bob"]),
+  ...ask("tilde", "command.tilde", ["cat ~bob/notes.txt", "ls ~bob"]),
   ...ask("brace expansion", "command.brace-expansion", ["echo {a,b}", "cat {README.md,package.json}"]),
   ...ask("assignments", "command.assignment", [
     "FOO=bar ls",
@@ -386,9 +386,9 @@ export const commandAttacks: CommandAttack[] = [
     "ls -R ~",
   ]),
   ...ask("recursion that follows links", "command.follows-symlinks", [
-    "grep -R secret .",
+    "grep -R secret src",
     "find -L . -name x",
-    "rg -L token",
+    "rg -L token src",
     "tree -l",
   ]),
   ...ask("environment files", "path.env-file", ["cat .env", "grep PASSWORD .env"]),

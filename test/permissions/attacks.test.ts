@@ -6,10 +6,11 @@ import {
   networkAttacks,
 } from "./attack-cases.js";
 import { issue9CommandAttacks, issue9PathAttacks } from "./attack-cases-issue9.js";
+import { redteamCommandAttacks, redteamPathAttacks } from "./attack-cases-redteam.js";
 import { createSandbox, type Sandbox } from "./sandbox.js";
 
-const commandAttacks = [...baseCommandAttacks, ...issue9CommandAttacks];
-const pathAttacks = [...basePathAttacks, ...issue9PathAttacks];
+const commandAttacks = [...baseCommandAttacks, ...issue9CommandAttacks, ...redteamCommandAttacks];
+const pathAttacks = [...basePathAttacks, ...issue9PathAttacks, ...redteamPathAttacks];
 
 let sandbox: Sandbox;
 beforeAll(() => {

@@ -14,7 +14,7 @@ let broker: ApprovalBroker;
 let audit: AuditLog;
 
 beforeEach(() => {
-  sandbox = createSandbox();
+  sandbox = createSandbox({ withHardLinkedSecret: false });
   database = openMemoryDatabase();
   events = [];
   broker = new ApprovalBroker({ database, onEvent: (event) => events.push(event) });
@@ -82,7 +82,7 @@ describe("authorizer", () => {
   it("does not let allow-all run a command whose effect cannot be checked", async () => {
     const authorize = authorizer({ mode: "refuse", allowAll: { until: new Date(Date.now() + 60_000) } });
     for (const command of [
-      '"$(echo rm)" -rf /',
+      '"$(echo rm)" -rf build',
       "rm -rf $TARGET",
       "npm test && echo $(cat x)",
       // biome-ignore lint/suspicious/noTemplateCurlyInString: bash syntax, not a template.

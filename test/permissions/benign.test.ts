@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decide } from "../../src/permissions/decide.js";
 import { createSandbox, type Sandbox } from "./sandbox.js";
@@ -38,7 +40,7 @@ const benignCommands = [
   'grep -n "import" src/index.ts',
   "grep -ri todo src",
   "grep -c foo README.md",
-  "rg foo",
+  "rg foo src",
   'rg -n "export" src',
   "find . -name '*.ts'",
   "find src -type f",
@@ -99,7 +101,7 @@ const benignCommands = [
   "grep -l foo -r src",
   "grep -A 3 -B 2 foo README.md",
   "rg -l foo src",
-  "rg --hidden -g '*.ts' foo",
+  "rg --hidden -g '*.ts' foo src",
   "cat -n README.md",
   "wc -c package.json",
   'find . -type f -name "*.md"',
@@ -117,6 +119,18 @@ const benignCommands = [
   "ls -R src",
   "env ls",
   "nice -n 5 ls",
+  "rg -n TODO src",
+  "grep -rn import src/nested",
+  "find src -newer package.json -print",
+  "find . -name '*.md' -not -path './node_modules/*'",
+  "git log --author=me --since=2.weeks --oneline",
+  "cat src/index.ts | grep export",
+  "echo $HOME",
+  "ls -la src/nested",
+  "sort -u README.md",
+  "git diff --name-only",
+  "git show --name-only HEAD",
+  "find . -type f -name '*.json' -print0",
 ];
 
 /**
@@ -133,6 +147,10 @@ const benignButAsked: { command: string; rule: string }[] = [
   { command: "git log -1 --format=%H; git status", rule: "command.chain" },
   { command: "less README.md", rule: "command.not-readonly" },
   { command: "cat .env", rule: "path.env-file" },
+  // The fixture's deploy/ folder holds a private key (id_ed25519): searching it would read the key. A
+  // whole-project search here is refused (a hard link to ~/.ssh/id_rsa lies in the project); in a
+  // project without such files both are allowed (see the last test).
+  { command: "grep -rn foo deploy", rule: "command.recursive-sensitive" },
 ];
 
 let sandbox: Sandbox;
@@ -169,5 +187,19 @@ describe("benign everyday commands", () => {
   it.each(benignButAsked)("asks (by design) for $command with $rule", async ({ command, rule }) => {
     const result = await decide({ kind: "command", command, cwd: sandbox.project }, sandbox.context);
     expect({ decision: result.decision, rule: result.rule }).toEqual({ decision: "ask", rule });
+  });
+});
+
+describe("a whole-project search in a project without secrets", () => {
+  it("is allowed (the secret scan finds nothing to ask about)", async () => {
+    const clean = join(sandbox.home, "work", "clean");
+    mkdirSync(join(clean, "src"), { recursive: true });
+    writeFileSync(join(clean, "README.md"), "# clean\n");
+    writeFileSync(join(clean, "src", "a.ts"), "export const a = 1;\n");
+    const context = { ...sandbox.context, cwd: clean, writeRoots: [clean] };
+    for (const command of ["rg foo", "grep -rn foo .", "rg --hidden foo"]) {
+      const result = await decide({ kind: "command", command, cwd: clean }, context);
+      expect({ command, decision: result.decision }).toEqual({ command, decision: "allow" });
+    }
   });
 });

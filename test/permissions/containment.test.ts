@@ -1,3 +1,5 @@
+import { linkSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ApprovalBroker } from "../../src/permissions/approvals.js";
 import { AuditLog } from "../../src/permissions/audit.js";
@@ -12,7 +14,7 @@ let database: SqliteDatabase;
 let broker: ApprovalBroker;
 let audit: AuditLog;
 beforeEach(() => {
-  sandbox = createSandbox();
+  sandbox = createSandbox({ withHardLinkedSecret: false });
   database = openMemoryDatabase();
   broker = new ApprovalBroker({ database });
   audit = new AuditLog(database, { now: () => new Date() });
@@ -47,6 +49,15 @@ const yes = (status: SandboxStatus, extra: Partial<PermissionContext> = {}) =>
 const run = (command: string) => ({ kind: "command" as const, command, cwd: sandbox.project });
 
 describe("--yes approves only what the OS sandbox contains", () => {
+  it("covers no command in a workspace that holds a hard link to a secret (the sandbox cannot mask it)", async () => {
+    linkSync(join(sandbox.home, ".ssh", "id_rsa"), join(sandbox.project, "src", "copy.txt"));
+    for (const command of ["npm test", "cp -r . backup", "tar cf x.tar src"]) {
+      const result = await yes(bubblewrap)(run(command));
+      expect(result).toMatchObject({ allowed: false });
+      if (!result.allowed) expect(result.reason).toMatch(/hard link to a secret file/);
+    }
+  });
+
   it.each([
     "npm test",
     "npm run build",

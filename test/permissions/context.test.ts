@@ -10,7 +10,7 @@ import { createSandbox, type Sandbox } from "./sandbox.js";
 
 let sandbox: Sandbox;
 beforeEach(() => {
-  sandbox = createSandbox();
+  sandbox = createSandbox({ withHardLinkedSecret: false });
 });
 afterEach(() => sandbox.cleanup());
 

@@ -20,7 +20,11 @@ export interface Sandbox {
   cleanup(): void;
 }
 
-export function createSandbox(): Sandbox {
+/**
+ * `withHardLinkedSecret: false` leaves out notes-copy.txt (a hard link to ~/.ssh/id_rsa in the project):
+ * with it there, allow-all covers no command in the project (the sandbox cannot mask it).
+ */
+export function createSandbox(options: { withHardLinkedSecret?: boolean } = {}): Sandbox {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "mercury-perm-")));
   const home = join(root, "home");
   const mercuryHome = join(home, ".mercury");
@@ -71,7 +75,8 @@ export function createSandbox(): Sandbox {
   // Issue 9 fixtures: a link to home, a link to a disk, a hard link to a secret, secrets of other tools.
   symlinkSync(home, join(project, "homelink"));
   symlinkSync("/dev/sda", join(project, "disk"));
-  linkSync(join(home, ".ssh", "id_rsa"), join(project, "notes-copy.txt"));
+  if (options.withHardLinkedSecret !== false)
+    linkSync(join(home, ".ssh", "id_rsa"), join(project, "notes-copy.txt"));
   mkdirSync(join(home, ".config", "git"), { recursive: true });
   writeFileSync(join(home, ".config", "git", "credentials"), "https://u:p@example.com\n");
   mkdirSync(join(home, ".cargo"), { recursive: true });
@@ -84,6 +89,16 @@ export function createSandbox(): Sandbox {
   mkdirSync(join(mercuryHome, "soul"), { recursive: true });
   writeFileSync(join(mercuryHome, "soul", "soul.md"), "# soul\n");
   writeFileSync(join(project, "cleanup.sh"), "rm -rf ~\n");
+  // Project scripts the model could have written: a package.json script and a Makefile recipe.
+  mkdirSync(join(project, "pkg"), { recursive: true });
+  writeFileSync(
+    join(project, "pkg", "package.json"),
+    JSON.stringify({
+      name: "q",
+      scripts: { test: "vitest", clean: "rm -rf ~", prebuild: "rm -rf /", build: "tsc" },
+    }),
+  );
+  writeFileSync(join(project, "evil.mk"), "all:\n\t@echo hi\n\trm -rf ~\nquick: ; rm -rf /\n");
 
   const context = createPermissionContext({
     cwd: project,

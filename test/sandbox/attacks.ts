@@ -34,6 +34,11 @@ export function attackRoutes(user: FakeUser) {
     command('rm -rf "$HOME"/.ssh "$HOME"/.bashrc'),
     command("echo ~ | xargs rm -rf"),
     command("rm -rf ~"),
+    // The engine reads code for literal paths only; a path built at run time is asked, so --yes runs it:
+    // the sandbox's mask is what keeps the key out (this route must reach the sandbox).
+    command(
+      "python3 -c \"import os; print(open(os.path.join(os.path.expanduser(chr(126)), '.ssh', 'id_rsa')).read())\"",
+    ),
   ];
 }
 

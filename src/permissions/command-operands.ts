@@ -1,0 +1,195 @@
+import { dirname } from "node:path";
+import { expandGlob, pathFinding } from "./command-paths.js";
+import { type Analysis, interpreterInlineFlags, standardBinDirs } from "./command-rules.js";
+import type { WalkScope } from "./command-walk-scope.js";
+import { isWithin } from "./context.js";
+import { gitConfigRisk } from "./git-config.js";
+import { hardlineCheck, writeTargets } from "./hardline.js";
+import { resolveReal } from "./paths.js";
+import { judgeReadonly } from "./readonly.js";
+import { sensitiveRoots } from "./sensitive.js";
+import type { EvaluatedWord } from "./shell-words.js";
+import { secretInTree } from "./tree-secrets.js";
+import { type Invocation, isShell, programName } from "./wrappers.js";
+
+/**
+ * Checks on the program that really runs (after wrappers): interpreters given code, the read-only
+ * allowlist with the paths it names, recursive reads, git's effective configuration, operands
+ * outside the workspace, and a hardline command hidden in the arguments of an unknown program.
+ */
+
+/** Programs whose recursive mode reads the content of every file below a folder. */
+const contentSearchers = new Set(["grep", "egrep", "fgrep", "rg", "diff"]);
+
+export function interpreterChecks(final: Invocation, scope: WalkScope): void {
+  const program = final.program;
+  const written = final.words[0]?.text ?? "";
+  if (written.includes("/") && !standardBinDirs.has(dirname(written))) {
+    scope.add({
+      decision: "ask",
+      rule: "command.program-path",
+      reason: `${written} is not a standard system program`,
+    });
+  }
+  const inlineFlags = interpreterInlineFlags[program];
+  if (inlineFlags !== undefined || program === "source" || program === ".") {
+    const args = final.words.slice(1).map((word) => word.text);
+    // `-e CODE`, `-eCODE`, and a cluster ending in the flag (`perl -pe`, `ruby -ne`, `python3 -Ic`).
+    const inline = inlineFlags?.some((flag) =>
+      args.some(
+        (arg) =>
+          arg === flag ||
+          (flag.length === 2 && arg.startsWith(flag)) ||
+          (flag.length === 2 && new RegExp(`^-[A-Za-z]*${flag[1]}$`).test(arg)),
+      ),
+    );
+    if (inline || program === "awk" || program === "gawk" || program === "source" || program === ".") {
+      scope.add({
+        decision: "ask",
+        rule: "command.inline-code",
+        reason: `${program} runs code given on the command line`,
+      });
+      if (inline || program === "awk" || program === "gawk") scope.inlineCode(args.join("\n"));
+    } else if (!(args.length === 1 && ["--version", "-v", "-V"].includes(args[0] as string))) {
+      scope.add({
+        decision: "ask",
+        rule: "command.not-readonly",
+        reason: `${program} runs a program, which can do anything`,
+      });
+    }
+  }
+}
+
+export function readonlyChecks(final: Invocation, scope: WalkScope): void {
+  const program = final.program;
+  const finalArgs = final.words.slice(1).map((word) => word.text);
+  if (final.words.every((word) => word.exact && !word.glob)) {
+    for (const target of writeTargets(final)) pathFinding(scope, target, "write", "command.write");
+  }
+  const judgement = judgeReadonly(final);
+  for (const finding of judgement.findings) scope.add(finding);
+  if (program === "git" && judgement.findings.length === 0) gitRepositoryConfig(judgement.git ?? {}, scope);
+  if (judgement.findings.length > 0 && !isShell(program)) hiddenHardline(final.words, scope);
+  if (judgement.findings.length > 0) outsideOperands(final.words, scope);
+  // An argument the engine could not evaluate is already asked; its partial text is no path to check.
+  if (judgement.findings.length > 0 || final.words.some((word) => !word.exact)) return;
+  const globbed = final.words.slice(1).filter((word) => word.glob);
+  for (const word of globbed) expandGlob(scope, word.text);
+  const globTexts = new Set(globbed.map((word) => word.text));
+  for (const path of judgement.paths) {
+    if (!globTexts.has(path)) pathFinding(scope, path, "read", "command.path");
+  }
+  for (const dir of judgement.recursive) {
+    if (globTexts.has(dir)) continue;
+    const resolved = resolveReal(dir, scope.context.cwd, scope.context.home, scope.fsApi);
+    if (!resolved.ok) continue;
+    const inside = sensitiveRoots(scope.context.home, scope.context.mercuryHome).find((root) =>
+      isWithin(root, resolved.realPath),
+    );
+    if (inside) {
+      scope.add({
+        decision: "ask",
+        rule: "command.recursive-sensitive",
+        reason: `${program} reads ${dir} recursively, which contains ${inside}`,
+      });
+    } else if (contentSearchers.has(program)) {
+      const hidden =
+        program !== "rg" || finalArgs.some((arg) => arg === "--hidden" || /^-[A-Za-z.]*[u.]/.test(arg));
+      const secret = secretInTree(resolved.realPath, scope.context, { hidden });
+      if (secret?.hardLink) {
+        scope.add({
+          decision: "deny",
+          rule: "path.sensitive",
+          reason: `${program} reads every file below ${dir}, and ${secret.path} is ${secret.what}; off-limits in every mode`,
+        });
+      } else if (secret) {
+        scope.add({
+          decision: "ask",
+          rule: "command.recursive-sensitive",
+          reason: `${program} reads every file below ${dir}, and ${secret.path} is ${secret.what}`,
+        });
+      }
+    }
+    if (judgement.followsLinks) {
+      scope.add({
+        decision: "ask",
+        rule: "command.follows-symlinks",
+        reason: `${program} follows symlinks while reading ${dir} recursively; a link could lead outside the allowed folders`,
+      });
+    }
+  }
+}
+
+/** A read-only git command still runs programs named in its effective configuration: ask then. */
+export function gitRepositoryConfig(where: { chdir?: string; gitDir?: string }, scope: WalkScope): void {
+  let directory = scope.context.cwd;
+  if (where.chdir) {
+    const resolved = resolveReal(where.chdir, scope.context.cwd, scope.context.home, scope.fsApi);
+    if (!resolved.ok) return;
+    directory = resolved.realPath;
+  }
+  const risk = gitConfigRisk({
+    directory,
+    home: scope.context.home,
+    env: scope.context.env,
+    ...(where.gitDir ? { gitDir: where.gitDir } : {}),
+  });
+  if (risk) {
+    scope.add({
+      decision: "ask",
+      rule: "command.git-repo-config",
+      reason: `${risk.configPath} makes git run programs (${risk.keys.join(", ")}); git configuration can run anything`,
+    });
+  }
+}
+
+/**
+ * A command that is not read-only and names an existing path outside the workspace (`tar czf x ~`,
+ * `node /elsewhere/x.js`) reaches outside it: asked (path.outside-roots), never settled by allow-all.
+ */
+export function outsideOperands(words: EvaluatedWord[], scope: WalkScope): void {
+  for (const word of words.slice(1)) {
+    if (!word.exact || word.glob || word.text.startsWith("-") || !/^(\/|~|\.)|\//.test(word.text)) continue;
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(word.text) || /^[^/]*:/.test(word.text)) continue;
+    const resolved = resolveReal(word.text, scope.context.cwd, scope.context.home, scope.fsApi);
+    if (!resolved.ok || !resolved.exists) continue;
+    const roots = [...scope.context.writeRoots, ...scope.context.readRoots];
+    if (roots.some((root) => isWithin(resolved.realPath, root))) continue;
+    scope.add({
+      decision: "ask",
+      rule: "path.outside-roots",
+      reason: `${word.text} (${resolved.realPath}) is outside the workspace`,
+    });
+    return;
+  }
+}
+
+/**
+ * A program the engine does not know may run its arguments (`strace -f rm -rf /`, `ssh host 'rm -rf /'`,
+ * `tmux new 'mkfs …'`): every argument suffix and every multi-word argument is held to the hardline.
+ * Read-only programs are not scanned, so `echo rm -rf /` stays harmless text.
+ */
+export function hiddenHardline(words: EvaluatedWord[], scope: WalkScope): void {
+  for (let index = 1; index < words.length; index++) {
+    const suffix = words.slice(index);
+    const hard = hardlineCheck(
+      { words: suffix, program: programName(suffix[0]), via: [] },
+      scope.context,
+      scope.fsApi,
+    );
+    if (hard) {
+      scope.add(hard);
+      return;
+    }
+  }
+  for (const word of words.slice(1)) {
+    if (!word.exact || !/\s/.test(word.text) || scope.depth > 2) continue;
+    const inner: Analysis = { findings: [] };
+    scope.analyze(word.text, inner);
+    const hard = inner.findings.find((finding) => finding.rule.startsWith("hardline."));
+    if (hard) {
+      scope.add(hard);
+      return;
+    }
+  }
+}

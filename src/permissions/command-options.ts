@@ -1,0 +1,160 @@
+/**
+ * Options whose value is a command line some program hands to a shell: `ssh -o ProxyCommand=…`,
+ * `git -c core.sshCommand=…`, `rsync -e …`, `tar --to-command=…`, `sort --compress-program=…`,
+ * `vim -c '!…'`, `less +!…`, `man -P …`, `git rebase --exec …`. The command asks anyway (none of
+ * these programs is read-only with such an option); the value is parsed and held to the hardline
+ * too, so `ssh -o ProxyCommand='rm -rf ~' x` is denied like `rm -rf ~`.
+ */
+
+/** git settings whose value is a program or shell command git runs. */
+export const gitCommandKeys =
+  /^(core\.(sshcommand|pager|editor|fsmonitor|askpass|gitproxy|hookspath)|sequence\.editor|diff\.external|diff\..+\.(command|textconv)|merge\..+\.driver|filter\..+\.(clean|smudge|process)|alias\..+|credential(\..+)?\.helper|gpg(\..+)?\.program|pager\..+|web\.browser|browser\..+\.cmd|man\..+\.cmd|interactive\.difffilter|remote\..+\.(uploadpack|receivepack|vcs)|uploadpack\.packobjectshook|ssh\.variant|protocol\..+\.allow|include\.path|includeif\..+\.path)$/i;
+
+export interface CommandValues {
+  /** Shell command lines. */
+  scripts: string[];
+  /** Code for an interpreter (emacs --eval). */
+  code: string[];
+}
+
+function shellOfGitValue(value: string): string {
+  return value.startsWith("!") ? value.slice(1) : value;
+}
+
+/** The value of `-x V`, `-xV`, `--long V` or `--long=V` at `index`, and how many words it took. */
+function valueAt(args: string[], index: number, names: string[]): { value: string; used: number } | null {
+  const arg = args[index] as string;
+  for (const name of names) {
+    if (arg === name)
+      return args[index + 1] !== undefined ? { value: args[index + 1] as string, used: 2 } : null;
+    if (name.startsWith("--") && arg.startsWith(`${name}=`))
+      return { value: arg.slice(name.length + 1), used: 1 };
+    if (!name.startsWith("--") && name.length === 2 && arg.startsWith(name) && arg.length > 2)
+      return { value: arg.slice(2), used: 1 };
+  }
+  return null;
+}
+
+export function commandValuedOptions(program: string, args: string[]): CommandValues {
+  const out: CommandValues = { scripts: [], code: [] };
+  const each = (names: string[], take: (value: string) => void) => {
+    for (let index = 0; index < args.length; index++) {
+      const found = valueAt(args, index, names);
+      if (found) take(found.value);
+    }
+  };
+  switch (program) {
+    case "ssh":
+    case "scp":
+    case "sftp":
+    case "autossh":
+      each(["-o"], (value) => {
+        const match =
+          /^\s*(ProxyCommand|LocalCommand|KnownHostsCommand|RemoteCommand)\s*[=\s]\s*(.*)$/is.exec(value);
+        if (match?.[2]) out.scripts.push(match[2]);
+      });
+      break;
+    case "git": {
+      each(["-c"], (value) => {
+        const equals = value.indexOf("=");
+        if (equals > 0 && gitCommandKeys.test(value.slice(0, equals)))
+          out.scripts.push(shellOfGitValue(value.slice(equals + 1)));
+      });
+      let sub = 0;
+      while (sub < args.length && (args[sub] as string).startsWith("-")) {
+        const global = args[sub] as string;
+        sub += ["-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-env"].includes(global)
+          ? 2
+          : 1;
+      }
+      const subcommand = args[sub];
+      const rest = args.slice(sub + 1);
+      if (subcommand === "config") {
+        const operands = rest.filter((arg) => !arg.startsWith("-"));
+        if (operands.length >= 2 && gitCommandKeys.test(operands[0] as string))
+          out.scripts.push(shellOfGitValue(operands[1] as string));
+      }
+      if (subcommand === "rebase") {
+        for (let index = 0; index < rest.length; index++) {
+          const found = valueAt(rest, index, ["-x", "--exec"]);
+          if (found) out.scripts.push(found.value);
+        }
+      }
+      if (subcommand === "submodule" && rest.includes("foreach")) {
+        out.scripts.push(
+          rest
+            .slice(rest.indexOf("foreach") + 1)
+            .filter((arg) => arg !== "--recursive")
+            .join(" "),
+        );
+      }
+      if (subcommand === "filter-branch") {
+        for (let index = 0; index < rest.length; index++) {
+          const found = valueAt(rest, index, [
+            "--tree-filter",
+            "--index-filter",
+            "--msg-filter",
+            "--commit-filter",
+            "--env-filter",
+            "--parent-filter",
+            "--tag-name-filter",
+          ]);
+          if (found) out.scripts.push(found.value);
+        }
+      }
+      break;
+    }
+    case "rsync":
+      each(["-e", "--rsh"], (value) => out.scripts.push(value));
+      break;
+    case "tar":
+    case "gtar":
+    case "bsdtar":
+      each(
+        ["--to-command", "--use-compress-program", "-I", "--info-script", "--new-volume-script", "-F"],
+        (value) => out.scripts.push(value),
+      );
+      each(["--checkpoint-action"], (value) => {
+        if (value.startsWith("exec=")) out.scripts.push(value.slice(5));
+      });
+      break;
+    case "sort":
+      each(["--compress-program"], (value) => out.scripts.push(value));
+      break;
+    case "vim":
+    case "vi":
+    case "nvim":
+    case "view":
+    case "ex":
+    case "vimdiff":
+      each(["-c", "--cmd"], (value) => pushVimShell(value, out));
+      for (const arg of args) if (arg.startsWith("+")) pushVimShell(arg.slice(1), out);
+      break;
+    case "less":
+    case "more":
+      for (const arg of args) {
+        const match = /^\+\+?!(.*)$/s.exec(arg);
+        if (match?.[1]) out.scripts.push(match[1]);
+      }
+      break;
+    case "man":
+      each(["-P", "--pager", "-H", "--html"], (value) => out.scripts.push(value));
+      break;
+    case "emacs":
+    case "emacsclient":
+      each(["--eval"], (value) => out.code.push(value));
+      break;
+    case "npm":
+    case "npx":
+      each(["-c", "--call"], (value) => out.scripts.push(value));
+      break;
+  }
+  return out;
+}
+
+/** vim's `-c '!cmd'`, `+':!cmd'`, `-c 'call system("cmd")'`. */
+function pushVimShell(command: string, out: CommandValues): void {
+  const bang = /^\s*:*\s*(?:\d+,?\d*)?\s*!(.*)$/s.exec(command);
+  if (bang?.[1]) out.scripts.push(bang[1]);
+  else if (/system\s*\(|!/.test(command)) out.code.push(command);
+}

@@ -1,0 +1,139 @@
+import { type PathScope, sensitiveArgument } from "./command-paths.js";
+import { isWithin } from "./context.js";
+import { hardlineCheck } from "./hardline.js";
+import type { Finding } from "./shell-words.js";
+import { isHardDenial } from "./speculation.js";
+
+/**
+ * Code handed to an interpreter (`python3 -c`, `node -e`, `perl -e`, a here-document into `ruby`)
+ * cannot be judged like shell: it always asks. What it spells out literally still meets the
+ * hardline, so `--yes` or a hurried approval cannot run it:
+ * - a string that is itself a shell command (`os.system("rm -rf ~")`, ``execSync(`rm -rf /`)``);
+ * - a string naming a secret, also when joined to the home folder in code
+ *   (`os.environ["HOME"] + "/.ssh/id_rsa"`, `path.join(os.homedir(), "/.aws/credentials")`);
+ * - a deletion call (`shutil.rmtree`, `fs.rmSync`, `FileUtils.rm_rf`…) whose target is the home
+ *   folder or `/` (`shutil.rmtree(Path.home())`, `fs.rmSync("/", …)`).
+ */
+
+const stringLiteral = /(["'`])((?:\\.|(?!\1)[^\\])*)\1/gs;
+
+const homeExpression =
+  /expanduser\(\s*["']~\/?["']\s*\)|Path\.home\(\)|homedir\(\)|environ(?:\.get\(\s*|\[\s*)["']HOME["']|getenv\(\s*["']HOME["']|process\.env\.HOME\b|process\.env\[\s*["']HOME["']|ENV\[\s*["']HOME["']|\$ENV\{\s*HOME\s*\}|Dir\.home|\$HOME\b|os\.UserHomeDir\(\)|\$env:HOME|home_dir\(\)/;
+
+const mercuryHomeExpression = /MERCURY_HOME/;
+
+/** Code that writes, moves or deletes files (Python, Node, Ruby, Perl spellings). */
+const writingCode =
+  /open\([^)]*,\s*["'`][wax+]|write_text|write_bytes|writeFile|appendFile|createWriteStream|copyFile|rename|unlink|rmSync|rmtree|shutil\.(copy|move)|File\.write|IO\.write|FileUtils|>\s*\$|open\s*\(\s*\w+\s*,\s*["']>/;
+
+const deletionCall =
+  /\b(?:rmtree|rm_rf|rm_r|remove_tree|rmSync|rmdirSync|rimraf(?:\.sync)?|removedirs|RemoveAll|deleteRecursively|remove_dir_all|Remove-Item|fs\.rm|fs\.promises\.rm|fsp\.rm|rmdir)\s*\(/g;
+
+export interface InlineCodeScope extends PathScope {
+  /** Judges shell text found in the code; only its hardline and secret denials are kept. */
+  analyzeShell(script: string): Finding[];
+}
+
+export function inlineCodeFindings(code: string, scope: InlineCodeScope): void {
+  const literals = [...code.matchAll(stringLiteral)].map((match) => unescapeLiteral(match[2] as string));
+  for (const literal of literals) {
+    if (!/\s/.test(literal.trim())) continue;
+    const denial = scope.analyzeShell(literal).find(isHardDenial);
+    if (denial) {
+      scope.add(denial);
+      return;
+    }
+  }
+  // `subprocess.run(["rm", "-rf", "/"])`, `execFileSync("rm", ["-rf", "~"])`: an argv spelled as strings.
+  for (let index = 0; index + 1 < literals.length; index++) {
+    const program = literals[index] as string;
+    if (!/^[a-z][\w.+-]*$/.test(program)) continue;
+    const words = literals
+      .slice(index, index + 8)
+      .map((text) => ({ text, exact: true, glob: false, findings: [] }));
+    const hard = hardlineCheck({ words, program, via: [] }, scope.context, scope.fsApi);
+    if (hard) {
+      scope.add(hard);
+      return;
+    }
+  }
+  const usesHome = homeExpression.test(code);
+  const usesMercuryHome = mercuryHomeExpression.test(code);
+  const writes = writingCode.test(code);
+  for (const literal of literals) {
+    if (literal === "" || /\s/.test(literal) || !(literal.includes("/") || literal.startsWith("~"))) continue;
+    sensitiveArgument(scope, literal);
+    const relative = literal.replace(/^\/+/, "");
+    if (usesHome) sensitiveArgument(scope, `${scope.context.home}/${relative}`);
+    if (usesMercuryHome) sensitiveArgument(scope, `${scope.context.mercuryHome}/${relative}`);
+    // Code that writes files and names Mercury's own folder: config, soul and permission state are the user's.
+    const named = usesMercuryHome
+      ? `${scope.context.mercuryHome}/${relative}`
+      : literal.startsWith("~/")
+        ? `${scope.context.home}/${literal.slice(2)}`
+        : literal;
+    if (writes && isWithin(named, scope.context.mercuryHome)) {
+      scope.add({
+        decision: "deny",
+        rule: "path.mercury-state",
+        reason: `code that writes files names ${literal}, inside Mercury's own folder (${scope.context.mercuryHome}); the agent never changes it`,
+      });
+      return;
+    }
+  }
+  // `h = Path.home()` … `rmtree(h)`: names that hold the home folder.
+  const homeNames = new Set<string>();
+  for (const match of code.matchAll(/(?:\b|\$)(\w+)\s*:?=\s*([^;\n]{0,120})/g)) {
+    if (homeExpression.test(match[2] as string) && !/["'`][^"'`]*\/[^"'`]/.test(match[2] as string))
+      homeNames.add(match[1] as string);
+  }
+  for (const call of code.matchAll(deletionCall)) {
+    const argument = balancedArgument(code, (call.index ?? 0) + call[0].length);
+    for (const target of deletionTargets(argument, homeNames)) {
+      const words = ["rm", "-rf", target].map((text) => ({ text, exact: true, glob: false, findings: [] }));
+      const hard = hardlineCheck({ words, program: "rm", via: [] }, scope.context, scope.fsApi);
+      if (hard) {
+        scope.add(hard);
+        return;
+      }
+    }
+  }
+}
+
+/** What a deletion call removes: its literal paths, or the home folder when that is all it names. */
+function deletionTargets(argument: string, homeNames: ReadonlySet<string>): string[] {
+  // A joined path (`os.path.join(home, "build")`, `home + "/x"`, `Path.home() / "x"`) is inside, not the root.
+  if (/join|resolve\(|\+|[\w)]\s+\/\s*["'`]|,\s*["'`]\w/.test(argument)) return [];
+  const all = [...argument.matchAll(stringLiteral)].map((match) => unescapeLiteral(match[2] as string));
+  const targets = all.filter(
+    (literal) => literal.startsWith("/") || literal.startsWith("~") || /^\.\.?\/?$/.test(literal),
+  );
+  // Only the home folder itself: `rmtree(Path.home())`, `rmSync(os.homedir(), …)`, `rmtree(h)`; a
+  // joined name (`path.join(os.homedir(), "build")`) is some folder inside it, not a hardline.
+  const first = /^\s*\$?(\w+)\s*(?:,|$)/.exec(argument)?.[1];
+  const namesHome = homeExpression.test(argument) || (first !== undefined && homeNames.has(first));
+  const extra = all.filter(
+    (literal) => !["~", "~/", "HOME", "/"].includes(literal) && !/^\w+$/.test(literal),
+  );
+  if (namesHome && extra.length === 0) targets.push("~");
+  return targets;
+}
+
+/** The text between a call's parentheses (up to 500 characters). */
+function balancedArgument(code: string, start: number): string {
+  let depth = 1;
+  let index = start;
+  for (; index < code.length && index < start + 500; index++) {
+    const char = code[index];
+    if (char === "(") depth += 1;
+    else if (char === ")") {
+      depth -= 1;
+      if (depth === 0) break;
+    }
+  }
+  return code.slice(start, index);
+}
+
+function unescapeLiteral(text: string): string {
+  return text.replace(/\\(.)/g, "$1");
+}

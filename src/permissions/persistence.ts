@@ -1,0 +1,32 @@
+import type { Finding } from "./shell-words.js";
+
+/**
+ * Commands that leave something to run later, outside Mercury and outside the OS sandbox: an `at`
+ * job, a crontab, a systemd unit or timer, a launchd agent, lingering user services. Asked, and only
+ * a person may approve them (`command.persistence` is never settled by `--yes` or allow-all).
+ */
+export function persistenceFinding(program: string, args: string[]): Finding | null {
+  const operands = args.filter((arg) => !arg.startsWith("-"));
+  const why = (what: string): Finding => ({
+    decision: "ask",
+    rule: "command.persistence",
+    reason: `${what}; it would run later, outside Mercury and its sandbox, so only a person approves it`,
+  });
+  if (program === "at" || program === "batch") return why(`${program} schedules a job`);
+  if (program === "crontab" && !args.every((arg) => ["-l", "-u"].includes(arg) || !arg.startsWith("-")))
+    return why("crontab changes the scheduled jobs");
+  if (program === "crontab" && operands.length > 0) return why("crontab installs a new table of jobs");
+  if (program === "systemd-run") return why("systemd-run starts a service");
+  if (
+    program === "systemctl" &&
+    /^(enable|link|edit|preset|preset-all|add-wants|add-requires|set-property|daemon-reload|revert|reenable)$/.test(
+      operands[0] ?? "",
+    )
+  )
+    return why(`systemctl ${operands[0]} changes which services start`);
+  if (program === "launchctl" && /^(load|bootstrap|submit|enable|kickstart)$/.test(operands[0] ?? ""))
+    return why(`launchctl ${operands[0]} installs a launchd job`);
+  if (program === "loginctl" && operands[0] === "enable-linger")
+    return why("loginctl enable-linger keeps user services running");
+  return null;
+}
