@@ -1,6 +1,14 @@
 /** Whether commands can be contained on this machine, and if not, what to do about it. */
 export type SandboxStatus =
-  | { available: true; kind: "bubblewrap" | "sandbox-exec" }
+  | { available: true; kind: "bubblewrap" | "sandbox-exec"; network?: NetworkFilterStatus }
+  | { available: false; reason: string; fix: string };
+
+/**
+ * Whether a command granted the network gets it filtered (no loopback, private or link-local
+ * ranges, none of this machine's addresses). Linux: slirp4netns in a network namespace of its own.
+ */
+export type NetworkFilterStatus =
+  | { available: true; kind: "slirp4netns" }
   | { available: false; reason: string; fix: string };
 
 /** Resource limits applied to every process of a sandboxed command (inherited by its children). */
@@ -40,8 +48,13 @@ export interface SandboxPolicy {
   extraReadable?: string[];
   /** True for a program that must see none of MERCURY_HOME, not even skills/ (an MCP server). */
   hideSkills?: boolean;
-  /** True only when the approved command needs the network. */
+  /** True only when the approved command needs the network (then filtered, see NetworkFilterStatus). */
   network: boolean;
+  /**
+   * The user's explicit opt-in (config `sandbox.unfilteredNetwork`): with no network filter on this
+   * machine, a command granted the network gets the host's network instead of being refused.
+   */
+  allowUnfilteredNetwork?: boolean;
   limits: SandboxLimits;
 }
 

@@ -40,6 +40,11 @@ export interface RunCommandSandboxOptions {
    * and says in the result that it ran uncontained.
    */
   require?: boolean;
+  /**
+   * The user's opt-in (config `sandbox.unfilteredNetwork`): with no network filter on this machine,
+   * a command granted the network gets the host's whole network instead of being refused.
+   */
+  allowUnfilteredNetwork?: boolean;
 }
 
 const inputSchema = z.object({
@@ -105,6 +110,7 @@ export function createRunCommandTool(options: RunCommandOptions = {}): ToolDefin
               userHome,
               mercuryHome: context.home,
               network,
+              ...(options.sandbox?.allowUnfilteredNetwork ? { allowUnfilteredNetwork: true } : {}),
               limits: {
                 ...(options.sandbox?.limits ?? defaultSandboxLimits),
                 // A backstop a little past Mercury's own time limit (see limits.ts).
@@ -120,7 +126,7 @@ export function createRunCommandTool(options: RunCommandOptions = {}): ToolDefin
             return { ok: false, error: `Not run (sandbox ${error.kind}): ${error.message}` };
           throw error;
         }
-        sandboxLine = `sandbox: ${status.kind} (${network ? "network granted" : "no network"})`;
+        sandboxLine = `sandbox: ${status.kind} (${network ? networkLine(status) : "no network"})`;
       } else if (options.sandbox?.require) {
         return {
           ok: false,
@@ -156,6 +162,13 @@ export function createRunCommandTool(options: RunCommandOptions = {}): ToolDefin
       return run.exitCode === 0 ? { ok: true, output: report } : { ok: false, error: report };
     },
   };
+}
+
+function networkLine(status: SandboxStatus): string {
+  if (status.available && status.kind === "bubblewrap" && status.network?.available)
+    return "network granted, filtered: no loopback, private or link-local addresses";
+  if (status.available && status.kind === "sandbox-exec") return "network granted: loopback refused";
+  return "network granted: the host's whole network (sandbox.unfilteredNetwork is on)";
 }
 
 /** First line is always `exit code: N` so callers (e.g. verification records) can read it back. */
