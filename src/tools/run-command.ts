@@ -2,6 +2,7 @@ import { homedir } from "node:os";
 import { z } from "zod";
 import { detectSandbox } from "../sandbox/detect.js";
 import { isSandboxError } from "../sandbox/errors.js";
+import { networkPatternFor } from "../sandbox/network-grants.js";
 import {
   defaultSandboxLimits,
   type Launch,
@@ -45,6 +46,11 @@ export interface RunCommandSandboxOptions {
    * a command granted the network gets the host's whole network instead of being refused.
    */
   allowUnfilteredNetwork?: boolean;
+  /**
+   * Config `sandbox.networkCommands`: commands that get the network once allowed to run, without a
+   * person granting it each time (network-grants.ts says what matches).
+   */
+  networkCommands?: readonly string[];
 }
 
 const inputSchema = z.object({
@@ -97,7 +103,10 @@ export function createRunCommandTool(options: RunCommandOptions = {}): ToolDefin
       const refusal = workspaceRefusal(context.cwd, userHome, context.home);
       if (refusal) return { ok: false, error: `Not run: ${refusal}` };
       const status = sandboxStatus();
-      const network = decision.network === true;
+      // Network: granted by a person with this approval, or by the user's configuration. An
+      // approval by --yes alone carries no network (the authorizer never sets it for allow-all).
+      const configured = networkPatternFor(input.command, options.sandbox?.networkCommands ?? []);
+      const network = decision.network === true || configured !== null;
       let launch: Launch | undefined;
       let sandboxLine: string;
       if (status.available) {
@@ -126,7 +135,8 @@ export function createRunCommandTool(options: RunCommandOptions = {}): ToolDefin
             return { ok: false, error: `Not run (sandbox ${error.kind}): ${error.message}` };
           throw error;
         }
-        sandboxLine = `sandbox: ${status.kind} (${network ? networkLine(status) : "no network"})`;
+        const grantedBy = decision.network === true ? "" : `, by sandbox.networkCommands "${configured}"`;
+        sandboxLine = `sandbox: ${status.kind} (${network ? `${networkLine(status)}${grantedBy}` : "no network"})`;
       } else if (options.sandbox?.require) {
         return {
           ok: false,

@@ -8,7 +8,8 @@ import { networkInterfaces } from "node:os";
  */
 export const PROBE_SCRIPT = `
 const net = require("node:net"), dgram = require("node:dgram");
-const targets = process.argv.slice(1);
+// With -e the targets start at argv[1]; run from a file, argv[1] is the file (no colon in it).
+const targets = process.argv.slice(1).filter((word) => word.includes(":"));
 const results = {};
 const tcp = (host, port) => new Promise((done) => {
   const socket = net.connect({ host, port: Number(port) });

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +11,7 @@ import {
   type CountingServer,
   countingServer,
   hostAddress,
+  PROBE_SCRIPT,
   parseProbe,
   probeCommand,
 } from "./network-probe.js";
@@ -166,6 +167,31 @@ describe("a command granted the network", () => {
     expect(output).toContain("the host's whole network (sandbox.unfilteredNetwork is on)");
     expect(parseProbe(output)[`127.0.0.1:${loopback.port}`]).toBe("connected");
     expect(loopback.connections()).toBe(before + 1);
+  });
+
+  it("is granted by the user's configuration (sandbox.networkCommands), filtered the same, and to nothing else", async () => {
+    const configured = createRunCommandTool({
+      env: { ...scrubbedEnv(), HOME: user.home },
+      sandbox: { userHome: user.home, require: true, networkCommands: ["node probe.cjs"] },
+    });
+    // A pattern matches plain words only, so the probe runs from a file here.
+    writeFileSync(join(user.workspace, "probe.cjs"), PROBE_SCRIPT);
+    // Allowed by the policy (as --yes would), with no network in the approval itself.
+    const allowedOnly = () => fakeContext({ cwd: user.workspace, home: user.mercuryHome }, "allow");
+    const matching = expectOk(
+      await configured.execute(
+        { command: `node probe.cjs ${lan.host}:${lan.port} udp:10.0.2.3:9` },
+        allowedOnly(),
+      ),
+    );
+    expect(matching).toContain('by sandbox.networkCommands "node probe.cjs"');
+    expect(parseProbe(matching)).toEqual({ [`${lan.host}:${lan.port}`]: "EACCES", "udp:10.0.2.3:9": "sent" });
+    // The same probe behind a shell operator does not match the pattern: no network at all.
+    const chained = expectOk(
+      await configured.execute({ command: "true && node probe.cjs udp:10.0.2.3:9" }, allowedOnly()),
+    );
+    expect(chained).toContain("sandbox: bubblewrap (no network)");
+    expect(parseProbe(chained)).toEqual({ "udp:10.0.2.3:9": "ENETUNREACH" });
   });
 
   it("leaves no helper process behind (slirp4netns, the supervisor)", async () => {
