@@ -1,0 +1,44 @@
+import { existsSync, mkdtempSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { describeSandbox } from "../../src/sandbox/describe.js";
+import { detectSandbox } from "../../src/sandbox/detect.js";
+import { requireSandbox } from "./fixture.js";
+
+/** A PATH holding only the named programs (links to the real ones). */
+function pathWith(programs: string[]): string {
+  const bin = mkdtempSync(join(tmpdir(), "mercury-path-"));
+  for (const program of programs) {
+    const real = ["/usr/bin", "/bin", "/usr/sbin", "/sbin"]
+      .map((dir) => join(dir, program))
+      .find((candidate) => existsSync(candidate));
+    if (!real) throw new Error(`${program} is not installed here`);
+    symlinkSync(real, join(bin, program));
+  }
+  return bin;
+}
+
+describe("what doctor and status say about the network filter", () => {
+  it("with every program present: the filter is there and status says what a networked command reaches", () => {
+    requireSandbox();
+    const status = detectSandbox();
+    expect(describeSandbox(status)).toContain(
+      "reaches the internet through slirp4netns, never this machine, loopback, private or link-local addresses",
+    );
+  });
+
+  it("without slirp4netns: the sandbox works, the filter is missing, and the fix names the package", () => {
+    const status = detectSandbox({ path: pathWith(["bwrap", "unshare", "setpriv", "ip"]) });
+    expect(status).toMatchObject({
+      available: true,
+      kind: "bubblewrap",
+      network: { available: false, reason: expect.stringContaining("slirp4netns") },
+    });
+    const line = describeSandbox(status);
+    expect(line).toContain("NO network filter");
+    expect(line).toContain("commands that need the network are refused");
+    expect(line).toContain("sudo apt-get install slirp4netns");
+    expect(line).toContain("sandbox.unfilteredNetwork");
+  });
+});
