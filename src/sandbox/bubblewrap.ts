@@ -17,6 +17,12 @@ export interface BubblewrapInput {
    * shares the host's network (only by the user's explicit opt-in). Ignored without network.
    */
   networkMode?: "filtered" | "host";
+  /**
+   * Run the command as this user in a user namespace of its own. Needed when bwrap starts as root
+   * of the filtered network's user namespace (Mercury itself not root): the command then runs as
+   * the user again, not as that namespace's root.
+   */
+  runAs?: { uid: number; gid: number };
 }
 
 /**
@@ -57,6 +63,8 @@ export function bubblewrapLaunch(input: BubblewrapInput): Launch {
   if (networkMode === "filtered" && existsSync("/etc/resolv.conf"))
     args.push("--ro-bind-data", "5", realOrResolved("/etc/resolv.conf"));
 
+  if (input.runAs)
+    args.push("--unshare-user", "--uid", String(input.runAs.uid), "--gid", String(input.runAs.gid));
   args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try");
   // A filtered network is a namespace of its own too, made by the supervisor before bwrap starts.
   if (networkMode === "none") args.push("--unshare-net");

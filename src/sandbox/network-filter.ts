@@ -77,9 +77,10 @@ export interface FilteredLaunchInput {
  */
 export function filteredNetworkLaunch(input: FilteredLaunchInput): Launch {
   const plan: SupervisorPlan = {
-    // As a user, the network namespace needs a user namespace of its own (mapping the user to
-    // itself) for the stage to configure it; bwrap then nests its own inside.
-    unshare: [input.tools.unshare, "--net", ...(input.root ? [] : ["--map-current-user"])],
+    // As a user, the network namespace needs a user namespace of its own in which the stage is
+    // root, so that it keeps CAP_NET_ADMIN through exec to install the routes; bwrap then maps the
+    // command back to the user in a nested namespace (BubblewrapInput.runAs), without capabilities.
+    unshare: [input.tools.unshare, "--net", ...(input.root ? [] : ["--map-root-user"])],
     ip: input.tools.ip,
     routes: filterRoutes(),
     slirp4netns: input.tools.slirp4netns,

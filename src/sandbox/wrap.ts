@@ -32,8 +32,18 @@ export function sandboxProgramLaunch(argv: string[], policy: SandboxPolicy, stat
   if (!policy.network) return bubblewrapLaunch({ policy, argv, masks, bwrap: tools.bwrap });
   const filter = status.network;
   if (filter?.available && tools.network) {
-    const bwrap = bubblewrapLaunch({ policy, argv, masks, bwrap: tools.bwrap, networkMode: "filtered" });
-    return filteredNetworkLaunch({ bwrap, tools: tools.network, root: process.getuid?.() === 0 });
+    const uid = process.getuid?.() ?? 0;
+    const gid = process.getgid?.() ?? 0;
+    const root = uid === 0;
+    const bwrap = bubblewrapLaunch({
+      policy,
+      argv,
+      masks,
+      bwrap: tools.bwrap,
+      networkMode: "filtered",
+      ...(root ? {} : { runAs: { uid, gid } }),
+    });
+    return filteredNetworkLaunch({ bwrap, tools: tools.network, root });
   }
   // Never the host's network by accident: only the user's explicit opt-in gives it.
   if (policy.allowUnfilteredNetwork)
