@@ -19,6 +19,11 @@ export interface SandboxLimits {
   fileSizeBytes: number;
   /** Open files per process (RLIMIT_NOFILE). */
   openFiles: number;
+  /**
+   * Processes and threads of the command together: RLIMIT_NPROC, counted per user namespace, so it
+   * holds for a user's command; for root, a pids cgroup where one can be made (process-cgroup.ts).
+   */
+  processes: number;
   /** Linux: the whole command is killed after this many seconds even if Mercury is gone (coreutils `timeout`). */
   wallClockSeconds?: number;
 }
@@ -27,6 +32,7 @@ export const defaultSandboxLimits: SandboxLimits = {
   memoryBytes: 8 * 1024 ** 3,
   fileSizeBytes: 4 * 1024 ** 3,
   openFiles: 4096,
+  processes: 4096,
 };
 
 /** What one sandboxed command may see and touch. Every path is absolute. */

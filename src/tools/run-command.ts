@@ -3,6 +3,7 @@ import { z } from "zod";
 import { detectSandbox } from "../sandbox/detect.js";
 import { isSandboxError } from "../sandbox/errors.js";
 import { networkPatternFor } from "../sandbox/network-grants.js";
+import { type ProcessCgroup, processCgroup } from "../sandbox/process-cgroup.js";
 import {
   defaultSandboxLimits,
   type Launch,
@@ -145,6 +146,16 @@ export function createRunCommandTool(options: RunCommandOptions = {}): ToolDefin
       } else {
         sandboxLine = `sandbox: NONE, the command ran without OS containment (${status.reason}; fix: ${status.fix})`;
       }
+      // Root is exempt from RLIMIT_NPROC: its commands get a pids cgroup where one can be made.
+      let cgroup: ProcessCgroup | null = null;
+      if (launch && status.available && status.kind === "bubblewrap") {
+        try {
+          cgroup = processCgroup((options.sandbox?.limits ?? defaultSandboxLimits).processes);
+        } catch (error) {
+          return { ok: false, error: `Not run (sandbox refused): ${String(error)}` };
+        }
+        if (cgroup) launch = cgroup.wrap(launch);
+      }
       let run: CommandRun;
       try {
         run = await runInProcessGroup(input.command, {
@@ -159,6 +170,9 @@ export function createRunCommandTool(options: RunCommandOptions = {}): ToolDefin
         });
       } catch (error) {
         return { ok: false, error: error instanceof Error ? error.message : String(error) };
+      } finally {
+        const leftover = await cgroup?.release();
+        if (leftover) process.emitWarning(`mercury: ${leftover}`);
       }
       const report = formatRun(run, timeoutMs, sandboxLine);
       if (run.limitExceeded === "output")

@@ -238,7 +238,9 @@ describe("the sandbox with a policy that allows everything", () => {
 
   it("holds a command to the memory and file-size limits", async () => {
     const tool = allowAllTool({
-      sandbox: { limits: { memoryBytes: 256 * 1024 ** 2, fileSizeBytes: 1024 ** 2, openFiles: 256 } },
+      sandbox: {
+        limits: { memoryBytes: 256 * 1024 ** 2, fileSizeBytes: 1024 ** 2, openFiles: 256, processes: 4096 },
+      },
     });
     const memory = await tool.execute(
       { command: "python3 -c 'b = bytearray(512 * 1024 * 1024)'" },
