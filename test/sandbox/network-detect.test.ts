@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { describeSandbox } from "../../src/sandbox/describe.js";
+import { describeSandbox, networkApprovalNote } from "../../src/sandbox/describe.js";
 import { detectSandbox } from "../../src/sandbox/detect.js";
 import { requireSandbox } from "./fixture.js";
 
@@ -18,6 +18,31 @@ function pathWith(programs: string[]): string {
   }
   return bin;
 }
+
+describe("what an approval of a networked command says it gives", () => {
+  it("tells the person what the command will reach, by what this machine can filter", () => {
+    expect(
+      networkApprovalNote({
+        available: true,
+        kind: "bubblewrap",
+        network: { available: true, kind: "slirp4netns" },
+      }),
+    ).toContain("the public internet and DNS, never this machine, its loopback, your LAN, private ranges");
+    expect(
+      networkApprovalNote({
+        available: true,
+        kind: "bubblewrap",
+        network: { available: false, reason: "no slirp4netns", fix: "install it" },
+      }),
+    ).toContain("it will be refused unless sandbox.unfilteredNetwork");
+    expect(networkApprovalNote({ available: false, reason: "no bwrap", fix: "install it" })).toContain(
+      "no OS sandbox filters it",
+    );
+    expect(networkApprovalNote({ available: true, kind: "sandbox-exec" })).toContain(
+      "cannot filter private ranges",
+    );
+  });
+});
 
 describe("what doctor and status say about the network filter", () => {
   it("with every program present: the filter is there and status says what a networked command reaches", () => {
