@@ -81,7 +81,9 @@ export function createRunCommandTool(options: RunCommandOptions = {}): ToolDefin
       "end; redirect to a file and use read_file to see all of it. Background processes are stopped when the " +
       "command exits. It runs in an OS sandbox: only the task's working directory and /tmp (private, emptied " +
       "afterwards) are writable, secret files and Mercury's own files are hidden, other processes are invisible, " +
-      "and there is no network unless the approval granted it. Secret environment variables are not passed.",
+      "and there is no network unless the approval or the user's configuration granted it; on Linux a granted network reaches " +
+      "the public internet only (never this machine, loopback, private, LAN or cloud metadata addresses). " +
+      "Secret environment variables are not passed.",
     inputSchema,
     mutating: true,
     async execute(input, context) {
