@@ -3,6 +3,7 @@ import {
   constants,
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   rmdirSync,
   writeFileSync,
@@ -36,6 +37,7 @@ export function processCgroup(maxProcesses: number, root = process.getuid?.() ==
   if (!root) return null;
   const parent = writablePidsHierarchy();
   if (!parent) return null;
+  removeStale(parent);
   const directory = join(parent, `mercury-${process.pid}-${++sequence}`);
   try {
     mkdirSync(directory);
@@ -69,6 +71,34 @@ function writablePidsHierarchy(): string | null {
   } catch {
     // Unreadable: treated as no usable hierarchy; doctor's sandbox line says which limit holds.
     return null;
+  }
+}
+
+/**
+ * Empty cgroups a Mercury that died without cleaning up left behind (killed with SIGKILL while a
+ * command ran): `mercury-<pid>-<n>` whose pid is gone. rmdir removes only empty ones.
+ */
+function removeStale(parent: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    // Unlistable: nothing to tidy; creating ours reports the real problem if there is one.
+    return;
+  }
+  for (const name of names) {
+    const match = /^mercury-(\d+)-\d+$/.exec(name);
+    if (!match || isAlive(Number(match[1]))) continue;
+    removeQuietly(join(parent, name));
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return !(typeof error === "object" && error !== null && "code" in error && error.code === "ESRCH");
   }
 }
 

@@ -1,4 +1,5 @@
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultSandboxLimits } from "../../src/sandbox/types.js";
 import { scrubbedEnv } from "../../src/tools/process-group.js";
@@ -47,6 +48,22 @@ describe("the process-count limit", () => {
     const started = /started (\d+)/.exec(output);
     if (started) expect(Number(started[1])).toBeLessThan(40);
     expect(mercuryCgroups()).toEqual([]);
+  });
+
+  it("as root, removes the empty cgroups a Mercury killed mid-command left behind", async () => {
+    const hierarchy = "/sys/fs/cgroup/pids";
+    if (process.getuid?.() !== 0 || !existsSync(join(hierarchy, "cgroup.procs"))) return;
+    // A pid far above pid_max: no such process.
+    const stale = join(hierarchy, "mercury-99999999-1");
+    mkdirSync(stale, { recursive: true });
+    const tool = createRunCommandTool({
+      env: { ...scrubbedEnv(), HOME: user.home },
+      sandbox: { userHome: user.home, require: true },
+    });
+    expectOk(
+      await tool.execute({ command: "true" }, fakeContext({ cwd: user.workspace, home: user.mercuryHome })),
+    );
+    expect(existsSync(stale)).toBe(false);
   });
 
   it("the default limit leaves room for ordinary work", async () => {
