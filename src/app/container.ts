@@ -105,7 +105,15 @@ export function createApp(options: AppOptions = {}): MercuryApp {
   // Commands are sandboxed around the same home folder the permission engine protects.
   const userHome = userHomeOf(env);
   const tools: AnyTool[] = options.tools ?? [
-    ...builtinTools({ runCommand: { sandbox: { userHome } } }),
+    ...builtinTools({
+      runCommand: {
+        sandbox: {
+          userHome,
+          networkCommands: config.sandbox.networkCommands,
+          allowUnfilteredNetwork: config.sandbox.unfilteredNetwork,
+        },
+      },
+    }),
     ...(memory ? memoryTools(memory) : []),
     ...schedulerTools({ database, clock, mercuryHome: home, userHome }),
   ];
@@ -119,7 +127,11 @@ export function createApp(options: AppOptions = {}): MercuryApp {
   const mcp = new McpManager(config.mcp, {
     env,
     home,
-    wrapLaunch: mcpSandboxWrapper({ mercuryHome: home, userHome }),
+    wrapLaunch: mcpSandboxWrapper({
+      mercuryHome: home,
+      userHome,
+      allowUnfilteredNetwork: config.sandbox.unfilteredNetwork,
+    }),
     onEvent: (level, message) => logger[level]({ component: "mcp" }, message),
   });
   const approvals = new ApprovalBroker({ database, clock, onEvent: (event) => bus.emit(event) });

@@ -181,6 +181,10 @@ export function resolveConfig(
     mcp: resolveMcpConfig(file.mcp),
     // Off by default: a heartbeat spends tokens while nobody is watching; the user opts in.
     heartbeat: { intervalMinutes: file.heartbeat?.intervalMinutes ?? 0 },
+    sandbox: {
+      networkCommands: file.sandbox?.networkCommands ?? [],
+      unfilteredNetwork: file.sandbox?.unfilteredNetwork ?? false,
+    },
     log: { level: file.log?.level ?? "info" },
     stall: {
       softMs: parseIntegerEnv(env, "MERCURY_STALL_SOFT_MS", 180_000),

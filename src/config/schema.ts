@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { networkPatternProblem } from "../sandbox/network-grants.js";
 import { dashboardConfigSchema } from "./dashboard-schema.js";
 import { mcpConfigSchema, type ResolvedMcpConfig } from "./mcp-schema.js";
 
@@ -120,6 +121,32 @@ export const configFileSchema = z
       .strict()
       .optional(),
     mcp: mcpConfigSchema.optional(),
+    sandbox: z
+      .object({
+        /**
+         * Commands that get the (filtered) network once allowed to run, e.g. "npm install": a
+         * command whose plain words begin with one of these. `--yes` alone never grants network.
+         */
+        networkCommands: z
+          .array(
+            z.string().superRefine((pattern, context) => {
+              const problem = networkPatternProblem(pattern);
+              if (problem)
+                context.addIssue({
+                  code: "custom",
+                  message: `sandbox.networkCommands entry "${pattern}" ${problem}; write the command's first words, e.g. "npm install"`,
+                });
+            }),
+          )
+          .optional(),
+        /**
+         * With no network filter on this machine (slirp4netns missing): true gives commands granted
+         * the network the host's whole network (loopback and LAN included) instead of refusing them.
+         */
+        unfilteredNetwork: z.boolean().optional(),
+      })
+      .strict()
+      .optional(),
     log: z
       .object({
         level: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).optional(),
@@ -154,6 +181,7 @@ export interface ResolvedConfig {
     extractAutomatically: boolean;
   };
   telegram: { enabled: boolean; groups: number[] };
+  sandbox: { networkCommands: string[]; unfilteredNetwork: boolean };
   heartbeat: { intervalMinutes: number };
   log: { level: "fatal" | "error" | "warn" | "info" | "debug" | "trace" };
   stall: { softMs: number; hardMs: number };

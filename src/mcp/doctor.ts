@@ -15,12 +15,14 @@ export async function checkMcpServers(
   config: ResolvedMcpConfig,
   env: NodeJS.ProcessEnv,
   home: string,
+  /** Config `sandbox.unfilteredNetwork`: the servers start the way the daemon would start them. */
+  allowUnfilteredNetwork = false,
 ): Promise<McpCheck[]> {
   const manager = new McpManager(config, {
     env,
     home,
     startupTimeoutMs: 15_000,
-    wrapLaunch: mcpSandboxWrapper({ mercuryHome: home, userHome: userHomeOf(env) }),
+    wrapLaunch: mcpSandboxWrapper({ mercuryHome: home, userHome: userHomeOf(env), allowUnfilteredNetwork }),
   });
   try {
     await manager.ready();

@@ -14,13 +14,16 @@ export interface McpSandboxOptions {
   userHome: string;
   /** Which sandbox this machine has; default: detectSandbox() (tests pass an unavailable one). */
   status?: () => SandboxStatus;
+  /** The user's opt-in (config `sandbox.unfilteredNetwork`): the host's network when no filter can run. */
+  allowUnfilteredNetwork?: boolean;
 }
 
 /**
  * The OS sandbox profile of a stdio MCP server: the file system read-only, MERCURY_HOME hidden
  * (skills/ too) except the server's writable `$MERCURY_HOME/mcp/<name>/`, the user's secret folders
- * masked, its own pid namespace, and the host network — a server usually needs the internet and
- * bubblewrap can give all of the network or none, so loopback and private ranges stay reachable.
+ * masked, its own pid namespace, and the filtered network (a server usually needs the internet): no
+ * loopback, private or link-local address, none of this machine's own (network-filter.ts). With
+ * no filter on the machine the start is refused unless the user opted into the unfiltered network.
  * No sandbox on the machine: the start is refused (the caller only skips this wrapper for a server
  * configured `sandbox: false`); never a silent unsandboxed start.
  */
@@ -44,6 +47,7 @@ export function mcpSandboxWrapper(options: McpSandboxOptions): LaunchWrapper {
           hideSkills: true,
           extraReadable: programFolders([launch.command, ...launch.args]),
           network: true,
+          ...(options.allowUnfilteredNetwork ? { allowUnfilteredNetwork: true } : {}),
           // No wall-clock limit: a server runs as long as Mercury does.
           limits: defaultSandboxLimits,
         },

@@ -1,4 +1,5 @@
 import { type Clock, systemClock } from "../agent/clock.js";
+import { networkApprovalNote } from "../sandbox/describe.js";
 import type { SandboxStatus } from "../sandbox/detect.js";
 import type { AuthorizationRequest, AuthorizationResult } from "../tools/types.js";
 import type { ApprovalBroker } from "./approvals.js";
@@ -131,7 +132,11 @@ export function createAuthorizer(
       sessionId: context.sessionId,
       userKey: context.userKey,
       kind: request.kind,
-      summary,
+      // The prompt shows the summary: a networked command's says what approving gives it.
+      summary:
+        request.kind === "command" && decision.needsNetwork === true
+          ? `${summary} (${networkApprovalNote(deps.sandbox)})`
+          : summary,
       subject: decision.subject,
       rule: decision.rule,
       reason: decision.reason,

@@ -11,13 +11,26 @@ export interface BubblewrapInput {
   argv: string[];
   masks: Mask[];
   bwrap: string;
+  /**
+   * How a command granted the network gets it: `filtered` leaves the network namespace to the
+   * supervisor (network-filter.ts) and reads resolv.conf (slirp's DNS forwarder) from fd 5; `host`
+   * shares the host's network (only by the user's explicit opt-in). Ignored without network.
+   */
+  networkMode?: "filtered" | "host";
+  /**
+   * Run the command as this user in a user namespace of its own. Needed when bwrap starts as root
+   * of the filtered network's user namespace (Mercury itself not root): the command then runs as
+   * the user again, not as that namespace's root.
+   */
+  runAs?: { uid: number; gid: number };
 }
 
 /**
  * The bwrap command line for one command. Mount order matters (a later mount covers an earlier
  * one): the read-only root, fresh /dev, /proc (new pid namespace), /tmp and /run; Mercury's home
  * hidden; the workspace writable; then the secret masks, so that a secret inside the workspace stays
- * hidden too. Namespaces: pid, ipc, uts, cgroup, and network unless the command was granted it.
+ * hidden too. Namespaces: pid, ipc, uts, cgroup, and network: a fresh one with nothing in it, or, for a
+ * command granted the network, the filtered one the supervisor built (network-filter.ts).
  */
 export function bubblewrapLaunch(input: BubblewrapInput): Launch {
   const { policy } = input;
@@ -28,7 +41,8 @@ export function bubblewrapLaunch(input: BubblewrapInput): Launch {
   // /run holds the sockets of system services (D-Bus, systemd, docker): connecting to a socket is not
   // a write, so a read-only mount would not stop it. DNS may need resolv.conf from there.
   args.push("--tmpfs", "/run");
-  if (policy.network) args.push(...resolvConfBack());
+  const networkMode = policy.network ? (input.networkMode ?? "filtered") : "none";
+  if (networkMode === "host") args.push(...resolvConfBack());
   for (const readable of policy.extraReadable ?? [])
     if (existsSync(readable)) args.push("--ro-bind", realOrResolved(readable), realOrResolved(readable));
 
@@ -45,9 +59,15 @@ export function bubblewrapLaunch(input: BubblewrapInput): Launch {
   }
   if (mercuryInsideWorkspace) args.push(...hideMercuryHome(mercuryHome, policy.hideSkills === true));
   if (existsSync(mercuryHome)) args.push("--remount-ro", mercuryHome);
+  // Last, so no later mount (the /run tmpfs) covers it: the real file behind /etc/resolv.conf.
+  if (networkMode === "filtered" && existsSync("/etc/resolv.conf"))
+    args.push("--ro-bind-data", "5", realOrResolved("/etc/resolv.conf"));
 
+  if (input.runAs)
+    args.push("--unshare-user", "--uid", String(input.runAs.uid), "--gid", String(input.runAs.gid));
   args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try");
-  if (!policy.network) args.push("--unshare-net");
+  // A filtered network is a namespace of its own too, made by the supervisor before bwrap starts.
+  if (networkMode === "none") args.push("--unshare-net");
   args.push("--die-with-parent", "--new-session", "--cap-drop", "ALL", "--chdir", cwd);
   // The limits are set by the shell before it runs the command (an exec of prlimit cost ~15 ms more).
   args.push("--", "/bin/sh", "-c", limitPrologue(policy.limits), "sh", ...input.argv);

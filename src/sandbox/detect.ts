@@ -1,7 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
-import type { SandboxStatus } from "./types.js";
+import type { NetworkFilterTools } from "./network-filter.js";
+import type { NetworkFilterStatus, SandboxStatus } from "./types.js";
 
 export type { SandboxStatus } from "./types.js";
 
@@ -14,6 +15,8 @@ export interface DetectOptions {
 /** The programs the Linux sandbox runs, resolved to absolute paths. */
 export interface LinuxTools {
   bwrap: string;
+  /** The filtered network's programs; null when one is missing (then status.network says which). */
+  network: NetworkFilterTools | null;
 }
 
 const cache = new Map<string, { status: SandboxStatus; tools: LinuxTools | null }>();
@@ -110,8 +113,56 @@ function probe(
       tools: null,
     };
   }
-  return { status: { available: true, kind: "bubblewrap" }, tools: { bwrap } };
+  const network = networkFilter(searchPath);
+  return {
+    status: { available: true, kind: "bubblewrap", network: network.status },
+    tools: { bwrap, network: network.tools },
+  };
 }
+
+/**
+ * The programs of the filtered network: slirp4netns (Debian package `slirp4netns`), and from
+ * util-linux and iproute2, present on nearly every Linux: unshare, setpriv, ip. Only presence is
+ * checked here; a network that cannot be built fails that command with slirp4netns's own error.
+ */
+function networkFilter(searchPath: string): {
+  status: NetworkFilterStatus;
+  tools: NetworkFilterTools | null;
+} {
+  const found = {
+    slirp4netns: findProgram("slirp4netns", searchPath),
+    unshare: findProgram("unshare", searchPath),
+    setpriv: findProgram("setpriv", searchPath),
+    ip:
+      findProgram("ip", searchPath) ??
+      findProgram("ip", `${searchPath}${delimiter}/usr/sbin${delimiter}/sbin`),
+  };
+  const missing = Object.entries(found)
+    .filter(([, path]) => path === null)
+    .map(([name]) => name);
+  if (found.slirp4netns && found.unshare && found.setpriv && found.ip && missing.length === 0) {
+    return {
+      status: { available: true, kind: "slirp4netns" },
+      tools: { slirp4netns: found.slirp4netns, unshare: found.unshare, setpriv: found.setpriv, ip: found.ip },
+    };
+  }
+  const packages = missing.map((name) => networkPackages[name] ?? name);
+  return {
+    status: {
+      available: false,
+      reason: `the network filter needs ${missing.join(", ")}, not found on PATH`,
+      fix: `install it: \`sudo apt-get install ${[...new Set(packages)].join(" ")}\` (Debian/Ubuntu) or \`sudo dnf install ${[...new Set(packages)].join(" ")}\` (Fedora); until then commands that need the network are refused, unless you set sandbox.unfilteredNetwork: true in config.yaml to give them the host's whole network`,
+    },
+    tools: null,
+  };
+}
+
+const networkPackages: Record<string, string> = {
+  slirp4netns: "slirp4netns",
+  unshare: "util-linux",
+  setpriv: "util-linux",
+  ip: "iproute2",
+};
 
 function findProgram(name: string, searchPath: string): string | null {
   for (const directory of searchPath.split(delimiter)) {

@@ -16,5 +16,8 @@ export function limitPrologue(limits: SandboxLimits): string {
   // command at its own time limit, but a sandbox whose Mercury died while bwrap was starting can miss
   // its parent-death signal (a race in bwrap), and then only this ends it.
   const deadline = limits.wallClockSeconds === undefined ? "" : `timeout -s KILL ${limits.wallClockSeconds} `;
-  return `ulimit -d ${memoryKib} && ulimit -f ${fileBlocks} && ulimit -n ${limits.openFiles} && exec ${deadline}"$@"`;
+  // Processes: bash calls RLIMIT_NPROC -u, dash -p (bash's -p is the read-only pipe size, so a
+  // bash that refuses -u fails the chain rather than run without the limit).
+  const processes = `{ ulimit -u ${limits.processes} 2>/dev/null || ulimit -p ${limits.processes}; }`;
+  return `ulimit -d ${memoryKib} && ulimit -f ${fileBlocks} && ulimit -n ${limits.openFiles} && ${processes} && exec ${deadline}"$@"`;
 }

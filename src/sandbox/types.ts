@@ -1,6 +1,14 @@
 /** Whether commands can be contained on this machine, and if not, what to do about it. */
 export type SandboxStatus =
-  | { available: true; kind: "bubblewrap" | "sandbox-exec" }
+  | { available: true; kind: "bubblewrap" | "sandbox-exec"; network?: NetworkFilterStatus }
+  | { available: false; reason: string; fix: string };
+
+/**
+ * Whether a command granted the network gets it filtered (no loopback, private or link-local
+ * ranges, none of this machine's addresses). Linux: slirp4netns in a network namespace of its own.
+ */
+export type NetworkFilterStatus =
+  | { available: true; kind: "slirp4netns" }
   | { available: false; reason: string; fix: string };
 
 /** Resource limits applied to every process of a sandboxed command (inherited by its children). */
@@ -11,6 +19,11 @@ export interface SandboxLimits {
   fileSizeBytes: number;
   /** Open files per process (RLIMIT_NOFILE). */
   openFiles: number;
+  /**
+   * Processes and threads of the command together: RLIMIT_NPROC, counted per user namespace, so it
+   * holds for a user's command; for root, a pids cgroup where one can be made (process-cgroup.ts).
+   */
+  processes: number;
   /** Linux: the whole command is killed after this many seconds even if Mercury is gone (coreutils `timeout`). */
   wallClockSeconds?: number;
 }
@@ -19,6 +32,7 @@ export const defaultSandboxLimits: SandboxLimits = {
   memoryBytes: 8 * 1024 ** 3,
   fileSizeBytes: 4 * 1024 ** 3,
   openFiles: 4096,
+  processes: 4096,
 };
 
 /** What one sandboxed command may see and touch. Every path is absolute. */
@@ -40,8 +54,13 @@ export interface SandboxPolicy {
   extraReadable?: string[];
   /** True for a program that must see none of MERCURY_HOME, not even skills/ (an MCP server). */
   hideSkills?: boolean;
-  /** True only when the approved command needs the network. */
+  /** True only when the approved command needs the network (then filtered, see NetworkFilterStatus). */
   network: boolean;
+  /**
+   * The user's explicit opt-in (config `sandbox.unfilteredNetwork`): with no network filter on this
+   * machine, a command granted the network gets the host's network instead of being refused.
+   */
+  allowUnfilteredNetwork?: boolean;
   limits: SandboxLimits;
 }
 

@@ -2,6 +2,7 @@ import { bubblewrapLaunch } from "./bubblewrap.js";
 import { linuxSandboxTools } from "./detect.js";
 import { SandboxRefusedError, SandboxUnavailableError } from "./errors.js";
 import { secretMasks } from "./masks.js";
+import { filteredNetworkLaunch } from "./network-filter.js";
 import { seatbeltLaunch } from "./seatbelt.js";
 import type { Launch, SandboxPolicy, SandboxStatus } from "./types.js";
 import { workspaceRefusal } from "./workspace.js";
@@ -28,5 +29,27 @@ export function sandboxProgramLaunch(argv: string[], policy: SandboxPolicy, stat
   if (status.kind === "sandbox-exec") return seatbeltLaunch(policy, masks, argv);
   const tools = linuxSandboxTools();
   if (!tools) throw new SandboxUnavailableError("bubblewrap was found unusable", "run `mercury doctor`");
-  return bubblewrapLaunch({ policy, argv, masks, bwrap: tools.bwrap });
+  if (!policy.network) return bubblewrapLaunch({ policy, argv, masks, bwrap: tools.bwrap });
+  const filter = status.network;
+  if (filter?.available && tools.network) {
+    const uid = process.getuid?.() ?? 0;
+    const gid = process.getgid?.() ?? 0;
+    const root = uid === 0;
+    const bwrap = bubblewrapLaunch({
+      policy,
+      argv,
+      masks,
+      bwrap: tools.bwrap,
+      networkMode: "filtered",
+      ...(root ? {} : { runAs: { uid, gid } }),
+    });
+    return filteredNetworkLaunch({ bwrap, tools: tools.network, root });
+  }
+  // Never the host's network by accident: only the user's explicit opt-in gives it.
+  if (policy.allowUnfilteredNetwork)
+    return bubblewrapLaunch({ policy, argv, masks, bwrap: tools.bwrap, networkMode: "host" });
+  throw new SandboxUnavailableError(
+    `this command was granted the network, and Mercury gives network only through its filter (no loopback, no private ranges), which cannot run here: ${filter && !filter.available ? filter.reason : "its programs were not found"}`,
+    filter && !filter.available ? filter.fix : "run `mercury doctor`",
+  );
 }

@@ -2,6 +2,8 @@ import { homedir } from "node:os";
 import { z } from "zod";
 import { detectSandbox } from "../sandbox/detect.js";
 import { isSandboxError } from "../sandbox/errors.js";
+import { networkPatternFor } from "../sandbox/network-grants.js";
+import { type ProcessCgroup, processCgroup } from "../sandbox/process-cgroup.js";
 import {
   defaultSandboxLimits,
   type Launch,
@@ -39,6 +41,16 @@ export interface RunCommandSandboxOptions {
    * and says in the result that it ran uncontained.
    */
   require?: boolean;
+  /**
+   * The user's opt-in (config `sandbox.unfilteredNetwork`): with no network filter on this machine,
+   * a command granted the network gets the host's whole network instead of being refused.
+   */
+  allowUnfilteredNetwork?: boolean;
+  /**
+   * Config `sandbox.networkCommands`: commands that get the network once allowed to run, without a
+   * person granting it each time (network-grants.ts says what matches).
+   */
+  networkCommands?: readonly string[];
 }
 
 const inputSchema = z.object({
@@ -68,7 +80,9 @@ export function createRunCommandTool(options: RunCommandOptions = {}): ToolDefin
       "end; redirect to a file and use read_file to see all of it. Background processes are stopped when the " +
       "command exits. It runs in an OS sandbox: only the task's working directory and /tmp (private, emptied " +
       "afterwards) are writable, secret files and Mercury's own files are hidden, other processes are invisible, " +
-      "and there is no network unless the approval granted it. Secret environment variables are not passed.",
+      "and there is no network unless the approval or the user's configuration granted it; on Linux a granted network reaches " +
+      "the public internet only (never this machine, loopback, private, LAN or cloud metadata addresses). " +
+      "Secret environment variables are not passed.",
     inputSchema,
     mutating: true,
     async execute(input, context) {
@@ -91,7 +105,10 @@ export function createRunCommandTool(options: RunCommandOptions = {}): ToolDefin
       const refusal = workspaceRefusal(context.cwd, userHome, context.home);
       if (refusal) return { ok: false, error: `Not run: ${refusal}` };
       const status = sandboxStatus();
-      const network = decision.network === true;
+      // Network: granted by a person with this approval, or by the user's configuration. An
+      // approval by --yes alone carries no network (the authorizer never sets it for allow-all).
+      const configured = networkPatternFor(input.command, options.sandbox?.networkCommands ?? []);
+      const network = decision.network === true || configured !== null;
       let launch: Launch | undefined;
       let sandboxLine: string;
       if (status.available) {
@@ -106,6 +123,7 @@ export function createRunCommandTool(options: RunCommandOptions = {}): ToolDefin
               userHome,
               mercuryHome: context.home,
               network,
+              ...(options.sandbox?.allowUnfilteredNetwork ? { allowUnfilteredNetwork: true } : {}),
               limits: {
                 ...(options.sandbox?.limits ?? defaultSandboxLimits),
                 // A backstop a little past Mercury's own time limit (see limits.ts).
@@ -121,7 +139,8 @@ export function createRunCommandTool(options: RunCommandOptions = {}): ToolDefin
             return { ok: false, error: `Not run (sandbox ${error.kind}): ${error.message}` };
           throw error;
         }
-        sandboxLine = `sandbox: ${status.kind} (${network ? "network granted" : "no network"})`;
+        const grantedBy = decision.network === true ? "" : `, by sandbox.networkCommands "${configured}"`;
+        sandboxLine = `sandbox: ${status.kind} (${network ? `${networkLine(status)}${grantedBy}` : "no network"})`;
       } else if (options.sandbox?.require) {
         return {
           ok: false,
@@ -129,6 +148,16 @@ export function createRunCommandTool(options: RunCommandOptions = {}): ToolDefin
         };
       } else {
         sandboxLine = `sandbox: NONE, the command ran without OS containment (${status.reason}; fix: ${status.fix})`;
+      }
+      // Root is exempt from RLIMIT_NPROC: its commands get a pids cgroup where one can be made.
+      let cgroup: ProcessCgroup | null = null;
+      if (launch && status.available && status.kind === "bubblewrap") {
+        try {
+          cgroup = processCgroup((options.sandbox?.limits ?? defaultSandboxLimits).processes);
+        } catch (error) {
+          return { ok: false, error: `Not run (sandbox refused): ${String(error)}` };
+        }
+        if (cgroup) launch = cgroup.wrap(launch);
       }
       let run: CommandRun;
       try {
@@ -144,6 +173,9 @@ export function createRunCommandTool(options: RunCommandOptions = {}): ToolDefin
         });
       } catch (error) {
         return { ok: false, error: error instanceof Error ? error.message : String(error) };
+      } finally {
+        const leftover = await cgroup?.release();
+        if (leftover) process.emitWarning(`mercury: ${leftover}`);
       }
       const report = formatRun(run, timeoutMs, sandboxLine);
       if (run.limitExceeded === "output")
@@ -157,6 +189,13 @@ export function createRunCommandTool(options: RunCommandOptions = {}): ToolDefin
       return run.exitCode === 0 ? { ok: true, output: report } : { ok: false, error: report };
     },
   };
+}
+
+function networkLine(status: SandboxStatus): string {
+  if (status.available && status.kind === "bubblewrap" && status.network?.available)
+    return "network granted, filtered: no loopback, private or link-local addresses";
+  if (status.available && status.kind === "sandbox-exec") return "network granted: loopback refused";
+  return "network granted: the host's whole network (sandbox.unfilteredNetwork is on)";
 }
 
 /** First line is always `exit code: N` so callers (e.g. verification records) can read it back. */

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -10,11 +10,45 @@ function pathWithoutBwrap(): string {
   return empty;
 }
 
+/** A PATH holding links to only the named programs (so `missing` is absent). */
+function pathWithout(missing: string, programs: string[]): string {
+  const bin = mkdtempSync(join(tmpdir(), `mercury-no-${missing}-`));
+  for (const program of programs) {
+    const real = ["/usr/bin", "/bin", "/usr/sbin", "/sbin"]
+      .map((dir) => join(dir, program))
+      .find((candidate) => existsSync(candidate));
+    if (!real) throw new Error(`${program} is not installed here`);
+    symlinkSync(real, join(bin, program));
+  }
+  return bin;
+}
+
 describe("the sandbox as the CLI reports it (built binary)", () => {
   it("doctor says commands are contained by bubblewrap when it is installed", async () => {
     const { home, userHome } = makeHome();
     const result = await runCli(["doctor", "--offline"], { home, userHome });
-    expect(result.stdout).toContain("✓ sandbox: bubblewrap (every command runs contained)");
+    expect(result.stdout).toContain(
+      "✓ sandbox: bubblewrap (every command runs contained; a command granted the network reaches the internet through slirp4netns, never this machine, loopback, private or link-local addresses)",
+    );
+  });
+
+  it("doctor and status say when the network filter is missing, with the fix", async () => {
+    const { home, userHome } = makeHome();
+    const path = pathWithout("slirp4netns", ["bwrap", "unshare", "setpriv", "ip"]);
+    const doctor = await runCli(["doctor", "--offline"], { home, userHome, env: { PATH: path } });
+    expect(doctor.stdout).toContain(
+      "! sandbox network filter: the network filter needs slirp4netns, not found on PATH: commands and MCP servers that need the network are refused",
+    );
+    expect(doctor.stdout).toContain("sudo apt-get install slirp4netns");
+    const json = await runCli(["status", "--json"], { home, userHome, env: { PATH: path } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      sandbox: {
+        available: true,
+        network: { available: false, reason: expect.stringContaining("slirp4netns") },
+      },
+    });
+    const plain = await runCli(["status"], { home, userHome, env: { PATH: path } });
+    expect(plain.stdout).toContain("NO network filter");
   });
 
   it("doctor warns when no sandbox is available and says how to install it", async () => {

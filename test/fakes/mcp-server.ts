@@ -5,11 +5,12 @@
  *
  * Tools: echo (read-only), write_note (not read-only), show_env (read-only: the server's environment
  * variable names and HOME), fail (isError), crash (the process exits), hang (never answers),
- * read_path / write_path (a file's text, or the error; for the sandbox tests).
+ * read_path / write_path (a file's text, or the error; for the sandbox tests), connect_to (a TCP
+ * connection's outcome: "connected" or the error code; for the network filter tests).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import { pathToFileURL } from "node:url";
 import { McpServer, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
@@ -72,6 +73,23 @@ export function createFakeMcpServer(): McpServer {
       } catch (error) {
         return { content: [{ type: "text", text: `cannot write: ${String(error)}` }], isError: true };
       }
+    },
+  );
+  server.registerTool(
+    "connect_to",
+    {
+      description: "Open a TCP connection; say whether it connected or the error code.",
+      inputSchema: z.object({ host: z.string(), port: z.number().int() }),
+    },
+    async ({ host, port }) => {
+      const outcome = await new Promise<string>((resolve) => {
+        const socket = connect({ host, port }, () => {
+          socket.destroy();
+          resolve("connected");
+        });
+        socket.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+      });
+      return { content: [{ type: "text", text: outcome }] };
     },
   );
   server.registerTool("fail", { description: "Always fails." }, async () => ({

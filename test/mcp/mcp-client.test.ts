@@ -117,6 +117,7 @@ describe("MCP client against a real SDK server (stdio)", () => {
       .map((tool) => tool.name)
       .sort();
     expect(names).toEqual([
+      "mcp__fake__connect_to",
       "mcp__fake__crash",
       "mcp__fake__echo",
       "mcp__fake__fail",

@@ -13,6 +13,7 @@ import {
   requireSandbox,
   SSH_KEY_TEXT,
 } from "../sandbox/fixture.js";
+import { countingServer, hostAddress } from "../sandbox/network-probe.js";
 
 const serverMain = join(import.meta.dirname, "../fakes/mcp-server.ts");
 const tsx = import.meta.resolve("tsx");
@@ -150,5 +151,58 @@ describe("stdio MCP servers in the OS sandbox", () => {
     expect(manager.tools()).toEqual([]);
     expect(manager.status()[0]).toMatchObject({ state: "down" });
     expect(manager.status()[0]?.error).toContain("sandbox: false");
+  });
+
+  it("a sandboxed server has the filtered network: none of this machine's services, nor the metadata address", async () => {
+    const user = await fakeUser();
+    const loopback = await countingServer("127.0.0.1");
+    const lan = await countingServer(hostAddress());
+    cleanups.push(async () => {
+      await loopback.close();
+      await lan.close();
+    });
+    const server = await connect(user, stdioServer());
+    const attempt = async (host: string, port: number) =>
+      (await server.call("connect_to", { host, port }, signal())).text;
+    // The host's 127.0.0.1 is not the sandbox's: nothing listens on the sandbox's own loopback.
+    expect(await attempt("127.0.0.1", loopback.port)).toBe("ECONNREFUSED");
+    expect(await attempt(lan.host, lan.port)).toBe("EACCES");
+    expect(await attempt("10.0.2.2", loopback.port)).toBe("EACCES");
+    expect(await attempt("169.254.169.254", 80)).toBe("EACCES");
+    expect(await attempt("192.168.1.1", 80)).toBe("EACCES");
+    expect(loopback.connections() + lan.connections()).toBe(0);
+  });
+
+  it("with no network filter on the machine the start is refused, unless the user opted into the unfiltered network", async () => {
+    const user = await fakeUser();
+    const noFilter: () => SandboxStatus = () => ({
+      available: true,
+      kind: "bubblewrap",
+      network: {
+        available: false,
+        reason: "the network filter needs slirp4netns",
+        fix: "install slirp4netns",
+      },
+    });
+    await expect(connect(user, stdioServer(), noFilter)).rejects.toThrow(
+      /MCP server files cannot be sandboxed: .*granted the network.*install slirp4netns/,
+    );
+    const loopback = await countingServer("127.0.0.1");
+    cleanups.push(() => loopback.close());
+    const connection = new McpConnection("files", stdioServer(), {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      home: user.mercuryHome,
+      wrapLaunch: mcpSandboxWrapper({
+        mercuryHome: user.mercuryHome,
+        userHome: user.home,
+        status: noFilter,
+        allowUnfilteredNetwork: true,
+      }),
+    });
+    cleanups.push(() => connection.close());
+    await connection.start();
+    expect(
+      (await connection.call("connect_to", { host: "127.0.0.1", port: loopback.port }, signal())).text,
+    ).toBe("connected");
   });
 });

@@ -134,6 +134,8 @@ describe("authorizer", () => {
     await new Promise((resolve) => setImmediate(resolve));
     const request = lastRequest();
     expect(request.userKey).toBe("telegram:42");
+    // The person approving is told what the network grant means (sandbox/describe.ts).
+    expect(request.summary).toContain("approving gives it the network");
     expect(() => broker.answer(request.approvalId, "once", "telegram:7")).toThrow(/cannot answer/);
     broker.answer(request.approvalId, "session", "telegram:42");
     // A person's approval grants the command network inside the sandbox.

@@ -66,10 +66,10 @@ export async function makeFakeUser(): Promise<FakeUser> {
 /** On Linux the sandbox must be here (CI installs bubblewrap): a missing one fails, never skips. */
 export function requireSandbox(): void {
   const status = detectSandbox();
-  expect(status, "bubblewrap must be installed for the sandbox tests (.ci/run installs it)").toEqual({
-    available: true,
-    kind: "bubblewrap",
-  });
+  expect(
+    status,
+    "bubblewrap and slirp4netns must be installed for the sandbox tests (.ci/run installs them)",
+  ).toEqual({ available: true, kind: "bubblewrap", network: { available: true, kind: "slirp4netns" } });
 }
 
 /** Host pids of processes whose command line contains `marker` (the host sees into the sandbox). */

@@ -84,13 +84,23 @@ describe("the macOS sandbox-exec profile", () => {
       "-c",
       "npm test",
     ]);
-    expect(limitPrologue({ memoryBytes: 1024 ** 3, fileSizeBytes: 1024 ** 2, openFiles: 64 })).toBe(
-      'ulimit -d 1048576 && ulimit -f 2048 && ulimit -n 64 && exec "$@"',
+    expect(
+      limitPrologue({ memoryBytes: 1024 ** 3, fileSizeBytes: 1024 ** 2, openFiles: 64, processes: 50 }),
+    ).toBe(
+      'ulimit -d 1048576 && ulimit -f 2048 && ulimit -n 64 && { ulimit -u 50 2>/dev/null || ulimit -p 50; } && exec "$@"',
     );
     // The wall-clock backstop for a sandbox that outlives Mercury.
     expect(
-      limitPrologue({ memoryBytes: 1024 ** 3, fileSizeBytes: 1024 ** 2, openFiles: 64, wallClockSeconds: 7 }),
-    ).toBe('ulimit -d 1048576 && ulimit -f 2048 && ulimit -n 64 && exec timeout -s KILL 7 "$@"');
+      limitPrologue({
+        memoryBytes: 1024 ** 3,
+        fileSizeBytes: 1024 ** 2,
+        openFiles: 64,
+        processes: 50,
+        wallClockSeconds: 7,
+      }),
+    ).toBe(
+      'ulimit -d 1048576 && ulimit -f 2048 && ulimit -n 64 && { ulimit -u 50 2>/dev/null || ulimit -p 50; } && exec timeout -s KILL 7 "$@"',
+    );
   });
 });
 

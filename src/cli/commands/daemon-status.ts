@@ -26,7 +26,16 @@ const statusShape = z
       dailyTokens: z.number().nullable(),
     }),
     sandbox: z.union([
-      z.object({ available: z.literal(true), kind: z.enum(["bubblewrap", "sandbox-exec"]) }),
+      z.object({
+        available: z.literal(true),
+        kind: z.enum(["bubblewrap", "sandbox-exec"]),
+        network: z
+          .union([
+            z.object({ available: z.literal(true), kind: z.literal("slirp4netns") }),
+            z.object({ available: z.literal(false), reason: z.string(), fix: z.string() }),
+          ])
+          .optional(),
+      }),
       z.object({ available: z.literal(false), reason: z.string(), fix: z.string() }),
     ]),
   })

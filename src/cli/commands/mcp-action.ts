@@ -51,7 +51,11 @@ export async function runMcpAction(
     {
       env,
       home: paths.home,
-      wrapLaunch: mcpSandboxWrapper({ mercuryHome: paths.home, userHome: userHomeOf(env) }),
+      wrapLaunch: mcpSandboxWrapper({
+        mercuryHome: paths.home,
+        userHome: userHomeOf(env),
+        allowUnfilteredNetwork: config.sandbox.unfilteredNetwork,
+      }),
       onEvent: (_level, message) => events.push(message),
     },
   );

@@ -10,5 +10,10 @@ export const skillsCheck: DoctorCheck = async ({ settings }) => {
 export const mcpCheck: DoctorCheck = async ({ settings, offline }) => {
   if (offline) return [];
   const { checkMcpServers } = await import("../../mcp/doctor.js");
-  return checkMcpServers(settings.config.mcp, settings.env, settings.paths.home);
+  return checkMcpServers(
+    settings.config.mcp,
+    settings.env,
+    settings.paths.home,
+    settings.config.sandbox.unfilteredNetwork,
+  );
 };

@@ -1,11 +1,11 @@
 import { describeSandbox } from "../../sandbox/describe.js";
 import { detectSandbox } from "../../sandbox/detect.js";
-import type { DoctorCheck } from "./types.js";
+import type { Check, DoctorCheck } from "./types.js";
 
 /** Whether commands run contained; without a sandbox, --yes refuses what is not provably read-only. */
-export const sandboxCheck: DoctorCheck = () => {
+export const sandboxCheck: DoctorCheck = (context) => {
   const sandbox = detectSandbox();
-  return [
+  const checks: Check[] = [
     sandbox.available
       ? { name: "sandbox", status: "ok", detail: describeSandbox(sandbox) }
       : {
@@ -15,4 +15,18 @@ export const sandboxCheck: DoctorCheck = () => {
           fix: sandbox.fix,
         },
   ];
+  // The network filter: without it a command granted the network is refused (or, by the user's
+  // opt-in, gets the host's whole network), so doctor says which, with the fix.
+  if (sandbox.available && sandbox.network && !sandbox.network.available) {
+    const unfiltered = context.settings.config.sandbox.unfilteredNetwork === true;
+    checks.push({
+      name: "sandbox network filter",
+      status: "warn",
+      detail: unfiltered
+        ? `${sandbox.network.reason}: commands and MCP servers granted the network get the host's WHOLE network (loopback, LAN, metadata services), because sandbox.unfilteredNetwork is true`
+        : `${sandbox.network.reason}: commands and MCP servers that need the network are refused`,
+      fix: sandbox.network.fix,
+    });
+  }
+  return checks;
 };
