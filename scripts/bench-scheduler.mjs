@@ -5,7 +5,7 @@
 import { mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { pino } from "pino";
+import { createLogger } from "../dist/app/logger.js";
 import { JobStore } from "../dist/scheduler/jobs.js";
 import { Scheduler } from "../dist/scheduler/service.js";
 import { tick } from "../dist/scheduler/tick.js";
@@ -76,7 +76,7 @@ async function measureScheduler() {
     store,
     runner: recorder(store, fired),
     clock,
-    logger: pino({ level: "silent" }),
+    logger: createLogger(tmpdir(), "silent", { redact: (text) => text }),
     maxSleepMs: 30_000,
   });
   scheduler.start();

@@ -86,7 +86,9 @@ export class TmuxChat {
       .trim()
       .split(" ");
     if (dead !== "1") return null;
-    return status ? Number(status) : 128 + Number(signal);
+    if (status) return Number(status);
+    // tmux can mark a pane dead a moment before it records how the program ended: not known yet.
+    return signal ? 128 + Number(signal) : null;
   }
 
   /** Waits for the program to exit and returns its exit status. */
