@@ -1,4 +1,5 @@
 import { existsSync, writeFileSync } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -6,7 +7,7 @@ import { filterRoutes } from "../../src/sandbox/network-filter.js";
 import { scrubbedEnv } from "../../src/tools/process-group.js";
 import { createRunCommandTool } from "../../src/tools/run-command.js";
 import { expectError, expectOk, fakeContext } from "../tools/helpers.js";
-import { type FakeUser, hostPidsWith, makeFakeUser, requireSandbox } from "./fixture.js";
+import { type FakeUser, hostPidsWith, makeFakeUser, requireSandbox, waitFor } from "./fixture.js";
 import {
   type CountingServer,
   countingServer,
@@ -197,7 +198,11 @@ describe("a command granted the network", () => {
   it("leaves no helper process behind (slirp4netns, the supervisor)", async () => {
     const marker = "net-leftover-marker-5b1";
     expectOk(await tool().execute({ command: `echo ${marker}` }, granted()));
-    expect(await hostPidsWith("slirp4netns")).toEqual([]);
+    // Other test files run networked commands at the same time, so "no slirp4netns at all" is not
+    // ours to assert: ours would still be our descendant, or an orphan (re-parented to pid 1) if its
+    // supervisor died first. A transient orphan of another file ends by itself; a leak keeps this
+    // wait going until the test's timeout fails it.
+    await waitFor(async () => (await strayHelpers()).length === 0);
     expect(await hostPidsWith(marker)).toEqual([]);
   });
 });
@@ -217,3 +222,25 @@ describe("the filter's routes", () => {
     expect(new Set(routes).size).toBe(routes.length);
   });
 });
+
+/** slirp4netns processes that descend from this test process, or that lost their parent (pid 1). */
+async function strayHelpers(): Promise<number[]> {
+  const parents = new Map<number, number>();
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = await readFile(`/proc/${entry}/stat`, "utf8");
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // The process ended while we looked: it is not running, which is what we count.
+    }
+  }
+  const descendsFromUs = (pid: number): boolean => {
+    for (let current = parents.get(pid); current !== undefined && current > 1; current = parents.get(current))
+      if (current === process.pid) return true;
+    return false;
+  };
+  return (await hostPidsWith("slirp4netns", (argv) => argv[0]?.endsWith("slirp4netns") ?? false)).filter(
+    (pid) => parents.get(pid) === 1 || descendsFromUs(pid),
+  );
+}
