@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { MONTHS } from "../search/time-terms.js";
 
 const turnSchema = z.object({
   speaker: z.string(),
@@ -128,21 +129,6 @@ export function normalizeEvidenceId(value: string): string | undefined {
   return `D${Number(match[1])}:${Number(match[2])}`;
 }
 
-const MONTHS = [
-  "january",
-  "february",
-  "march",
-  "april",
-  "may",
-  "june",
-  "july",
-  "august",
-  "september",
-  "october",
-  "november",
-  "december",
-];
-
 /**
  * The data format's session time ("1:56 pm on 8 May, 2023", shared/bench/README.md, for both
  * LoCoMo and the converted LongMemEval) as ISO-8601 UTC; undefined when it does not read as one.
@@ -154,7 +140,7 @@ export function parseSessionTime(value: string | undefined): string | undefined 
   const match = /^\s*(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([a-z]+),?\s+(\d{4})\s*$/i.exec(value);
   if (!match) return undefined;
   const [, hourText, minuteText, half, dayText, monthText, yearText] = match;
-  const month = MONTHS.indexOf((monthText ?? "").toLowerCase());
+  const month = (MONTHS as readonly string[]).indexOf((monthText ?? "").toLowerCase());
   if (month < 0) return undefined;
   const hour = (Number(hourText) % 12) + ((half ?? "").toLowerCase() === "pm" ? 12 : 0);
   const time = Date.UTC(Number(yearText), month, Number(dayText), hour, Number(minuteText));
