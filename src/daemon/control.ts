@@ -73,12 +73,16 @@ export async function startDetached(options: {
     const holder = readLiveLock(paths.lock);
     if (holder?.pid === pid && existsSync(paths.socket)) {
       // Loaded here, not at the top: `stop` and `logs` use this module and must not pay for the protocol.
-      const { DaemonClient } = await import("./client.js");
+      const { DaemonClient, DaemonUnavailableError } = await import("./client.js");
       const client = await DaemonClient.tryConnect(paths.socket, 1000);
       if (client) {
         try {
           await client.request({ type: "status" });
           return { pid };
+        } catch (error) {
+          // The socket answers before the rest of start-up has run; a daemon whose start then fails
+          // closes it. Keep waiting: the exit is seen on the next turn and reported with its log.
+          if (!(error instanceof DaemonUnavailableError)) throw error;
         } finally {
           client.close();
         }

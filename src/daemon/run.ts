@@ -194,6 +194,7 @@ export async function runDaemon(options: DaemonOptions = {}): Promise<number> {
 
   let startFailed = false;
   const startup = async () => {
+    dashboard.checkConfiguredBind();
     await socket.listen();
     const [
       { startMaintenance },

@@ -1,4 +1,4 @@
-import { DashboardBindError } from "./bind.js";
+import { checkBind, DashboardBindError } from "./bind.js";
 import { DashboardHost } from "./host.js";
 import type { DashboardServices } from "./services.js";
 
@@ -16,6 +16,7 @@ export interface DashboardControlRequest {
  */
 export function mountDashboard(services: DashboardServices): {
   handle(request: DashboardControlRequest): Promise<unknown>;
+  checkConfiguredBind(): void;
   startIfEnabled(): Promise<void>;
   stop(): Promise<boolean>;
 } {
@@ -60,6 +61,11 @@ export function mountDashboard(services: DashboardServices): {
      * something unsafe. Any other failure (the port is taken) is logged and shown by
      * `mercury dashboard status`; the agent keeps running without its dashboard.
      */
+    /** Throws the refusal of an unsafe configured bind, so the daemon can refuse before it answers anyone. */
+    checkConfiguredBind() {
+      const bind = host.bindFor();
+      if (bind.enabled) checkBind(bind);
+    },
     async startIfEnabled() {
       if (!host.bindFor().enabled) return;
       try {
