@@ -1,15 +1,5 @@
 import { spawn } from "node:child_process";
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readSync,
-  statSync,
-  unwatchFile,
-  watchFile,
-} from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { HomePaths } from "../config/paths.js";
 import { AlreadyRunningError, isAlive, type LockInfo, readLiveLock } from "./lock.js";
@@ -127,6 +117,9 @@ export function tailLines(path: string, count: number, upToBytes?: number): stri
   return count <= 0 ? [] : lines.slice(-count);
 }
 
+/** How often `logs -f` looks for new lines (what `tail -f` does without inotify). */
+const followIntervalMs = 250;
+
 /** Follows a log like `tail -f`, surviving copy-truncate rotation; resolves when the signal aborts. */
 export function followLog(
   path: string,
@@ -137,8 +130,9 @@ export function followLog(
   // Start where the printed tail ended, so a line written in between is not lost.
   let offset = fromOffset ?? (existsSync(path) ? statSync(path).size : 0);
   const read = () => {
-    if (!existsSync(path)) return;
-    const size = statSync(path).size;
+    // A log renamed away between two ticks is simply not there yet: the next tick sees the new one.
+    const size = statSync(path, { throwIfNoEntry: false })?.size;
+    if (size === undefined) return;
     if (size < offset) offset = 0;
     if (size === offset) return;
     const fd = openSync(path, "r");
@@ -152,12 +146,15 @@ export function followLog(
     }
   };
   return new Promise((resolve) => {
-    watchFile(path, { interval: 250 }, read);
+    // Each tick compares the file's size with what was printed. Not fs.watchFile: it reports changes
+    // against a first stat taken later on the thread pool, so a line appended before that stat (a
+    // loaded machine) was never reported and `logs -f` stayed silent until the next write.
+    const timer = setInterval(read, followIntervalMs);
     read();
     signal.addEventListener(
       "abort",
       () => {
-        unwatchFile(path, read);
+        clearInterval(timer);
         resolve();
       },
       { once: true },

@@ -1,7 +1,9 @@
 import { spawn } from "node:child_process";
+import { pbkdf2 } from "node:crypto";
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { followLog } from "../../src/daemon/control.js";
 import { cliPath, makeHome } from "../helpers/cli.js";
 import { watchOutput } from "../helpers/output.js";
 
@@ -59,5 +61,39 @@ describe("mercury logs", () => {
     const raw = logsChild(home, ["--json"]);
     const rawText = await watchOutput(raw).until((out) => out.includes("plain text line"), "the raw log");
     expect(rawText.split("\n")[0]).toBe(JSON.stringify(record));
+  });
+
+  it("-f reports a line appended right after following starts (before any poll has looked)", async () => {
+    const { home } = makeHome();
+    const log = join(home, "follow.log");
+    writeFileSync(log, "old\n");
+    const controller = new AbortController();
+    let printed = "";
+    let wake = () => {};
+    const arrived = new Promise<void>((resolve) => {
+      wake = resolve;
+    });
+    // Keep libuv's thread pool (4 threads) busy, so anything followLog hands to it runs only after the
+    // append below: the order a loaded machine can produce, made certain.
+    const busy = Array.from(
+      { length: 4 },
+      () => new Promise((resolve) => pbkdf2("x", "salt", 400_000, 32, "sha512", resolve)),
+    );
+    const following = followLog(
+      log,
+      (text) => {
+        printed += text;
+        if (printed.includes("new line")) wake();
+      },
+      controller.signal,
+      4,
+    );
+    // Synchronously, before the event loop turns: fs.watchFile's first stat would already include it.
+    appendFileSync(log, "new line\n");
+    await arrived;
+    await Promise.all(busy);
+    controller.abort();
+    await following;
+    expect(printed).toBe("new line\n");
   });
 });
