@@ -40,7 +40,7 @@ try {
   if (!existsSync(seededMarker)) {
     mkdirSync(home, { recursive: true });
     const { openMemoryForCli } = await import(join(root, "dist/app/memory-cli.js"));
-    const { service, close } = openMemoryForCli({ env });
+    const { service, close } = await openMemoryForCli({ env });
     // Some synthetic sentences consolidate into earlier ones (confirmations): draw more until `count`
     // memories are stored.
     stored = 0;

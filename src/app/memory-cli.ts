@@ -1,8 +1,8 @@
 import { systemClock } from "../agent/clock.js";
 import { EventBus } from "../agent/events.js";
 import { ConfigError } from "../config/errors.js";
-import type { ConfigFlags } from "../config/load.js";
-import { loadSettings } from "../config/settings.js";
+import { loadSettingsQuickly } from "../config/quick-settings.js";
+import type { ConfigFlags } from "../config/resolve.js";
 import type { MemoryModel } from "../memory/extraction/model.js";
 import type { MemoryService } from "../memory/service.js";
 import { openDatabase } from "../storage/database.js";
@@ -36,8 +36,11 @@ function lazyModel(build: () => Promise<MemoryModel>): MemoryModel {
  * search index (and the embedder when embeddings are configured). No agent, tools, skills, MCP,
  * scheduler or daemon runtime; the provider chain loads lazily, only if the judge is called.
  */
-export function openMemoryForCli(options: MemoryCliOptions = {}): { service: MemoryService; close(): void } {
-  const { paths, env, config, redactor } = loadSettings(options);
+export async function openMemoryForCli(
+  options: MemoryCliOptions = {},
+): Promise<{ service: MemoryService; close(): void }> {
+  // The validated config snapshot when config.yaml is unchanged: no YAML parser, no zod.
+  const { paths, env, config, redactor } = await loadSettingsQuickly(options);
   if (!config.memory.enabled) {
     throw new ConfigError(
       "memory is disabled (memory.enabled: false in config.yaml); enable it to use `mercury memory`.",

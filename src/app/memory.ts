@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { checkBudget } from "../agent/budget.js";
 import type { Clock } from "../agent/clock.js";
 import type { EventBus } from "../agent/events.js";
+import { usableProviderProblem } from "../config/api-keys.js";
 import { ConfigError } from "../config/errors.js";
 import type { ResolvedConfig } from "../config/schema.js";
 import type { MemoryModel } from "../memory/extraction/model.js";
@@ -89,7 +90,10 @@ export function createMemoryService(wiring: MemoryWiring): MemoryParts {
     clock: wiring.clock,
     model: wiring.model,
     // Whenever a model is configured it judges consolidation; the rules only decide without one.
-    judgeWithModel: wiring.config.chain.length > 0,
+    // A chain none of whose providers has its key can never judge (consolidation would find that
+    // out on every add, record a failure and let the rules decide): the rules decide at once.
+    judgeWithModel:
+      wiring.config.chain.length > 0 && usableProviderProblem(wiring.config.chain, wiring.env) === null,
     canSpend: () => checkBudget(wiring.config.budget, wiring.usage.today()).ok,
     onReceipt: (receipt) =>
       wiring.bus.emit({

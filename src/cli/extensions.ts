@@ -49,7 +49,7 @@ const groups: Record<string, Registrar> = {
       import("./commands/memory.js"),
       import("../app/memory-cli.js"),
     ]);
-    registerMemoryCommands(program, async () => openMemoryForCli().service);
+    registerMemoryCommands(program, async () => (await openMemoryForCli()).service);
   },
   telegram: async (program) => {
     const { registerTelegramCommands } = await import("./commands/telegram.js");

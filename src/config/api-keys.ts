@@ -1,4 +1,5 @@
-import { apiKeyVariables, type ProviderEntry } from "./schema.js";
+import { apiKeyVariables } from "./provider-defaults.js";
+import type { ProviderEntry } from "./schema.js";
 
 /**
  * Which environment variable holds each provider's key, and whether one is set. Kept out of

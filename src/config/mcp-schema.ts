@@ -55,7 +55,3 @@ export interface ResolvedMcpConfig {
   servers: Record<string, McpServerConfig>;
   instructionsTokens: number;
 }
-
-export function resolveMcpConfig(file: z.infer<typeof mcpConfigSchema> | undefined): ResolvedMcpConfig {
-  return { servers: file?.servers ?? {}, instructionsTokens: file?.instructionsTokens ?? 1000 };
-}

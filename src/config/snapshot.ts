@@ -8,9 +8,10 @@ import { fileURLToPath } from "node:url";
  * last validated reads it without parsing YAML again (the `yaml` package costs most commands more
  * than the rest of their config work). The copy is used only when both match:
  *  - the SHA-256 of the file's exact text (any edit, even a space, is a miss), and
- *  - the fingerprint of the code that validates it: the SHA-256 of this folder's `load`, `schema` and
- *    `mcp-schema` sources, so a build that changes a key, a limit or the secret check (on any
- *    branch) invalidates every copy without anyone bumping a version.
+ *  - the fingerprint of the code that validates it: the SHA-256 of the sources the validation
+ *    depends on (`load`, `schema`, `mcp-schema`, `dashboard-schema`, `provider-defaults`, and the
+ *    sandbox's network-grant check), so a build that changes a key, a limit or the secret check (on
+ *    any branch) invalidates every copy without anyone bumping a version.
  * A miss parses and validates as always, with the same errors; only a file that passed is copied.
  * Trade-off (docs/DECISIONS.md): the copy lives in MERCURY_HOME, next to the file; whoever can write
  * it can write config.yaml itself, so it grants nothing new.
@@ -30,7 +31,16 @@ function validator(): string {
   // The same extension as this module: .js when built, .ts under the test runner.
   const extension = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
   const hash = createHash("sha256");
-  for (const name of ["load", "schema", "mcp-schema", "snapshot"]) {
+  // Every source the validation depends on (the provider names, the dashboard and sandbox checks).
+  for (const name of [
+    "load",
+    "schema",
+    "mcp-schema",
+    "dashboard-schema",
+    "provider-defaults",
+    "snapshot",
+    "../sandbox/network-grants",
+  ]) {
     hash.update(readFileSync(fileURLToPath(new URL(`./${name}${extension}`, import.meta.url))));
   }
   validatorFingerprint = hash.digest("hex");

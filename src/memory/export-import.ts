@@ -1,14 +1,8 @@
 import { z } from "zod";
 import type { ImportConsolidation } from "./consolidation/import-merge.js";
 import type { MemoryService } from "./service.js";
-import {
-  evidenceKindSchema,
-  importanceSchema,
-  type Memory,
-  memoryKindSchema,
-  tierSchema,
-  VERSION_REASONS,
-} from "./store/types.js";
+import { evidenceKindSchema, importanceSchema, memoryKindSchema, tierSchema } from "./store/schemas.js";
+import { type Memory, VERSION_REASONS } from "./store/types.js";
 
 /**
  * Export and import of memories. JSONL is the lossless format: a header line, then one line per

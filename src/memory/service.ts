@@ -2,11 +2,11 @@ import { type Clock, systemClock } from "../agent/clock.js";
 import type { SqliteDatabase } from "../storage/database.js";
 import { resolveConflict } from "./conflict-resolution.js";
 import { type ConsolidationOutcome, consolidate } from "./consolidation/consolidate.js";
-import { consolidateImported, type ImportConsolidation } from "./consolidation/import-merge.js";
-import { type DrainSummary, drainJudgeQueue } from "./consolidation/queue-drain.js";
+import type { ImportConsolidation } from "./consolidation/import-merge.js";
+import type { DrainSummary } from "./consolidation/queue-drain.js";
 import { editMemory } from "./edit.js";
 import { claimedBy } from "./extraction/attribution.js";
-import { type RunSummary, runPendingExtractions } from "./extraction/runner.js";
+import type { RunSummary } from "./extraction/runner.js";
 import { type ForgetResult, forgetMemory } from "./forget.js";
 import { profileSection, recallSection, searchEpisodes, searchMemories } from "./retrieval.js";
 import { EmbeddingError } from "./search/types.js";
@@ -25,7 +25,11 @@ import { type MemoryView, requireText, type SearchResult, viewOf } from "./view.
 export type { MemoryServiceOptions, RememberInput } from "./service-options.js";
 export type { MemoryStats, MemoryView, SearchResult };
 
-/** The facade over the memory store: the agent, the tools and the CLI go through here. */
+/**
+ * The facade over the memory store: the agent, the tools and the CLI go through here. Extraction,
+ * the judge-queue drain and import merging are imported when first used: `mercury memory search`
+ * and `add` load only what they run (BENCHMARKS.md, issue 11 memory latency).
+ */
 export class MemoryService {
   readonly database: SqliteDatabase;
   readonly memories: MemoryRepository;
@@ -199,6 +203,7 @@ export class MemoryService {
     wasStored: (memory: Memory) => boolean,
     signal?: AbortSignal,
   ): Promise<ImportConsolidation> {
+    const { consolidateImported } = await import("./consolidation/import-merge.js");
     const summary = await this.oneAtATime(() =>
       consolidateImported(this.consolidationDeps(), importedIds, wasStored, signal),
     );
@@ -207,7 +212,8 @@ export class MemoryService {
   }
 
   /** Judges the pairs that waited for the model judge; a no-op without one. */
-  runJudgeQueue(signal?: AbortSignal): Promise<DrainSummary> {
+  async runJudgeQueue(signal?: AbortSignal): Promise<DrainSummary> {
+    const { drainJudgeQueue } = await import("./consolidation/queue-drain.js");
     return this.oneAtATime(() => drainJudgeQueue(this.consolidationDeps(), signal));
   }
 
@@ -215,6 +221,7 @@ export class MemoryService {
     if (this.judgeQueue.count(null) > 0) await this.runJudgeQueue(signal);
     const recoverInterrupted = !this.recoveredInterruptedJobs;
     this.recoveredInterruptedJobs = true;
+    const { runPendingExtractions } = await import("./extraction/runner.js");
     return await runPendingExtractions(
       {
         jobs: this.jobs,

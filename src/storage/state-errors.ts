@@ -1,3 +1,5 @@
+import { RowShapeError } from "./row-shape.js";
+
 /**
  * Errors about Mercury's own state (the database, its home directory) that no command can work
  * around: each becomes one line saying what is wrong and the fix, never a stack trace (issue 10).
@@ -9,6 +11,8 @@ function codeOf(error: unknown): string {
 }
 
 export function describeStateError(error: unknown): string | null {
+  // Its message already names the table, row and column, and the way back to a good copy.
+  if (error instanceof RowShapeError) return error.message;
   const code = codeOf(error);
   const message = error instanceof Error ? error.message : String(error);
   if (

@@ -1,6 +1,6 @@
-import { z } from "zod";
 import type { AttemptUsage } from "../model/types.js";
 import type { SqliteDatabase } from "./database.js";
+import { RowReader } from "./row-shape.js";
 
 export interface UsageSummaryRow {
   day: string;
@@ -12,8 +12,6 @@ export interface UsageSummaryRow {
   attempts: number;
   failedAttempts: number;
 }
-
-const totalsRow = z.object({ tokens: z.number().nullable(), cost: z.number().nullable() });
 
 export function dayOf(date: Date): string {
   return date.toISOString().slice(0, 10);
@@ -51,14 +49,17 @@ export class UsageStore {
   }
 
   today(): { tokens: number; costUsd: number } {
-    const row = totalsRow.parse(
+    // Checked by hand (row-shape.ts): the memory commands ask this before every judge call and must
+    // not load zod for it.
+    const row = new RowReader(
+      "usage_records totals",
       this.database
         .prepare(
           "SELECT SUM(input_tokens + output_tokens) AS tokens, SUM(cost_usd) AS cost FROM usage_records WHERE day = ?",
         )
         .get(dayOf(this.now())),
     );
-    return { tokens: row.tokens ?? 0, costUsd: row.cost ?? 0 };
+    return { tokens: row.numberOrNull("tokens") ?? 0, costUsd: row.numberOrNull("cost") ?? 0 };
   }
 
   summary(days: number): UsageSummaryRow[] {
@@ -70,19 +71,18 @@ export class UsageStore {
          FROM usage_records WHERE day >= ? GROUP BY day, provider, session_id ORDER BY day, provider, session_id`,
       )
       .all(since);
-    return z
-      .array(
-        z.object({
-          day: z.string(),
-          provider: z.string(),
-          sessionId: z.string().nullable(),
-          inputTokens: z.number(),
-          outputTokens: z.number(),
-          costUsd: z.number(),
-          attempts: z.number(),
-          failedAttempts: z.number(),
-        }),
-      )
-      .parse(rows);
+    return rows.map((row) => {
+      const r = new RowReader("usage_records summary", row);
+      return {
+        day: r.text("day"),
+        provider: r.text("provider"),
+        sessionId: r.textOrNull("sessionId"),
+        inputTokens: r.number("inputTokens"),
+        outputTokens: r.number("outputTokens"),
+        costUsd: r.number("costUsd"),
+        attempts: r.number("attempts"),
+        failedAttempts: r.number("failedAttempts"),
+      };
+    });
   }
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { cappedImportance, isSubstantialQuote } from "../memory/extraction/attribution.js";
 import type { MemoryService } from "../memory/service.js";
-import { importanceSchema, memoryKindSchema } from "../memory/store/types.js";
+import { importanceSchema, memoryKindSchema } from "../memory/store/schemas.js";
 import type { ToolDefinition } from "./types.js";
 
 const inputSchema = z.strictObject({

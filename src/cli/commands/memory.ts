@@ -1,16 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { extname } from "node:path";
 import type { Command } from "commander";
-import { ZodError } from "zod";
 import type { ConsolidationOutcome } from "../../memory/consolidation/consolidate.js";
-import {
-  exportJsonl,
-  exportMarkdown,
-  ImportError,
-  importAndConsolidate,
-  parseJsonl,
-  parseMarkdown,
-} from "../../memory/export-import.js";
 import type { MemoryService, MemoryView } from "../../memory/service.js";
 import { MemoryNotFoundError } from "../../memory/store/memory-repo.js";
 import { believedAt, parseAsOf } from "../../memory/store/provenance.js";
@@ -31,6 +22,30 @@ export interface MemoryCommandIo {
 /** A bad flag or argument: exit code 2. */
 class UsageError extends Error {
   override name = "UsageError";
+}
+
+/** A command that could not do its work (a bad import file): exit code 1. */
+class CommandFailure extends Error {
+  override name = "CommandFailure";
+}
+
+/**
+ * Export and import (and zod, which parses import files) load only for those two commands: every
+ * other memory command stays as light as `memory search` (BENCHMARKS.md, issue 11 latency).
+ */
+async function exportImport() {
+  return import("../../memory/export-import.js");
+}
+
+/** Runs export/import work, turning its ImportError into this command's failure (exit 1). */
+async function withImportErrors<T>(work: (io: Awaited<ReturnType<typeof exportImport>>) => Promise<T>) {
+  const io = await exportImport();
+  try {
+    return await work(io);
+  } catch (error) {
+    if (error instanceof io.ImportError) throw new CommandFailure(error.message, { cause: error });
+    throw error;
+  }
 }
 
 function oneOf<T extends string>(
@@ -111,8 +126,8 @@ export function registerMemoryCommands(
         );
         process.exitCode = 0;
       } catch (error) {
-        const usage = error instanceof UsageError || error instanceof ZodError;
-        const known = usage || error instanceof MemoryNotFoundError || error instanceof ImportError;
+        const usage = error instanceof UsageError;
+        const known = usage || error instanceof MemoryNotFoundError || error instanceof CommandFailure;
         if (!known && !(error instanceof RangeError)) throw error;
         const message = error instanceof Error ? error.message : String(error);
         if (options.json) stdout(`${JSON.stringify({ ok: false, error: message })}\n`);
@@ -404,8 +419,9 @@ export function registerMemoryCommands(
         const format = oneOf(options.format, ["jsonl", "md"] as const, "--format") ?? "jsonl";
         const users = options.allUsers ? service.memories.allUsers() : [options.user];
         const now = new Date();
-        const exported =
-          format === "md" ? exportMarkdown(service, users, now) : exportJsonl(service, users, now);
+        const exported = await withImportErrors(async (io) =>
+          format === "md" ? io.exportMarkdown(service, users, now) : io.exportJsonl(service, users, now),
+        );
         if (options.out) {
           await writeFile(options.out, exported.content, { mode: 0o600 });
           return {
@@ -431,13 +447,15 @@ export function registerMemoryCommands(
         try {
           content = await readFile(file, "utf8");
         } catch (error) {
-          throw new ImportError(
+          throw new CommandFailure(
             `cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`,
           );
         }
-        const records =
-          format === "md" ? parseMarkdown(content, options.user, new Date()) : parseJsonl(content);
-        const result = await importAndConsolidate(service, records);
+        const result = await withImportErrors(async (io) => {
+          const records =
+            format === "md" ? io.parseMarkdown(content, options.user, new Date()) : io.parseJsonl(content);
+          return io.importAndConsolidate(service, records);
+        });
         const merged = result.consolidation;
         return {
           json: { ok: true, format, ...result },

@@ -1,6 +1,5 @@
-import { z } from "zod";
+import { stripCodeFence } from "../extraction/code-fence.js";
 import type { MemoryModel } from "../extraction/model.js";
-import { stripCodeFence } from "../extraction/schema.js";
 
 /**
  * same: one claim (confirm). update: same subject and attribute, the new value replaces the old
@@ -17,15 +16,20 @@ export interface Judgement {
   by: "model" | "rules";
 }
 
-const judgeOutputSchema = z.strictObject({
-  judgements: z.array(
-    z.strictObject({
-      id: z.number().int().positive(),
-      verdict: z.enum(VERDICTS),
-      reason: z.string().min(1).max(300),
-    }),
-  ),
-});
+/** Built on the first model judgement: zod is loaded only when a model judges (memory add stays light). */
+async function judgeOutputSchema() {
+  const { z } = await import("zod");
+  return z.strictObject({
+    judgements: z.array(
+      z.strictObject({
+        id: z.number().int().positive(),
+        verdict: z.enum(VERDICTS),
+        reason: z.string().min(1).max(300),
+      }),
+    ),
+  });
+}
+type JudgeOutputSchema = Awaited<ReturnType<typeof judgeOutputSchema>>;
 
 export const JUDGE_SYSTEM = `You compare a NEW statement about a user with STORED statements about the same user.
 Answer ONLY with JSON: {"judgements":[{"id":1,"verdict":"same|update|different|contradiction","reason":"short explanation"}]}, exactly one entry per stored statement id.
@@ -47,7 +51,7 @@ export type ModelJudgement =
 
 type Parsed = { ok: true; judgements: Judgement[] } | { ok: false; problem: string };
 
-function parseJudgements(raw: string, count: number): Parsed {
+function parseJudgements(raw: string, count: number, judgeOutputSchema: JudgeOutputSchema): Parsed {
   let value: unknown;
   try {
     value = JSON.parse(stripCodeFence(raw));
@@ -87,11 +91,12 @@ export async function judgeByModel(
 ): Promise<ModelJudgement> {
   const prompt = judgePrompt(candidate, stored);
   const options = signal ? { signal } : {};
+  const schema = await judgeOutputSchema();
   const first = await model.complete({ system: JUDGE_SYSTEM, prompt, ...options });
   if (!first.ok) {
     return { ok: false, raw: "", problem: `provider failed: ${first.cause}`, unusable: !first.retryable };
   }
-  const parsed = parseJudgements(first.text, stored.length);
+  const parsed = parseJudgements(first.text, stored.length, schema);
   if (parsed.ok) return parsed;
   const second = await model.complete({
     system: JUDGE_SYSTEM,
@@ -105,7 +110,7 @@ export async function judgeByModel(
       problem: `${parsed.problem}; the repair call failed: ${second.cause}`,
     };
   }
-  const repaired = parseJudgements(second.text, stored.length);
+  const repaired = parseJudgements(second.text, stored.length, schema);
   if (repaired.ok) return repaired;
   return {
     ok: false,

@@ -1,5 +1,8 @@
 import { z } from "zod";
-import { importanceSchema, memoryKindSchema } from "../store/types.js";
+import { importanceSchema, memoryKindSchema } from "../store/schemas.js";
+import { stripCodeFence } from "./code-fence.js";
+
+export { stripCodeFence } from "./code-fence.js";
 
 /**
  * What extraction may return. Strict objects: an unknown key (a "confidence": 0.9 the model made up,
@@ -46,12 +49,6 @@ export function repairPrompt(excerpt: string, badOutput: string, problem: string
 
 function collapse(text: string): string {
   return text.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();
-}
-
-/** The body of a single surrounding Markdown code fence, or the text unchanged. */
-export function stripCodeFence(raw: string): string {
-  const fenced = /^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/.exec(raw);
-  return fenced?.[1] ?? raw;
 }
 
 export type ParseResult = { ok: true; output: ExtractionOutput } | { ok: false; problem: string };

@@ -1,4 +1,3 @@
-import { z } from "zod";
 import { type Embedder, EmbeddingError } from "./types.js";
 
 export interface OpenAICompatibleEmbedderOptions {
@@ -13,9 +12,27 @@ export interface OpenAICompatibleEmbedderOptions {
   fetch?: typeof fetch;
 }
 
-const responseSchema = z.object({
-  data: z.array(z.object({ index: z.number().int().nonnegative(), embedding: z.array(z.number()) })),
-});
+/**
+ * The OpenAI response shape, checked by hand (no zod: `memory add` and `memory search` embed on
+ * every run and must start fast). A problem names the first offending field.
+ */
+function responseData(json: unknown): { data: { index: number; embedding: number[] }[] } | string {
+  if (json === null || typeof json !== "object" || !Array.isArray((json as { data?: unknown }).data)) {
+    return "data: expected an array";
+  }
+  const data = (json as { data: unknown[] }).data;
+  for (const [position, item] of data.entries()) {
+    if (item === null || typeof item !== "object") return `data.${position}: expected an object`;
+    const { index, embedding } = item as { index?: unknown; embedding?: unknown };
+    if (!Number.isInteger(index) || (index as number) < 0) {
+      return `data.${position}.index: expected a non-negative whole number`;
+    }
+    if (!Array.isArray(embedding) || !embedding.every((value) => typeof value === "number")) {
+      return `data.${position}.embedding: expected an array of numbers`;
+    }
+  }
+  return { data: data as { index: number; embedding: number[] }[] };
+}
 
 /** Any OpenAI-compatible POST {baseUrl}/embeddings endpoint (OpenAI, Ollama, LM Studio, vLLM, ...). */
 export class OpenAICompatibleEmbedder implements Embedder {
@@ -79,15 +96,15 @@ export class OpenAICompatibleEmbedder implements Embedder {
     } catch {
       throw new EmbeddingError(`embeddings response from ${this.url} is not JSON: ${body.slice(0, 200)}`);
     }
-    const parsed = responseSchema.safeParse(json);
-    if (!parsed.success) {
+    const parsed = responseData(json);
+    if (typeof parsed === "string") {
       throw new EmbeddingError(
-        `embeddings response from ${this.url} is not OpenAI-shaped ({data: [{index, embedding}]}): ${z.prettifyError(parsed.error)}`,
+        `embeddings response from ${this.url} is not OpenAI-shaped ({data: [{index, embedding}]}): ${parsed}`,
       );
     }
     // Filled by index: a plain `new Array(n)` has holes that .map() would skip silently.
     const vectors: (Float32Array | undefined)[] = Array.from({ length: texts.length }, () => undefined);
-    for (const item of parsed.data.data) {
+    for (const item of parsed.data) {
       if (item.index >= texts.length) {
         throw new EmbeddingError(`embeddings response has index ${item.index} for ${texts.length} inputs`);
       }

@@ -1,5 +1,5 @@
-import { z } from "zod";
 import type { SqliteDatabase } from "../../storage/database.js";
+import { RowReader } from "../../storage/row-shape.js";
 
 export type EpisodeRole = "user" | "assistant" | "tool";
 
@@ -25,28 +25,19 @@ export interface Episode {
   createdAt: string;
 }
 
-const episodeRowSchema = z.object({
-  id: z.number().int(),
-  user_key: z.string(),
-  session_id: z.string(),
-  message_id: z.number().int().nullable(),
-  role: z.enum(["user", "assistant", "tool"]),
-  speaker: z.string().nullable(),
-  text: z.string(),
-  created_at: z.string(),
-});
+const EPISODE_ROLES = ["user", "assistant", "tool"] as const;
 
 function episodeFromRow(row: unknown): Episode {
-  const r = episodeRowSchema.parse(row);
+  const r = new RowReader("episodes", row);
   return {
-    id: r.id,
-    userKey: r.user_key,
-    sessionId: r.session_id,
-    messageId: r.message_id,
-    role: r.role,
-    speaker: r.speaker,
-    text: r.text,
-    createdAt: r.created_at,
+    id: r.integer("id"),
+    userKey: r.text("user_key"),
+    sessionId: r.text("session_id"),
+    messageId: r.integerOrNull("message_id"),
+    role: r.oneOf("role", EPISODE_ROLES),
+    speaker: r.textOrNull("speaker"),
+    text: r.text("text"),
+    createdAt: r.text("created_at"),
   };
 }
 

@@ -1,7 +1,8 @@
-import { z } from "zod";
 import type { SqliteDatabase } from "../../storage/database.js";
+import { RowReader } from "../../storage/row-shape.js";
 
-export type JobStatus = "queued" | "running" | "done" | "failed";
+const JOB_STATUSES = ["queued", "running", "done", "failed"] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
 
 export interface ExtractionJob {
   id: number;
@@ -26,45 +27,36 @@ export interface ExtractionFailure {
   createdAt: string;
 }
 
-const jobRowSchema = z.object({
-  id: z.number().int(),
-  user_key: z.string(),
-  session_id: z.string(),
-  message_ids: z.string(),
-  transcript_excerpt: z.string().nullable(),
-  status: z.enum(["queued", "running", "done", "failed"]),
-  attempts: z.number().int(),
-  next_attempt_at: z.string(),
-  last_error: z.string().nullable(),
-  created_at: z.string(),
-});
+const FAILURE_STAGES = ["extract", "judge", "provider"] as const;
 
 function jobFromRow(row: unknown): ExtractionJob {
-  const r = jobRowSchema.parse(row);
-  const ids = z.array(z.number().int()).parse(JSON.parse(r.message_ids));
+  const r = new RowReader("extraction_jobs", row);
   return {
-    id: r.id,
-    userKey: r.user_key,
-    sessionId: r.session_id,
-    messageIds: ids,
-    transcriptExcerpt: r.transcript_excerpt,
-    status: r.status,
-    attempts: r.attempts,
-    nextAttemptAt: r.next_attempt_at,
-    lastError: r.last_error,
-    createdAt: r.created_at,
+    id: r.integer("id"),
+    userKey: r.text("user_key"),
+    sessionId: r.text("session_id"),
+    messageIds: r.integerList("message_ids"),
+    transcriptExcerpt: r.textOrNull("transcript_excerpt"),
+    status: r.oneOf("status", JOB_STATUSES),
+    attempts: r.integer("attempts"),
+    nextAttemptAt: r.text("next_attempt_at"),
+    lastError: r.textOrNull("last_error"),
+    createdAt: r.text("created_at"),
   };
 }
 
-const failureRowSchema = z.object({
-  id: z.number().int(),
-  job_id: z.number().int().nullable(),
-  user_key: z.string(),
-  stage: z.enum(["extract", "judge", "provider"]),
-  raw_output: z.string(),
-  reason: z.string(),
-  created_at: z.string(),
-});
+function failureFromRow(row: unknown): ExtractionFailure {
+  const r = new RowReader("extraction_failures", row);
+  return {
+    id: r.integer("id"),
+    jobId: r.integerOrNull("job_id"),
+    userKey: r.text("user_key"),
+    stage: r.oneOf("stage", FAILURE_STAGES),
+    rawOutput: r.text("raw_output"),
+    reason: r.text("reason"),
+    createdAt: r.text("created_at"),
+  };
+}
 
 /** The persistent extraction queue and the record of every failure. */
 export class JobRepository {
@@ -172,18 +164,7 @@ export class JobRepository {
     return this.database
       .prepare("SELECT * FROM extraction_failures ORDER BY id DESC LIMIT ?")
       .all(limit)
-      .map((row) => {
-        const r = failureRowSchema.parse(row);
-        return {
-          id: r.id,
-          jobId: r.job_id,
-          userKey: r.user_key,
-          stage: r.stage,
-          rawOutput: r.raw_output,
-          reason: r.reason,
-          createdAt: r.created_at,
-        };
-      });
+      .map(failureFromRow);
   }
 
   countFailures(): number {

@@ -1,4 +1,3 @@
-import { z } from "zod";
 import type { SearchIndex } from "../search/search-index.js";
 
 export const MEMORY_KINDS = [
@@ -12,7 +11,6 @@ export const MEMORY_KINDS = [
   "instruction",
 ] as const;
 export type MemoryKind = (typeof MEMORY_KINDS)[number];
-export const memoryKindSchema = z.enum(MEMORY_KINDS);
 
 /** Who vouches for a memory. The fixed set confidence and the contradiction rule are defined over. */
 export const EVIDENCE_KINDS = [
@@ -24,15 +22,12 @@ export const EVIDENCE_KINDS = [
   "manual",
 ] as const;
 export type EvidenceKind = (typeof EVIDENCE_KINDS)[number];
-export const evidenceKindSchema = z.enum(EVIDENCE_KINDS);
 
 export const IMPORTANCE_LEVELS = ["low", "normal", "high", "critical"] as const;
 export type Importance = (typeof IMPORTANCE_LEVELS)[number];
-export const importanceSchema = z.enum(IMPORTANCE_LEVELS);
 
 export const TIERS = ["active", "dormant", "archived"] as const;
 export type Tier = (typeof TIERS)[number];
-export const tierSchema = z.enum(TIERS);
 
 export const VERSION_REASONS = [
   "created",
