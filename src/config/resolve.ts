@@ -1,6 +1,5 @@
 import { ConfigError } from "./errors.js";
 import type { ResolvedMcpConfig } from "./mcp-schema.js";
-import { homePaths } from "./paths.js";
 import { defaultBaseUrls, defaultModels, type ProviderName, providerNames } from "./provider-defaults.js";
 import type { ConfigFile, ProviderEntry, ResolvedConfig } from "./schema.js";
 
