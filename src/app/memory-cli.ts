@@ -5,7 +5,7 @@ import { loadSettingsQuickly } from "../config/quick-settings.js";
 import type { ConfigFlags } from "../config/resolve.js";
 import type { MemoryModel } from "../memory/extraction/model.js";
 import type { MemoryService } from "../memory/service.js";
-import { openDatabase } from "../storage/database.js";
+import { openCurrentDatabase } from "../storage/connection.js";
 import { UsageStore } from "../storage/usage.js";
 import { logEvents } from "./event-log.js";
 import { createLogger } from "./logger.js";
@@ -47,7 +47,8 @@ export async function openMemoryForCli(
     );
   }
   const logger = createLogger(paths.logs, config.log.level, redactor);
-  const database = openDatabase(paths.database);
+  // Migrations load only when some are due.
+  const database = await openCurrentDatabase(paths.database);
   const bus = new EventBus();
   logEvents(bus, logger);
   const clock = systemClock;
@@ -63,7 +64,17 @@ export async function openMemoryForCli(
     });
     return memoryModelOver(chain, usage);
   });
-  const { service } = createMemoryService({ database, model, bus, config, env, clock, usage, logger });
+  const { service } = createMemoryService({
+    database,
+    model,
+    bus,
+    config,
+    env,
+    clock,
+    usage,
+    logger,
+    interactive: true,
+  });
   return {
     service,
     close() {

@@ -38,6 +38,8 @@ export interface MemoryWiring {
   clock: Clock;
   usage: UsageStore;
   logger: Logger;
+  /** A person is waiting (the memory commands): a hung embedding server is given up on quickly. */
+  interactive?: boolean;
 }
 
 /**
@@ -78,7 +80,7 @@ export interface MemoryParts {
 export function createMemoryService(wiring: MemoryWiring): MemoryParts {
   let embedder: ReturnType<typeof embedderFromEnv>;
   try {
-    embedder = embedderFromEnv(wiring.env);
+    embedder = embedderFromEnv(wiring.env, { interactive: wiring.interactive === true });
   } catch (error) {
     if (error instanceof EmbeddingError) throw new ConfigError(error.message);
     throw error;

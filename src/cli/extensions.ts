@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { configFlagsFrom, type GlobalFlags } from "./flags.js";
 
 /** Config and the database opener, loaded only by the groups that need them. */
 async function settingsAndDatabase() {
@@ -49,7 +50,11 @@ const groups: Record<string, Registrar> = {
       import("./commands/memory.js"),
       import("../app/memory-cli.js"),
     ]);
-    registerMemoryCommands(program, async () => (await openMemoryForCli()).service);
+    // The root flags (--provider, --model, --base-url) choose the judge's model, as for chat.
+    registerMemoryCommands(
+      program,
+      async () => (await openMemoryForCli({ flags: configFlagsFrom(program.opts<GlobalFlags>()) })).service,
+    );
   },
   telegram: async (program) => {
     const { registerTelegramCommands } = await import("./commands/telegram.js");
@@ -90,9 +95,28 @@ const groups: Record<string, Registrar> = {
   },
 };
 
+/** The root program's options that take a value (`--provider openai memory list`). */
+const valueOptions = new Set(["--provider", "--model", "--base-url"]);
+
+/** The command word: the first argument that is neither an option nor a root option's value. */
+function commandWord(args: readonly string[]): string | undefined {
+  for (let index = 0; index < args.length; index++) {
+    const argument = args[index] as string;
+    if (!argument.startsWith("-")) return argument;
+    if (valueOptions.has(argument)) index++;
+  }
+  return undefined;
+}
+
+/** The group a command line runs (memory, policy, …), or null for a core command, help or none. */
+export function commandGroupOf(argv: readonly string[]): string | null {
+  const first = commandWord(argv.slice(2));
+  return first !== undefined && first in groups ? first : null;
+}
+
 export async function registerExtensionCommands(program: Command, argv: readonly string[]): Promise<void> {
   const args = argv.slice(2);
-  const first = args.find((argument) => !argument.startsWith("-"));
+  const first = commandWord(args);
   // Every group only when the full command list will be printed (help, or no arguments at all).
   const listing =
     first === "help" || (first === undefined && !args.includes("-V") && !args.includes("--version"));

@@ -3,15 +3,8 @@ import { ConfigError } from "../config/errors.js";
 import { Redactor } from "../config/secrets.js";
 import { DatabaseVersionError } from "../storage/errors.js";
 import { describeStateError } from "../storage/state-errors.js";
-import { registerChatCommand } from "./commands/chat.js";
-import { registerConfigCommands } from "./commands/config.js";
-import { registerDoctorCommand } from "./commands/doctor.js";
-import { registerRunCommand } from "./commands/run.js";
-import { registerSetupCommand } from "./commands/setup.js";
-import { registerSoulCommands } from "./commands/soul.js";
-import { registerUsageCommand } from "./commands/usage.js";
 import { exitCodes } from "./exit-codes.js";
-import { registerExtensionCommands } from "./extensions.js";
+import { commandGroupOf, registerExtensionCommands } from "./extensions.js";
 import { version } from "./version.js";
 
 export async function buildProgram(argv: readonly string[]): Promise<Command> {
@@ -28,13 +21,9 @@ export async function buildProgram(argv: readonly string[]): Promise<Command> {
     .option("--base-url <url>", "base URL of the provider's API for this run")
     .showHelpAfterError()
     .exitOverride();
-  registerSetupCommand(program);
-  registerChatCommand(program);
-  registerRunCommand(program);
-  registerConfigCommands(program);
-  registerDoctorCommand(program);
-  registerUsageCommand(program);
-  registerSoulCommands(program);
+  // A command of a group (`mercury memory …`) needs none of the core commands: not even their
+  // declarations are loaded (the memory commands' start-up budget, BENCHMARKS.md issue 11).
+  if (commandGroupOf(argv) === null) (await import("./core-commands.js")).registerCoreCommands(program);
   await registerExtensionCommands(program, argv);
   return program;
 }

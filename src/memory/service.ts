@@ -1,7 +1,7 @@
 import { type Clock, systemClock } from "../agent/clock.js";
 import type { SqliteDatabase } from "../storage/database.js";
 import { resolveConflict } from "./conflict-resolution.js";
-import { type ConsolidationOutcome, consolidate } from "./consolidation/consolidate.js";
+import type { ConsolidationOutcome } from "./consolidation/consolidate.js";
 import type { ImportConsolidation } from "./consolidation/import-merge.js";
 import type { DrainSummary } from "./consolidation/queue-drain.js";
 import { editMemory } from "./edit.js";
@@ -23,6 +23,10 @@ import { type DecayResult, runDecay } from "./tiers.js";
 import { type MemoryView, requireText, type SearchResult, viewOf } from "./view.js";
 
 export type { MemoryServiceOptions, RememberInput } from "./service-options.js";
+
+/** How long the embedder is left alone after it failed (searches use words only meanwhile). */
+const EMBEDDINGS_RETRY_MS = 60_000;
+
 export type { MemoryStats, MemoryView, SearchResult };
 
 /**
@@ -68,28 +72,49 @@ export class MemoryService {
     this.options.onNotice?.(message);
   }
 
+  /**
+   * After the embedder failed, it is left alone for EMBEDDINGS_RETRY_MS: a hung server is waited
+   * for once, not by every search and write that follows (a `memory add` searches, then embeds).
+   */
+  private embeddingsDownUntil = 0;
+
+  private embeddingsDown(): boolean {
+    return this.clock.now().getTime() < this.embeddingsDownUntil;
+  }
+
+  private embeddingsFailed(): void {
+    this.embeddingsDownUntil = this.clock.now().getTime() + EMBEDDINGS_RETRY_MS;
+  }
+
   private async searchWithFallback(
     query: string,
     options: Parameters<MemoryIndex["search"]>[1],
   ): ReturnType<MemoryIndex["search"]> {
+    const wordIndex = this.options.wordIndex;
+    if (wordIndex && this.embeddingsDown()) return wordIndex.search(query, options);
     try {
       return await this.options.index.search(query, options);
     } catch (error) {
-      if (!(error instanceof EmbeddingError) || !this.options.wordIndex) throw error;
+      if (!(error instanceof EmbeddingError) || !wordIndex) throw error;
+      this.embeddingsFailed();
       this.notice(`embeddings unavailable (${error.message}); using word search only`);
-      return this.options.wordIndex.search(query, options);
+      return wordIndex.search(query, options);
     }
   }
 
   private async embedWritten(): Promise<void> {
     if (!this.options.embedPending) return;
+    const later = "stored without a vector, it will be embedded later";
+    if (this.embeddingsDown()) {
+      this.notice(`embeddings unavailable (the embedding server failed just before); ${later}`);
+      return;
+    }
     try {
       await this.options.embedPending();
     } catch (error) {
       if (!(error instanceof EmbeddingError)) throw error;
-      this.notice(
-        `embeddings unavailable (${error.message}); stored without a vector, it will be embedded later`,
-      );
+      this.embeddingsFailed();
+      this.notice(`embeddings unavailable (${error.message}); ${later}`);
     }
   }
 
@@ -140,7 +165,11 @@ export class MemoryService {
   }
 
   private consolidateOne(candidate: Candidate, signal?: AbortSignal): Promise<ConsolidationOutcome> {
-    return this.oneAtATime(() => consolidate(this.consolidationDeps(), candidate, signal));
+    // Queued first, loaded inside (on the first write: a search never needs consolidation's rules).
+    return this.oneAtATime(async () => {
+      const { consolidate } = await import("./consolidation/consolidate.js");
+      return consolidate(this.consolidationDeps(), candidate, signal);
+    });
   }
 
   /** Runs consolidation work after the work already queued (reads then writes: never two at once). */
@@ -203,18 +232,20 @@ export class MemoryService {
     wasStored: (memory: Memory) => boolean,
     signal?: AbortSignal,
   ): Promise<ImportConsolidation> {
-    const { consolidateImported } = await import("./consolidation/import-merge.js");
-    const summary = await this.oneAtATime(() =>
-      consolidateImported(this.consolidationDeps(), importedIds, wasStored, signal),
-    );
+    const summary = await this.oneAtATime(async () => {
+      const { consolidateImported } = await import("./consolidation/import-merge.js");
+      return consolidateImported(this.consolidationDeps(), importedIds, wasStored, signal);
+    });
     await this.embedWritten();
     return summary;
   }
 
   /** Judges the pairs that waited for the model judge; a no-op without one. */
-  async runJudgeQueue(signal?: AbortSignal): Promise<DrainSummary> {
-    const { drainJudgeQueue } = await import("./consolidation/queue-drain.js");
-    return this.oneAtATime(() => drainJudgeQueue(this.consolidationDeps(), signal));
+  runJudgeQueue(signal?: AbortSignal): Promise<DrainSummary> {
+    return this.oneAtATime(async () => {
+      const { drainJudgeQueue } = await import("./consolidation/queue-drain.js");
+      return drainJudgeQueue(this.consolidationDeps(), signal);
+    });
   }
 
   async runPendingExtractions(signal?: AbortSignal): Promise<RunSummary> {

@@ -1,28 +1,18 @@
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
-import Database from "better-sqlite3";
+import { connect, SCHEMA_VERSION, type SqliteDatabase, schemaVersion } from "./connection.js";
 import { DatabaseVersionError } from "./errors.js";
 import { migrations } from "./migrations/index.js";
 
-export type SqliteDatabase = Database.Database;
-
+export { type SqliteDatabase, schemaVersion } from "./connection.js";
 export { DatabaseVersionError } from "./errors.js";
 
 /**
  * Opens (creating if needed) the one Mercury database and brings its schema up to date.
  * Pass ":memory:" for tests: the same migrations run, nothing touches disk.
+ * (`openCurrentDatabase` in connection.ts skips loading the migrations when none are due.)
  */
 export function openDatabase(path: string): SqliteDatabase {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-  const database = new Database(path);
+  const database = connect(path);
   try {
-    // The busy timeout first: switching a fresh file to WAL takes a lock another process may hold.
-    database.pragma("busy_timeout = 5000");
-    if (path !== ":memory:") database.pragma("journal_mode = WAL");
-    database.pragma("foreign_keys = ON");
-    database.pragma("synchronous = NORMAL");
-    // Deleted rows are overwritten, not left in free pages: `memory forget` must erase from disk.
-    database.pragma("secure_delete = ON");
     migrate(database, path);
     return database;
   } catch (error) {
@@ -35,15 +25,16 @@ export function openMemoryDatabase(): SqliteDatabase {
   return openDatabase(":memory:");
 }
 
-export function schemaVersion(database: SqliteDatabase): number {
-  return Number(database.pragma("user_version", { simple: true }));
-}
-
 export function latestSchemaVersion(): number {
   return migrations.length;
 }
 
 function migrate(database: SqliteDatabase, path: string): void {
+  if (migrations.length !== SCHEMA_VERSION) {
+    throw new Error(
+      `storage/connection.ts says SCHEMA_VERSION = ${SCHEMA_VERSION} but there are ${migrations.length} migrations: set it to ${migrations.length}`,
+    );
+  }
   migrations.forEach((migration, index) => {
     if (migration.version !== index + 1) {
       throw new Error(

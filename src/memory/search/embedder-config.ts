@@ -24,13 +24,22 @@ const DEFAULTS: Readonly<Record<string, { baseUrl?: string; model?: string; keyV
   "openai-compatible": {},
 };
 
+/** How long an interactive command waits for the embedding server to start answering. */
+export const INTERACTIVE_ANSWER_TIMEOUT_MS = 3000;
+
 /**
  * The embedder configured by MERCURY_EMBEDDINGS_PROVIDER (openai | ollama | openai-compatible |
  * hash, the deterministic offline fake), _MODEL, _BASE_URL, _DIMENSIONS and _API_KEY (or
  * OPENAI_API_KEY for openai). Unset or "none": undefined, i.e. lexical retrieval only.
  * A configuration that cannot work throws an EmbeddingError that says what to set.
+ * MERCURY_EMBEDDINGS_ANSWER_TIMEOUT_MS bounds the wait for the server to start answering; for
+ * `interactive` callers (the memory commands) it defaults to INTERACTIVE_ANSWER_TIMEOUT_MS, so a
+ * hung server costs a person seconds before word search takes over, not the 30 s request timeout.
  */
-export function embedderFromEnv(env: NodeJS.ProcessEnv = process.env): Embedder | undefined {
+export function embedderFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  options: { interactive?: boolean } = {},
+): Embedder | undefined {
   const provider = (env.MERCURY_EMBEDDINGS_PROVIDER ?? "").trim().toLowerCase();
   if (provider === "" || provider === "none") return undefined;
   const dimensionsText = env.MERCURY_EMBEDDINGS_DIMENSIONS?.trim();
@@ -69,5 +78,22 @@ export function embedderFromEnv(env: NodeJS.ProcessEnv = process.env): Embedder 
       "OpenAI embeddings need an API key: set OPENAI_API_KEY or MERCURY_EMBEDDINGS_API_KEY",
     );
   }
-  return new OpenAICompatibleEmbedder({ baseUrl, model, dimensions, ...(apiKey ? { apiKey } : {}) });
+  const answerText = env.MERCURY_EMBEDDINGS_ANSWER_TIMEOUT_MS?.trim();
+  const answerTimeoutMs = answerText
+    ? Number(answerText)
+    : options.interactive
+      ? INTERACTIVE_ANSWER_TIMEOUT_MS
+      : undefined;
+  if (answerTimeoutMs !== undefined && (!Number.isInteger(answerTimeoutMs) || answerTimeoutMs < 1)) {
+    throw new EmbeddingError(
+      `MERCURY_EMBEDDINGS_ANSWER_TIMEOUT_MS must be a positive whole number of milliseconds, got "${answerText}"`,
+    );
+  }
+  return new OpenAICompatibleEmbedder({
+    baseUrl,
+    model,
+    dimensions,
+    ...(apiKey ? { apiKey } : {}),
+    ...(answerTimeoutMs !== undefined ? { answerTimeoutMs } : {}),
+  });
 }

@@ -9,6 +9,12 @@ export interface OpenAICompatibleEmbedderOptions {
   dimensions: number;
   /** Per-request timeout (default 30 s), combined with the caller's signal. */
   timeoutMs?: number;
+  /**
+   * How long to wait for the server to start answering (the response headers). Unset: only
+   * `timeoutMs`. Interactive commands set it short, so a server that accepts the connection and
+   * then hangs costs them seconds, not the whole request timeout, before word search takes over.
+   */
+  answerTimeoutMs?: number;
   fetch?: typeof fetch;
 }
 
@@ -62,7 +68,10 @@ export class OpenAICompatibleEmbedder implements Embedder {
   async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
     const timeout = AbortSignal.timeout(this.options.timeoutMs ?? 30_000);
-    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    const answer = new AbortController();
+    const answerMs = this.options.answerTimeoutMs;
+    const answerTimer = answerMs === undefined ? undefined : setTimeout(() => answer.abort(), answerMs);
+    const combined = AbortSignal.any([timeout, answer.signal, ...(signal ? [signal] : [])]);
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
     let response: Response;
@@ -75,6 +84,12 @@ export class OpenAICompatibleEmbedder implements Embedder {
       });
     } catch (error) {
       if (signal?.aborted) throw error;
+      if (answer.signal.aborted) {
+        throw new EmbeddingError(
+          `the embedding server at ${this.url} did not start answering within ${answerMs} ms. Check that it is running and not stuck, or give it longer with MERCURY_EMBEDDINGS_ANSWER_TIMEOUT_MS`,
+          { cause: error },
+        );
+      }
       const reason = timeout.aborted ? "timed out" : (error as Error).message;
       throw new EmbeddingError(
         `embeddings request to ${this.url} failed: ${reason}. Is the server running?`,
@@ -82,6 +97,8 @@ export class OpenAICompatibleEmbedder implements Embedder {
           cause: error,
         },
       );
+    } finally {
+      clearTimeout(answerTimer);
     }
     const body = await response.text();
     if (!response.ok) {

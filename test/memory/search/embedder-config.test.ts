@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { embedderFromEnv } from "../../../src/memory/search/embedder-config.js";
+import {
+  embedderFromEnv,
+  INTERACTIVE_ANSWER_TIMEOUT_MS,
+} from "../../../src/memory/search/embedder-config.js";
 import { HashEmbedder } from "../../../src/memory/search/hash-embedder.js";
 import { OpenAICompatibleEmbedder } from "../../../src/memory/search/openai-embedder.js";
 
@@ -39,5 +42,24 @@ describe("embedderFromEnv", () => {
     expect(() =>
       embedderFromEnv({ MERCURY_EMBEDDINGS_PROVIDER: "hash", MERCURY_EMBEDDINGS_DIMENSIONS: "-3" }),
     ).toThrow(/positive integer/);
+  });
+
+  it("gives interactive commands a short answer timeout, configurable, and checks it", () => {
+    const base = {
+      MERCURY_EMBEDDINGS_PROVIDER: "openai-compatible",
+      MERCURY_EMBEDDINGS_BASE_URL: "http://127.0.0.1:9999/v1",
+      MERCURY_EMBEDDINGS_MODEL: "m",
+      MERCURY_EMBEDDINGS_DIMENSIONS: "8",
+    };
+    const answerTimeout = (embedder: unknown) =>
+      (embedder as { options: { answerTimeoutMs?: number } }).options.answerTimeoutMs;
+    expect(answerTimeout(embedderFromEnv(base))).toBeUndefined();
+    expect(answerTimeout(embedderFromEnv(base, { interactive: true }))).toBe(INTERACTIVE_ANSWER_TIMEOUT_MS);
+    const configured = { ...base, MERCURY_EMBEDDINGS_ANSWER_TIMEOUT_MS: "750" };
+    expect(answerTimeout(embedderFromEnv(configured, { interactive: true }))).toBe(750);
+    expect(answerTimeout(embedderFromEnv(configured))).toBe(750);
+    expect(() => embedderFromEnv({ ...base, MERCURY_EMBEDDINGS_ANSWER_TIMEOUT_MS: "soon" })).toThrow(
+      /MERCURY_EMBEDDINGS_ANSWER_TIMEOUT_MS must be a positive whole number/,
+    );
   });
 });

@@ -3,6 +3,7 @@ import { HashEmbedder } from "../../../src/memory/search/hash-embedder.js";
 import { OpenAICompatibleEmbedder } from "../../../src/memory/search/openai-embedder.js";
 import { EmbeddingError } from "../../../src/memory/search/types.js";
 import { type EmbeddingsServer, startEmbeddingsServer } from "../../fakes/embeddings-server.js";
+import { startHungServer } from "../../fakes/hung-server.js";
 
 let server: EmbeddingsServer | undefined;
 afterEach(async () => {
@@ -89,5 +90,26 @@ describe("OpenAICompatibleEmbedder", () => {
     const controller = new AbortController();
     controller.abort();
     await expect(embedder.embed(["x"], controller.signal)).rejects.toThrow();
+  });
+});
+
+describe("OpenAICompatibleEmbedder against a server that never answers", () => {
+  it("gives up after the answer timeout with an error that says what to check and what to set", async () => {
+    const hung = await startHungServer();
+    try {
+      const embedder = new OpenAICompatibleEmbedder({
+        baseUrl: hung.baseUrl,
+        model: "m",
+        dimensions: 8,
+        answerTimeoutMs: 200,
+      });
+      const attempt = embedder.embed(["hello"]);
+      await hung.firstRequest;
+      await expect(attempt).rejects.toThrow(EmbeddingError);
+      await expect(attempt).rejects.toThrow(/did not start answering within 200 ms/);
+      await expect(attempt).rejects.toThrow(/MERCURY_EMBEDDINGS_ANSWER_TIMEOUT_MS/);
+    } finally {
+      await hung.close();
+    }
   });
 });

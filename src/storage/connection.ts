@@ -1,0 +1,59 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+
+export type SqliteDatabase = Database.Database;
+
+/**
+ * The schema version this build writes: the number of migrations in storage/migrations/index.ts.
+ * Kept here as a number so that opening a database whose schema is current does not load the
+ * migrations (twelve modules the memory commands would pay for on every run); the migration runner
+ * refuses to run when the two disagree, so a new migration cannot forget to raise it.
+ */
+export const SCHEMA_VERSION = 11;
+
+/**
+ * Opens (creating if needed) the file with Mercury's connection settings, without any schema work.
+ * Pass ":memory:" for an in-memory database.
+ */
+export function connect(path: string): SqliteDatabase {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const database = new Database(path);
+  try {
+    // The busy timeout first: switching a fresh file to WAL takes a lock another process may hold.
+    // Deleted rows are overwritten, not left in free pages (secure_delete): `memory forget` must
+    // erase from disk. One exec for all of them: each separate pragma call is a statement to prepare.
+    database.exec(
+      `PRAGMA busy_timeout = 5000;${path === ":memory:" ? "" : " PRAGMA journal_mode = WAL;"}
+       PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA secure_delete = ON;`,
+    );
+    return database;
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+}
+
+export function schemaVersion(database: SqliteDatabase): number {
+  return Number(database.pragma("user_version", { simple: true }));
+}
+
+/**
+ * The database, opened without loading the migrations when its schema is already current (the
+ * case of every command but the first after an upgrade). Anything else — a new file, an older or a
+ * newer schema — goes through `openDatabase`, which migrates or refuses with its usual errors.
+ */
+export async function openCurrentDatabase(path: string): Promise<SqliteDatabase> {
+  const database = connect(path);
+  let current: boolean;
+  try {
+    current = schemaVersion(database) === SCHEMA_VERSION;
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+  if (current) return database;
+  database.close();
+  const { openDatabase } = await import("./database.js");
+  return openDatabase(path);
+}
