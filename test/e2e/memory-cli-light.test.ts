@@ -69,6 +69,13 @@ describe("memory commands load only what memory needs", () => {
     );
     for (const pattern of neverForMemory)
       expect(loaded(search.stderr).filter((url) => pattern.test(url))).toEqual([]);
+    // The store is current and no model judges: neither zod nor the migrations are loaded.
+    for (const pattern of [
+      /\/node_modules\/zod\//,
+      /\/dist\/storage\/migrations\//,
+      /\/dist\/config\/schema\.js/,
+    ])
+      expect(loaded(search.stderr).filter((url) => pattern.test(url))).toEqual([]);
     expect(fake.chatRequests()).toHaveLength(0);
 
     // A neighbour exists and a model is configured: the model judges (loaded at that moment), not the rules.
