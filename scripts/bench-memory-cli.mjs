@@ -5,7 +5,7 @@
 // search index) in a fresh MERCURY_HOME; no model is configured, so no model call is involved.
 // Usage: npm run build && node scripts/bench-memory-cli.mjs [--memories N] [--runs N] [--home DIR] [--before DIR] [--json]
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -68,7 +68,10 @@ try {
     'mercury memory add "<text>"': (run) => [cli, "memory", "add", `Bench note ${run}: ${fresh[run]}`],
   };
   // --before DIR: the same commands from an earlier build (a checkout with dist/ built), interleaved.
+  // They run on a copy of the seeded home: each build keeps its own validated config snapshot (its
+  // fingerprint is of the build's own code), and one shared home would make both builds miss it.
   const beforeIndex = args.indexOf("--before");
+  const beforeHome = `${home}-before`;
   if (beforeIndex >= 0) {
     const before = join(resolve(args[beforeIndex + 1]), "dist/cli.js");
     cases["mercury memory search <q> [before]"] = (run) => [
@@ -87,6 +90,11 @@ try {
   // A config file as `mercury setup` leaves one (read through its validated snapshot after the first run).
   if (!existsSync(join(home, "config.yaml")))
     writeFileSync(join(home, "config.yaml"), "provider: openai\nmodel: gpt-4o-mini\nlog:\n  level: info\n");
+  if (beforeIndex >= 0) {
+    rmSync(beforeHome, { recursive: true, force: true });
+    cpSync(home, beforeHome, { recursive: true });
+  }
+  const beforeEnv = { ...env, MERCURY_HOME: beforeHome };
   const samples = Object.fromEntries(Object.keys(cases).map((name) => [name, { wall: [], cpu: [] }]));
   const timing = join(home, "bench-time.txt");
   // Interleaved, so a burst of load hits every case alike. Wall time of the whole process, and its
@@ -97,7 +105,7 @@ try {
       const result = spawnSync(
         "/usr/bin/time",
         ["-f", "%U %S", "-o", timing, process.execPath, ...commandArgs(Math.max(run, 0))],
-        { env, stdio: ["ignore", "pipe", "pipe"] },
+        { env: name.endsWith("[before]") ? beforeEnv : env, stdio: ["ignore", "pipe", "pipe"] },
       );
       const wall = performance.now() - began;
       if (result.error) throw new Error(`/usr/bin/time is needed: ${result.error.message}`);
@@ -139,4 +147,5 @@ try {
   }
 } finally {
   if (!keptHome) rmSync(home, { recursive: true, force: true });
+  rmSync(`${home}-before`, { recursive: true, force: true });
 }

@@ -26,10 +26,18 @@ function quickAnswer(args: string[]): { text: string; stream: "stdout" | "stderr
   return helpRequest ? { text: help, stream: "stdout", code: 0 } : { text: help, stream: "stderr", code: 2 };
 }
 
-const quick = quickAnswer(process.argv.slice(2));
+const args = process.argv.slice(2);
+const quick = quickAnswer(args);
+// `memory add|search` with a plain command line run without the command-line parser (memory-fast.ts).
+const fast =
+  quick === null && args[0] === "memory"
+    ? await (await import("./cli/commands/memory-fast.js")).runMemoryFast(args)
+    : null;
 if (quick) {
   process[quick.stream].write(quick.text);
   process.exitCode = quick.code;
+} else if (fast !== null) {
+  process.exitCode = fast;
 } else {
   const { main } = await import("./cli/program.js");
   process.exitCode = await main(process.argv);

@@ -69,11 +69,13 @@ describe("memory commands load only what memory needs", () => {
     );
     for (const pattern of neverForMemory)
       expect(loaded(search.stderr).filter((url) => pattern.test(url))).toEqual([]);
-    // The store is current and no model judges: neither zod nor the migrations are loaded.
+    // The store is current and no model judges: neither zod nor the migrations are loaded; a plain
+    // `memory search` does not even load the command-line parser.
     for (const pattern of [
       /\/node_modules\/zod\//,
       /\/dist\/storage\/migrations\//,
       /\/dist\/config\/schema\.js/,
+      /\/node_modules\/commander\//,
     ])
       expect(loaded(search.stderr).filter((url) => pattern.test(url))).toEqual([]);
     expect(fake.chatRequests()).toHaveLength(0);

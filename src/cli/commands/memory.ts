@@ -1,33 +1,27 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { extname } from "node:path";
 import type { Command } from "commander";
-import type { ConsolidationOutcome } from "../../memory/consolidation/consolidate.js";
-import type { MemoryService, MemoryView } from "../../memory/service.js";
-import { MemoryNotFoundError } from "../../memory/store/memory-repo.js";
+import type { MemoryService } from "../../memory/service.js";
 import { believedAt, parseAsOf } from "../../memory/store/provenance.js";
+import { MEMORY_KINDS, type MemoryKind, TIERS, type Tier } from "../../memory/store/types.js";
 import {
-  IMPORTANCE_LEVELS,
-  type Importance,
-  MEMORY_KINDS,
-  type MemoryKind,
-  TIERS,
-  type Tier,
-} from "../../memory/store/types.js";
+  ADD_OPTIONS,
+  addMemory,
+  COMMON_OPTIONS,
+  CommandFailure,
+  type Common,
+  line,
+  type MemoryCommandIo,
+  type MemoryRun,
+  type OptionSpec,
+  oneOf,
+  positiveInt,
+  runMemoryCommand,
+  SEARCH_OPTIONS,
+  searchMemories,
+} from "./memory-actions.js";
 
-export interface MemoryCommandIo {
-  stdout?: (text: string) => void;
-  stderr?: (text: string) => void;
-}
-
-/** A bad flag or argument: exit code 2. */
-class UsageError extends Error {
-  override name = "UsageError";
-}
-
-/** A command that could not do its work (a bad import file): exit code 1. */
-class CommandFailure extends Error {
-  override name = "CommandFailure";
-}
+export type { MemoryCommandIo } from "./memory-actions.js";
 
 /**
  * Export and import (and zod, which parses import files) load only for those two commands: every
@@ -48,50 +42,6 @@ async function withImportErrors<T>(work: (io: Awaited<ReturnType<typeof exportIm
   }
 }
 
-function oneOf<T extends string>(
-  value: string | undefined,
-  allowed: readonly T[],
-  flag: string,
-): T | undefined {
-  if (value === undefined) return undefined;
-  if ((allowed as readonly string[]).includes(value)) return value as T;
-  throw new UsageError(`${flag} must be one of ${allowed.join(", ")}; got "${value}"`);
-}
-
-function positiveInt(raw: string, what: string): number {
-  if (!/^\d{1,15}$/.test(raw.trim()) || Number(raw) <= 0) {
-    throw new UsageError(`${what} must be a positive whole number; got "${raw}"`);
-  }
-  return Number(raw);
-}
-
-function line(memory: MemoryView): string {
-  const status = memory.supersededAt ? `superseded by #${memory.supersededBy ?? "?"}` : memory.tier;
-  return `#${memory.id} [${memory.kind}] ${memory.text} — ${memory.evidence}, confidence ${memory.confidence.toFixed(2)}, confirmed ${memory.confirmations}×, ${memory.importance}, ${status}`;
-}
-
-function outcomeText(outcome: ConsolidationOutcome): string {
-  switch (outcome.action) {
-    case "created":
-      return outcome.queued
-        ? `Remembered: ${outcome.memory.text} (#${outcome.memory.id}); the model judge failed, so its comparison with similar memories waits in the judge queue (\`mercury memory stats\`)`
-        : `Remembered: ${outcome.memory.text} (#${outcome.memory.id})`;
-    case "confirmed":
-      return `Confirmed: ${outcome.memory.text} (#${outcome.memory.id}, ${outcome.memory.confirmations}×)`;
-    case "superseded":
-      return `Updated: ${outcome.memory.text} (#${outcome.memory.id}) (was: ${outcome.previous.text})`;
-    case "kept-existing":
-      return `Kept: ${outcome.memory.text} (#${outcome.memory.id}); the new claim was set aside: ${outcome.rule}`;
-    case "conflict":
-      return `Remembered: ${outcome.memory.text} (#${outcome.memory.id}), in conflict with #${outcome.other.id}: ${outcome.other.text}`;
-  }
-}
-
-interface Common {
-  json?: boolean;
-  user: string;
-}
-
 /**
  * `mercury memory add|search|list|show|history|edit|forget|conflicts|stats|export|import`.
  * Every command takes --json (one JSON document on stdout) and --user KEY (default: owner).
@@ -105,129 +55,30 @@ export function registerMemoryCommands(
   const stdout = io.stdout ?? ((text: string) => process.stdout.write(text));
   const stderr = io.stderr ?? ((text: string) => process.stderr.write(text));
 
-  function action<O extends Common, A extends unknown[]>(
-    run: (service: MemoryService, options: O, ...args: A) => Promise<{ json: unknown; text: string }>,
-  ) {
+  function action<O extends Common, A extends unknown[]>(run: MemoryRun<O, A>) {
     return async (...raw: unknown[]) => {
       const command = raw.at(-1) as Command;
-      const options = command.opts<O>();
-      const args = raw.slice(0, -2) as A;
-      try {
-        const service = await openService();
-        const result = await run(service, options, ...args);
-        // Degraded service (embeddings down) is said, on stderr so --json stays one document.
-        for (const notice of service.notices) stderr(`notice: ${notice}\n`);
-        stdout(
-          options.json
-            ? `${JSON.stringify(result.json)}\n`
-            : result.text.endsWith("\n")
-              ? result.text
-              : `${result.text}\n`,
-        );
-        process.exitCode = 0;
-      } catch (error) {
-        const usage = error instanceof UsageError;
-        const known = usage || error instanceof MemoryNotFoundError || error instanceof CommandFailure;
-        if (!known && !(error instanceof RangeError)) throw error;
-        const message = error instanceof Error ? error.message : String(error);
-        if (options.json) stdout(`${JSON.stringify({ ok: false, error: message })}\n`);
-        stderr(`${message}\n`);
-        process.exitCode = usage || error instanceof RangeError ? 2 : 1;
-      }
+      await runMemoryCommand(openService, { stdout, stderr }, run, command.opts<O>(), raw.slice(0, -2) as A);
     };
   }
 
   const memory = program.command("memory").description("the memory, for people and scripts");
-  const sub = (name: string, description: string) =>
-    memory
-      .command(name)
-      .description(description)
-      .option("--json", "print one JSON document")
-      .option("--user <key>", "whose memory (owner, telegram:<id>)", "owner");
+  const sub = (name: string, description: string, specs: readonly OptionSpec[] = []) => {
+    const command = memory.command(name).description(description);
+    for (const spec of [...COMMON_OPTIONS, ...specs]) {
+      if (spec.defaultValue === undefined) command.option(spec.flags, spec.description);
+      else command.option(spec.flags, spec.description, spec.defaultValue);
+    }
+    return command;
+  };
 
-  sub("add", "remember something (manual evidence)")
+  sub("add", "remember something (manual evidence)", ADD_OPTIONS)
     .argument("<text...>", "what to remember")
-    .option("--kind <kind>", `one of ${MEMORY_KINDS.join(", ")}`, "fact")
-    .option("--importance <level>", `one of ${IMPORTANCE_LEVELS.join(", ")}`, "normal")
-    .option("--project <name>", "only for this project")
-    .action(
-      action(
-        async (
-          service,
-          options: Common & { kind: string; importance: string; project?: string },
-          words: string[],
-        ) => {
-          const outcome = await service.remember({
-            userKey: options.user,
-            text: words.join(" "),
-            kind: oneOf<MemoryKind>(options.kind, MEMORY_KINDS, "--kind") ?? "fact",
-            importance: oneOf<Importance>(options.importance, IMPORTANCE_LEVELS, "--importance") ?? "normal",
-            evidence: "manual",
-            project: options.project ?? null,
-          });
-          return {
-            json: {
-              ok: true,
-              action: outcome.action,
-              memory: service.show(outcome.memory.id, options.user),
-              waitingForJudge: outcome.action === "created" && outcome.queued === true,
-            },
-            text: outcomeText(outcome),
-          };
-        },
-      ),
-    );
+    .action(action(addMemory));
 
-  sub("search", "search memories (and with --episodes, past conversations)")
+  sub("search", "search memories (and with --episodes, past conversations)", SEARCH_OPTIONS)
     .argument("<query...>", "what to look for")
-    .option("--limit <n>", "how many", "10")
-    .option("--all", "include superseded memories")
-    .option("--episodes", "also search past conversation turns")
-    .option("--as-of <date>", "what was believed then (recorded by then, not yet superseded)")
-    .action(
-      action(
-        async (
-          service,
-          options: Common & { limit: string; all?: boolean; episodes?: boolean; asOf?: string },
-          words: string[],
-        ) => {
-          const query = words.join(" ");
-          const limit = positiveInt(options.limit, "--limit");
-          const asOf = options.asOf === undefined ? undefined : parseAsOf(options.asOf);
-          const found = await service.search({
-            userKey: options.user,
-            query,
-            limit: asOf ? 100 : limit,
-            includeSuperseded: Boolean(options.all) || asOf !== undefined,
-          });
-          const results = asOf
-            ? found.filter((result) => believedAt(result.memory, asOf)).slice(0, limit)
-            : found;
-          const episodes = options.episodes
-            ? await service.searchEpisodes({ userKey: options.user, query, limit })
-            : [];
-          const text = [
-            ...(results.length === 0
-              ? [`No memories match "${query}".`]
-              : results.map((result) => line(result.memory))),
-            ...episodes.map(
-              ({ episode }) => `  ${episode.createdAt} ${episode.sessionId} ${episode.role}: ${episode.text}`,
-            ),
-          ].join("\n");
-          return {
-            json: {
-              ok: true,
-              query,
-              results: results.map((result) => ({ ...result.memory, relevance: result.relevance })),
-              ...(options.episodes
-                ? { episodes: episodes.map((hit) => ({ ...hit.episode, relevance: hit.relevance })) }
-                : {}),
-            },
-            text,
-          };
-        },
-      ),
-    );
+    .action(action(searchMemories));
 
   sub("list", "list memories")
     .option("--tier <tier>", `one of ${TIERS.join(", ")}`)
