@@ -5,11 +5,12 @@ import { loadSettingsQuickly } from "../config/quick-settings.js";
 import type { ConfigFlags } from "../config/resolve.js";
 import type { MemoryModel } from "../memory/extraction/model.js";
 import type { MemoryService } from "../memory/service.js";
+import { MemoryCore } from "../memory/service-core.js";
 import { openCurrentDatabase } from "../storage/connection.js";
 import { UsageStore } from "../storage/usage.js";
 import { logEvents } from "./event-log.js";
 import { createLogger } from "./logger.js";
-import { createMemoryService, memoryModelOver } from "./memory.js";
+import { type MemoryWiring, memoryServiceOptions } from "./memory-wiring.js";
 
 export interface MemoryCliOptions {
   env?: NodeJS.ProcessEnv;
@@ -36,9 +37,7 @@ function lazyModel(build: () => Promise<MemoryModel>): MemoryModel {
  * search index (and the embedder when embeddings are configured). No agent, tools, skills, MCP,
  * scheduler or daemon runtime; the provider chain loads lazily, only if the judge is called.
  */
-export async function openMemoryForCli(
-  options: MemoryCliOptions = {},
-): Promise<{ service: MemoryService; close(): void }> {
+async function openWiring(options: MemoryCliOptions): Promise<{ wiring: MemoryWiring; close(): void }> {
   // The validated config snapshot when config.yaml is unchanged: no YAML parser, no zod.
   const { paths, env, config, redactor } = await loadSettingsQuickly(options);
   if (!config.memory.enabled) {
@@ -54,32 +53,43 @@ export async function openMemoryForCli(
   const clock = systemClock;
   const usage = new UsageStore(database, () => clock.now());
   const model = lazyModel(async () => {
-    const [{ ProviderChain }, { buildProviders, defaultModelFactory }] = await Promise.all([
-      import("../model/chain.js"),
-      import("../model/providers.js"),
-    ]);
+    const [{ ProviderChain }, { buildProviders, defaultModelFactory }, { memoryModelOver }] =
+      await Promise.all([
+        import("../model/chain.js"),
+        import("../model/providers.js"),
+        import("./memory.js"),
+      ]);
     const chain = new ProviderChain(buildProviders(config.chain, env, defaultModelFactory), {
       retry: config.retry,
       prices: config.prices,
     });
     return memoryModelOver(chain, usage);
   });
-  const { service } = createMemoryService({
-    database,
-    model,
-    bus,
-    config,
-    env,
-    clock,
-    usage,
-    logger,
-    interactive: true,
-  });
   return {
-    service,
+    wiring: { database, model, bus, config, env, clock, usage, logger, interactive: true },
     close() {
       database.close();
       logger.flush();
     },
   };
+}
+
+/** The full memory service, for every memory command (edit, forget, why, conflicts, stats, …). */
+export async function openMemoryForCli(
+  options: MemoryCliOptions = {},
+): Promise<{ service: MemoryService; close(): void }> {
+  const { wiring, close } = await openWiring(options);
+  const { createMemoryService } = await import("./memory.js");
+  return { service: createMemoryService(wiring).service, close };
+}
+
+/**
+ * The light service `memory add|search` run on (remember, search, show): without the modules of
+ * edit, forget, why, conflict resolution, decay and stats, which those two never use.
+ */
+export async function openMemoryCoreForCli(
+  options: MemoryCliOptions = {},
+): Promise<{ service: MemoryCore; close(): void }> {
+  const { wiring, close } = await openWiring(options);
+  return { service: new MemoryCore(memoryServiceOptions(wiring).options), close };
 }

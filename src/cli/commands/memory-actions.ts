@@ -1,5 +1,6 @@
 import type { ConsolidationOutcome } from "../../memory/consolidation/consolidate.js";
-import type { MemoryService, MemoryView } from "../../memory/service.js";
+import type { MemoryView } from "../../memory/service.js";
+import type { MemoryCore } from "../../memory/service-core.js";
 import { MemoryNotFoundError } from "../../memory/store/memory-repo.js";
 import { believedAt, parseAsOf } from "../../memory/store/provenance.js";
 import {
@@ -72,8 +73,8 @@ export interface Common {
   user: string;
 }
 
-export type MemoryRun<O extends Common, A extends unknown[]> = (
-  service: MemoryService,
+export type MemoryRun<O extends Common, A extends unknown[], S extends MemoryCore = MemoryCore> = (
+  service: S,
   options: O,
   ...args: A
 ) => Promise<{ json: unknown; text: string }>;
@@ -83,10 +84,10 @@ export type MemoryRun<O extends Common, A extends unknown[]> = (
  * import file) is printed with its exit code, anything else is thrown to the program's reporter.
  * Shared by the commander actions and the fast path (memory-fast.ts).
  */
-export async function runMemoryCommand<O extends Common, A extends unknown[]>(
-  openService: () => Promise<MemoryService>,
+export async function runMemoryCommand<S extends MemoryCore, O extends Common, A extends unknown[]>(
+  openService: () => Promise<S>,
   io: Required<MemoryCommandIo>,
-  run: MemoryRun<O, A>,
+  run: MemoryRun<O, A, S>,
   options: O,
   args: A,
 ): Promise<void> {
@@ -150,7 +151,7 @@ export type AddOptions = Common & { kind: string; importance: string; project?: 
 export type SearchOptions = Common & { limit: string; all?: boolean; episodes?: boolean; asOf?: string };
 
 /** `memory add`: consolidation against what is stored, then the vector when embeddings are on. */
-export async function addMemory(service: MemoryService, options: AddOptions, words: string[]) {
+export async function addMemory(service: MemoryCore, options: AddOptions, words: string[]) {
   const outcome = await service.remember({
     userKey: options.user,
     text: words.join(" "),
@@ -171,7 +172,7 @@ export async function addMemory(service: MemoryService, options: AddOptions, wor
 }
 
 /** `memory search`: ranked current memories (and with --as-of, what was believed then). */
-export async function searchMemories(service: MemoryService, options: SearchOptions, words: string[]) {
+export async function searchMemories(service: MemoryCore, options: SearchOptions, words: string[]) {
   const query = words.join(" ");
   const limit = positiveInt(options.limit, "--limit");
   const asOf = options.asOf === undefined ? undefined : parseAsOf(options.asOf);

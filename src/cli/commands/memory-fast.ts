@@ -30,14 +30,14 @@ export async function runMemoryFast(args: readonly string[]): Promise<number | n
   if (!command) return null;
   const parsed = parsePlain(rest, [...COMMON_OPTIONS, ...command.specs]);
   if (!parsed) return null;
-  const { openMemoryForCli } = await import("../../app/memory-cli.js");
+  const { openMemoryCoreForCli } = await import("../../app/memory-cli.js");
   const io = {
     stdout: (text: string) => process.stdout.write(text),
     stderr: (text: string) => process.stderr.write(text),
   };
   try {
     await runMemoryCommand(
-      async () => (await openMemoryForCli()).service,
+      async () => (await openMemoryCoreForCli()).service,
       io,
       command.run,
       parsed.options as never,

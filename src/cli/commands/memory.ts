@@ -55,7 +55,7 @@ export function registerMemoryCommands(
   const stdout = io.stdout ?? ((text: string) => process.stdout.write(text));
   const stderr = io.stderr ?? ((text: string) => process.stderr.write(text));
 
-  function action<O extends Common, A extends unknown[]>(run: MemoryRun<O, A>) {
+  function action<O extends Common, A extends unknown[]>(run: MemoryRun<O, A, MemoryService>) {
     return async (...raw: unknown[]) => {
       const command = raw.at(-1) as Command;
       await runMemoryCommand(openService, { stdout, stderr }, run, command.opts<O>(), raw.slice(0, -2) as A);
