@@ -1,4 +1,5 @@
 import { normalize } from "../text/index.js";
+import { readChange } from "./change.js";
 import { difference, FUNCTIONAL_ATTRIBUTES, featuresOf, sameSet } from "./features.js";
 import type { Judgement } from "./judge.js";
 
@@ -13,7 +14,9 @@ function subsetOf(small: ReadonlySet<string>, large: ReadonlySet<string>): boole
  * The deterministic judge, used when no model is configured (or none can be afforded). It is
  * conservative by construction:
  *   - "same" only when persons, names, numbers, dates, polarity and every content word agree;
- *   - it never answers "update", so it never supersedes anything;
+ *   - "update" (a supersession) only when the new statement itself says the stored state changed
+ *     ("changed my mind", "moved to", "no longer", "these days", 不再, 搬到…) and subject and
+ *     attribute match on the words (change.ts); a change it cannot place is a conflict to review;
  *   - "contradiction" (both kept, flagged as a conflict for the user) when one statement negates the
  *     other, or when the only difference is the value of a one-value attribute (where someone lives,
  *     an age, a favourite, a code) or of a number;
@@ -23,6 +26,16 @@ export function judgeByRules(candidate: string, existing: string): Judgement {
   if (normalize(candidate).trim() === normalize(existing).trim()) {
     return { verdict: "same", reason: "identical wording", by: "rules" };
   }
+  const change = readChange(candidate, existing);
+  if (change.kind === "update") return { verdict: "update", reason: change.reason, by: "rules" };
+  const judgement = compare(candidate, existing);
+  if (change.kind === "review" && judgement.verdict === "different") {
+    return { verdict: "contradiction", reason: change.reason, by: "rules" };
+  }
+  return judgement;
+}
+
+function compare(candidate: string, existing: string): Judgement {
   const a = featuresOf(candidate);
   const b = featuresOf(existing);
   const onlyA = difference(a.terms, b.terms);

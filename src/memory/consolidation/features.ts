@@ -13,6 +13,7 @@ import {
   CJK_PAST,
   CJK_PERSON_CANONICAL,
   CJK_PERSONS,
+  CJK_PRONOUNS,
   CJK_RELATIONS,
   CJK_STOPWORDS,
   CJK_WEEKDAY_CANONICAL,
@@ -25,6 +26,7 @@ import {
   NUMBER_WORDS,
   PERSON_MODIFIERS,
   PLURAL_PERSONS,
+  PRONOUN_PERSONS,
   RELATION_SYNONYMS,
   RELATIVE_DAYS,
   RELATIVE_TIME,
@@ -111,6 +113,13 @@ function cjkFeatures(run: string, into: StatementFeatures): void {
     into.numbers.add(String(cjkNumber(match[1] ?? "")));
     rest = rest.replace(match[1] ?? "", " ");
   }
+  // A pronoun opening the statement is its subject (他是护士 is not 她是护士).
+  for (const [pronoun, person] of CJK_PRONOUNS) {
+    if (!rest.startsWith(pronoun)) continue;
+    into.persons.add(person);
+    rest = rest.slice(pronoun.length);
+    break;
+  }
   for (const person of CJK_PERSONS) {
     if (!rest.includes(person)) continue;
     into.persons.add(CJK_PERSON_CANONICAL[person] ?? person);
@@ -119,7 +128,11 @@ function cjkFeatures(run: string, into: StatementFeatures): void {
   if (CJK_CHANGE.test(rest)) into.changed = true;
   if (CJK_ADDITIVE.test(rest)) into.additive = true;
   if (CJK_PAST.test(rest)) into.past = true;
-  if (rest.replace(/不再/gu, "").match(CJK_NEGATION)) into.negated = true;
+  if (rest.replace(/不再/gu, "").match(CJK_NEGATION)) {
+    into.negated = true;
+    // "不…了" (不在腾讯工作了, 不过敏了) and 已经不 say a state ended, like "no longer".
+    if (/了\s*$|已经不|已經不/u.test(run)) into.past = true;
+  }
   rest = rest.replace(/以前|曾经|过去|過去|原来/gu, " ").replace(CJK_NEGATION, " ");
   for (const [pattern, relation] of CJK_RELATIONS) {
     if (pattern.test(rest)) {
@@ -194,6 +207,12 @@ export function featuresOf(text: string): StatementFeatures {
     additive: false,
     past: false,
   };
+  // A pronoun opening a sentence is its subject: "She is a nurse" is not "He is a nurse". Elsewhere
+  // ("…a dog, he passed away") it usually points back at something already named.
+  for (const match of text.matchAll(/(?:^|[.!?;\n]\s*)([A-Za-z]+)\b/g)) {
+    const pronoun = PRONOUN_PERSONS[(match[1] ?? "").toLowerCase()];
+    if (pronoun !== undefined) features.persons.add(pronoun);
+  }
   let normalized = normalize(text);
   for (const match of normalized.matchAll(RELATIVE_TIME)) features.when.add(match[0]);
   normalized = normalized.replace(RELATIVE_TIME, " ");
