@@ -76,7 +76,8 @@ function properNouns(text: string): Set<string> {
     words.forEach((word, position) => {
       if (position === 0 || !/^\p{Lu}/u.test(word) || word === "I") return;
       const lower = normalize(word).replace(/[.'-]+$/, "");
-      if (WEEKDAYS.includes(lower) || MONTHS.includes(lower) || lower === "user") return;
+      const singular = lower.replace(/s$/, "");
+      if (WEEKDAYS.includes(singular) || MONTHS.includes(lower) || lower === "user") return;
       names.add(lower);
     });
   }
@@ -255,8 +256,10 @@ export function featuresOf(text: string): StatementFeatures {
     }
     if (PERSON_MODIFIERS.has(token) && personOf(tokens[position + 1]) !== undefined) return;
     if (token === "used" && tokens[position + 1] === "to") return;
-    if (WEEKDAYS.includes(token) || MONTHS.includes(token) || RELATIVE_DAYS.includes(token)) {
-      features.dates.add(token.replace(/s$/, ""));
+    // "on Saturdays", "at weekends": a plural day is the same day, every week.
+    const day = token.replace(/s$/, "");
+    if (WEEKDAYS.includes(day) || MONTHS.includes(token) || RELATIVE_DAYS.includes(day)) {
+      features.dates.add(MONTHS.includes(token) ? token : day);
       return;
     }
     if (/^(?:19|20)\d\d$/.test(token)) {
