@@ -15,11 +15,19 @@ export type ChangeReading =
 
 /** Phrases that say a value was replaced. Stripped before the words are compared. */
 const REPLACEMENT =
-  /\b(?:i(?: have|'ve)? )?changed my mind\b|\bswitched(?: over)?(?: to| from)?\b|\binstead(?: of)?\b|\bnew\b|\brelocated\b|\bmoved\b/giu;
+  /\b(?:i(?: have|'ve)? )?changed my mind\b|\bswitched(?: over)?(?: to| from)?\b|\binstead(?: of)?\b|\bnew\b|\brelocated\b|\bmoved\b|\bturned\b/giu;
 /** Words that place a state in the present: a change only when the stored statement lacks them. */
 const PRESENT = /\b(?:now|nowadays|these days|currently|again)\b/giu;
 const CJK_REPLACEMENT = /改主意了?|改变主意了?|换成|换到|改成|改为|搬到|搬去|搬家/gu;
 const CJK_PRESENT = /现在|如今|目前|最近/gu;
+/** Words that move an event to another date: "the appointment was moved to Friday", 改到, 推迟. */
+const RESCHEDULED = /\b(?:rescheduled|postponed|moved|pushed|delayed|brought forward)\b|改到|推迟|提前|改期/u;
+/** Capitalised words that open a sentence without being its subject. */
+const OPENERS = new Set(
+  "actually also now well so yes no oh ok okay sorry btw still today lately recently since hey hi and but".split(
+    " ",
+  ),
+);
 /** Words that say a state began (again): "I got married", "I started eating fish", 开始, 又. */
 const BEGAN = /\b(?:got|became|started|began|again)\b|开始|重新|又/u;
 
@@ -86,6 +94,8 @@ function valueDiffers(
   const onlyOld = difference(older.terms, newer.terms);
   const shared = [...newer.terms].filter((term) => older.terms.has(term));
   if (shared.length === 0) {
+    // "I'm 34" / "I'm 35 now": nothing but the number is said, so the number is the value.
+    if (newer.terms.size === 0 && older.terms.size === 0) return { ok: true, onlyNew, onlyOld };
     const personOnly =
       newer.persons.size > 0 && newer.terms.size <= MAX_VALUE_WORDS && older.terms.size <= MAX_VALUE_WORDS;
     return personOnly ? { ok: true, onlyNew, onlyOld } : { ok: false, why: "no shared attribute" };
@@ -97,7 +107,8 @@ function valueDiffers(
   if (!after(newer, onlyNew) || !after(older, onlyOld)) {
     // Two names in front are two subjects; other words in front ("I use Vim for coding" / "I
     // switched to Emacs for coding") leave the attribute unclear.
-    const anotherSubject = newSubject !== undefined && oldSubject !== undefined && newSubject !== oldSubject;
+    // One side names someone ("Karen moved to York") and the other is about the user ("I live in Leeds").
+    const anotherSubject = newSubject !== oldSubject;
     return { ok: false, why: anotherSubject ? "another subject" : "not clearly the same attribute" };
   }
   return { ok: true, onlyNew, onlyOld };
@@ -108,7 +119,7 @@ function leadingName(text: string): string | undefined {
   const first = /^[^\p{L}]*(\p{Lu}[\p{L}'-]*)/u.exec(text.trim())?.[1];
   if (first === undefined) return undefined;
   const word = normalize(first).replace(/'s$/, "");
-  return word === "i" || isStopword(word) ? undefined : word;
+  return word === "i" || isStopword(word) || OPENERS.has(word) ? undefined : word;
 }
 
 function datesClash(newer: StatementFeatures, older: StatementFeatures): boolean {
@@ -128,10 +139,22 @@ export function readChange(newerText: string, olderText: string): ChangeReading 
     !newer.negated &&
     (older.past || older.negated) &&
     (said.present || BEGAN.test(normalize(newerText)));
-  if (!replaces && !ends && !resumes) return { kind: "none" };
+  const rescheduled = RESCHEDULED.test(normalize(newerText));
+  if (!replaces && !ends && !resumes && !rescheduled) return { kind: "none" };
   if (!sameSet(newer.persons, older.persons) || newer.additive) return { kind: "none" };
   // Two dated events ("moved to Berlin in 2015" / "to Munich in 2019") are a history, not a change.
-  if (datesClash(newer, older)) return { kind: "none" };
+  if (datesClash(newer, older)) {
+    // "My appointment is on Monday" / "… was moved to Friday": the same event, moved, says nothing
+    // the stored statement did not (no other word differs).
+    const moved =
+      rescheduled &&
+      difference(older.terms, newer.terms).length === 0 &&
+      sameSet(older.numbers, newer.numbers);
+    return moved
+      ? { kind: "update", reason: "the new statement says the event was moved" }
+      : { kind: "none" };
+  }
+  if (!replaces && !ends && !resumes) return { kind: "none" };
   const content = { ...newer, terms: featuresOf(stripPhrases(newerText)).terms };
   const values = valueDiffers(content, older, leadingName(stripPhrases(newerText)), leadingName(olderText));
   if (!values.ok) {
@@ -169,7 +192,9 @@ export function readChange(newerText: string, olderText: string): ChangeReading 
       ? { kind: "update", reason: "the new statement gives a new number for the same attribute" }
       : { kind: "none" };
   }
-  if (onlyOld.length === 0 || onlyNew.length === 0) return review("one side only adds or drops words");
+  // "I now work at Google and teach at MIT" adds to "I work at Google": a second fact, not a change.
+  if (onlyOld.length === 0) return { kind: "none" };
+  if (onlyNew.length === 0) return review("the new statement drops part of the stored one");
   if (onlyOld.length > MAX_VALUE_WORDS || onlyNew.length > MAX_VALUE_WORDS) {
     return review("the stored statement holds more than the value that changed");
   }

@@ -74,7 +74,8 @@ function properNouns(text: string): Set<string> {
   for (const sentence of sentences) {
     const words = sentence.match(/[\p{L}\p{N}][\p{L}\p{N}'+#.-]*/gu) ?? [];
     words.forEach((word, position) => {
-      if (position === 0 || !/^\p{Lu}/u.test(word) || word === "I") return;
+      // "I", "I'm", "I've" are the speaker, not a name.
+      if (position === 0 || !/^\p{Lu}/u.test(word) || /^I(?:['’]\p{L}+)?$/u.test(word)) return;
       const lower = normalize(word).replace(/[.'-]+$/, "");
       const singular = lower.replace(/s$/, "");
       if (WEEKDAYS.includes(singular) || MONTHS.includes(lower) || lower === "user") return;

@@ -26,6 +26,10 @@ describe("a stated change of the same subject and attribute is an update without
     ["我喜欢喝咖啡", "我改主意了，现在喜欢喝茶"],
     ["我住在上海", "我已经搬到杭州了"],
     ["我在腾讯工作", "我不在腾讯工作了"],
+    ["My son is 9", "My son turned 10"],
+    ["I'm 34", "I'm 35 now"],
+    ["Our wedding is on June 14", "Our wedding got postponed to September 6"],
+    ["Meeting with the accountant is on March 4", "The accountant meeting was moved to March 11"],
   ];
   it.each(updates)("%s / %s", (stored, said) => {
     expect(readChange(said, stored).kind).toBe("update");
@@ -47,11 +51,27 @@ describe("change words about another subject, object, time scope or a history ar
     ["Jake no longer works at Intel", "Jake's wife no longer works at Intel"],
     ["I prefer coffee in the morning", "These days I prefer tea in the evening"],
     ["我妹妹现在住在广州", "我哥哥现在住在广州"],
+    ["I live in Leeds", "Karen moved to York"],
+    ["We moved to Ghent", "I moved to Ghent"],
+    ["I have a meeting on Monday", "I have another meeting on Friday"],
+    ["I visited Rome in 2019", "I visited Rome again in 2023"],
   ];
   it.each(notUpdates)("%s / %s", (stored, said) => {
     expect(readChange(said, stored).kind).not.toBe("update");
     expect(judgeByRules(said, stored).verdict).not.toBe("update");
     expect(judgeByRules(said, stored).verdict).not.toBe("same");
+  });
+
+  it("a stated present that only adds a fact is a second fact, not a conflict", () => {
+    expect(judgeByRules("I now work at Google and teach at MIT", "I work at Google").verdict).toBe(
+      "different",
+    );
+  });
+
+  it("'I'm' inside a sentence is the speaker, not a name: a correction by negation is a conflict", () => {
+    expect(judgeByRules("Actually I'm not allergic to latex", "I'm allergic to latex").verdict).toBe(
+      "contradiction",
+    );
   });
 
   it("a multi-fact statement is flagged, not superseded, by a change of one of its facts", () => {
