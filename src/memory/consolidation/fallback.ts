@@ -24,7 +24,14 @@ function subsetOf(small: ReadonlySet<string>, large: ReadonlySet<string>): boole
  */
 export function judgeByRules(candidate: string, existing: string): Judgement {
   if (normalize(candidate).trim() === normalize(existing).trim()) {
-    return { verdict: "same", reason: "identical wording", by: "rules" };
+    // Folded to the same words, but "Tulip42" is not "tulip42": a code's case is its value.
+    return sameSet(featuresOf(candidate).exact, featuresOf(existing).exact)
+      ? { verdict: "same", reason: "identical wording", by: "rules" }
+      : {
+          verdict: "contradiction",
+          reason: "the same words with a code or currency written differently",
+          by: "rules",
+        };
   }
   const change = readChange(candidate, existing);
   if (change.kind === "update") return { verdict: "update", reason: change.reason, by: "rules" };
@@ -79,6 +86,15 @@ function compare(candidate: string, existing: string): Judgement {
     return different("different numbers");
   }
   const somethingShared = shared.length > 0 || a.persons.size > 0 || a.numbers.size > 0;
+  if (onlyA.length === 0 && onlyB.length === 0 && somethingShared && !sameSet(a.exact, b.exact)) {
+    return different("a code or currency differs");
+  }
+  if (onlyA.length === 0 && onlyB.length === 0 && somethingShared && a.tense !== b.tense) {
+    // "Anna is my wife" / "Anna was my wife" cannot both be current; a future plan and a past event can.
+    return a.tense === "future" || b.tense === "future"
+      ? different("one statement is a plan, the other happened")
+      : { verdict: "contradiction", reason: "one statement says it was, the other that it is", by: "rules" };
+  }
   if (onlyA.length === 0 && onlyB.length === 0 && somethingShared) {
     // A relative time ("last month") on one side only says when, but two statements that differ in
     // it are not the same claim.

@@ -66,6 +66,46 @@ export interface StatementFeatures {
   additive: boolean;
   /** "used to", "anymore", "no longer", "以前", "不再": the claim is about a past state. */
   past: boolean;
+  /**
+   * The grammatical time of the claim: "Anna was my wife" is not "Anna is my wife", "I'll be in
+   * Paris on Monday" is not "I was in Paris on Monday". Only "was/were/had/did" and "will/going to"
+   * are read; other past forms are not.
+   */
+  tense: "past" | "present" | "future";
+  /**
+   * Codes as written, case kept ("Tulip42" is not "tulip42"), and currencies ("$40" is not "€40"):
+   * the rest of the comparison folds case and drops symbols.
+   */
+  exact: Set<string>;
+}
+
+const CURRENCIES: Readonly<Record<string, string>> = {
+  $: "usd",
+  "€": "eur",
+  "£": "gbp",
+  "¥": "jpy",
+  "₹": "inr",
+};
+
+function tenseOf(text: string): StatementFeatures["tense"] {
+  const lower = text.toLowerCase();
+  if (/\b(?:will|shall|gonna|going to)\b|['’]ll\b|将要|将会|打算/u.test(lower)) return "future";
+  if (/\b(?:was|were|had|did)\b/.test(lower)) return "past";
+  return "present";
+}
+
+function exactTokens(text: string): Set<string> {
+  const exact = new Set<string>();
+  // A token with letters, digits and a capital is a code or a password: its case is part of it
+  // ("20mg" has no capital and is a number with a unit, compared as such).
+  for (const match of text.matchAll(/[\p{L}\p{N}]*(?:\p{L}\p{N}|\p{N}\p{L})[\p{L}\p{N}]*/gu)) {
+    if (/\p{Lu}/u.test(match[0])) exact.add(match[0]);
+  }
+  for (const match of text.matchAll(/([$€£¥₹])\s?\d|\d\s?([$€£¥₹])/gu)) {
+    const symbol = match[1] ?? match[2] ?? "";
+    exact.add(CURRENCIES[symbol] ?? symbol);
+  }
+  return exact;
 }
 
 function properNouns(text: string): Set<string> {
@@ -208,6 +248,8 @@ export function featuresOf(text: string): StatementFeatures {
     changed: false,
     additive: false,
     past: false,
+    tense: tenseOf(text),
+    exact: exactTokens(text),
   };
   // A pronoun opening a sentence is its subject: "She is a nurse" is not "He is a nurse". Elsewhere
   // ("…a dog, he passed away") it usually points back at something already named.

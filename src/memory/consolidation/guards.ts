@@ -29,6 +29,8 @@ export function guardJudgement(judgement: Judgement, candidate: string, existing
     if (!sameSet(a.numbers, b.numbers)) clash.push("numbers");
     if (!sameSet(a.dates, b.dates) || !sameSet(a.when, b.when)) clash.push("dates");
     if (a.negated !== b.negated || a.past !== b.past) clash.push("polarity");
+    if (a.tense !== b.tense) clash.push("tense");
+    if (!sameSet(a.exact, b.exact)) clash.push("codes or currencies");
   }
   // A renamed relation ("my girlfriend Anna" -> "my wife Anna") is still the same person, and the
   // new relation is itself the change.
@@ -134,6 +136,13 @@ function guardUpdate(
   const samePolarity = a.negated === b.negated && a.past === b.past;
   // An "update" that only drops words would erase them: a shorter statement never does that.
   if (oldCoversNew && samePolarity) {
+    // The same words in another tense ("I had a dog" / "I have a dog") are not a repetition.
+    if (a.tense !== b.tense || !sameSet(a.exact, b.exact)) {
+      return keep(
+        a.tense === "future" || b.tense === "future" ? "different" : "contradiction",
+        "the same words in another tense or with another code are not a repetition; both kept",
+      );
+    }
     return keep(
       covers(candidate, existing) ? "same" : "different",
       "the new statement only repeats or drops part of the stored one",

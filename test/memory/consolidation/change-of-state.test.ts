@@ -133,3 +133,19 @@ describe("a lying judge cannot supersede across a negation or a number, nor conf
     expect(modelSays("update", "My rent is $1500 a month", "My rent is now $1650 a month")).toBe("update");
   });
 });
+
+describe("tense, codes and currencies are part of the claim", () => {
+  it.each([
+    ["Anna is my wife", "Anna was my wife", "contradiction"],
+    ["I'll be in Paris on Monday", "I was in Paris on Monday", "different"],
+    ["I owe Jake $40", "I owe Jake €40", "different"],
+    ["My wifi password is Tulip42", "My wifi password is tulip42", "contradiction"],
+  ])("%s / %s: never the same claim (rules: %s)", (stored, said, verdict) => {
+    expect(judgeByRules(said, stored).verdict).toBe(verdict);
+    expect(modelSays("same", stored, said)).not.toBe("same");
+    expect(modelSays("update", stored, said)).not.toBe("same");
+  });
+  it("a unit written apart is still the same claim", () => {
+    expect(judgeByRules("I take 20 mg of Lipitor", "I take 20mg of Lipitor").verdict).toBe("same");
+  });
+});
