@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { makeHome, providerEnv, runCli } from "../helpers/cli.js";
+import { fastRetryWithExtraction, makeHome, providerEnv, runCli } from "../helpers/cli.js";
 import { useFakeServers } from "../helpers/fake-servers.js";
 
 const server = useFakeServers();
@@ -68,6 +68,42 @@ describe("adversarial consolidation through the built binary", () => {
     expect(correction.action).toBe("conflict");
     expect(correction.current).toEqual(["Actually my locker number is B21", "My locker number is B12"]);
     // Each second add asked the judge once: the lies were heard and refused, not skipped.
+    expect(fake.chatRequests()).toHaveLength(3);
+  });
+
+  it("a change said in chat but dropped by the extraction's wording still supersedes, on the user's quote", {
+    timeout: 120_000,
+  }, async () => {
+    const extraction = JSON.stringify({
+      memories: [
+        {
+          kind: "preference",
+          text: "The user prefers coffee",
+          evidence: "user-stated",
+          importance: "normal",
+          sourceQuote: "I changed my mind, I prefer coffee now",
+        },
+      ],
+    });
+    const fake = await server({
+      replies: [{ text: "Coffee it is." }, { text: extraction }, lyingJudge("update")],
+    });
+    const { home, userHome, workspace } = makeHome(fastRetryWithExtraction);
+    const env = providerEnv(fake.url);
+    expect((await runCli(["memory", "add", "I prefer tea"], { home, userHome, env })).code).toBe(0);
+    const chat = await runCli(["chat", "--new"], {
+      home,
+      userHome,
+      cwd: workspace,
+      env,
+      input: "Oh, I changed my mind, I prefer coffee now.\n",
+    });
+    expect(chat.code, chat.stderr).toBe(0);
+    const listed = await runCli(["memory", "list", "--json"], { home, userHome, env });
+    expect((JSON.parse(listed.stdout) as Listed).memories.map((memory) => memory.text)).toEqual([
+      "The user prefers coffee",
+    ]);
+    // The judge was asked (its "update" stood because the user's own words say the change).
     expect(fake.chatRequests()).toHaveLength(3);
   });
 });

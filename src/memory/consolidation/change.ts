@@ -203,3 +203,24 @@ export function readChange(newerText: string, olderText: string): ChangeReading 
     reason: `the new statement says the value changed (${onlyOld.join(" ")} -> ${onlyNew.join(" ")})`,
   };
 }
+
+/**
+ * The extraction may reword "I changed my mind, I prefer coffee now" into "The user prefers coffee",
+ * dropping the change words. When the user's own quote (checked as theirs by attribution) reads as
+ * an update of the stored statement and the fact says what the quote says (same people, polarity and
+ * numbers; its new words are the quote's), the change is the user's word. Returns the reason, if so.
+ */
+export function changeInUsersWords(quote: string, fact: string, stored: string): string | undefined {
+  const reading = readChange(quote, stored);
+  if (reading.kind !== "update") return undefined;
+  const said = featuresOf(quote);
+  const claim = featuresOf(fact);
+  const old = featuresOf(stored);
+  const agrees =
+    sameSet(said.persons, claim.persons) &&
+    said.negated === claim.negated &&
+    said.past === claim.past &&
+    sameSet(said.numbers, claim.numbers) &&
+    difference(claim.terms, old.terms).every((term) => said.terms.has(term));
+  return agrees ? `the user's own words say it changed: ${reading.reason}` : undefined;
+}

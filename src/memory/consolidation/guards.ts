@@ -1,5 +1,5 @@
 import { normalize } from "../text/index.js";
-import { readChange } from "./change.js";
+import { changeInUsersWords, readChange } from "./change.js";
 import { judgeByRules, NEGATES } from "./fallback.js";
 import {
   covers,
@@ -18,7 +18,13 @@ import type { Judgement } from "./judge.js";
  * facts. A verdict that breaks a limit becomes "different" (keep both) or, where the two cannot both
  * hold, "contradiction" (both kept, shown as a conflict), with the reason recorded.
  */
-export function guardJudgement(judgement: Judgement, candidate: string, existing: string): Judgement {
+export function guardJudgement(
+  judgement: Judgement,
+  candidate: string,
+  existing: string,
+  /** The user's own words the candidate rests on (a user-stated quote), if any. */
+  quote?: string | null,
+): Judgement {
   if (judgement.verdict === "different") return negationNotMissed(judgement, candidate, existing);
   if (judgement.verdict !== "same" && judgement.verdict !== "update") return judgement;
   const a = featuresOf(candidate);
@@ -68,7 +74,7 @@ export function guardJudgement(judgement: Judgement, candidate: string, existing
   }
   return judgement.verdict === "same"
     ? guardSame(judgement, candidate, existing, a, b)
-    : guardUpdate(judgement, candidate, existing, a, b, renamedRelation);
+    : guardUpdate(judgement, candidate, existing, a, b, renamedRelation, quote);
 }
 
 /** "Actually…", "I meant…", 其实, 更正: the new statement corrects something, it does not repeat it. */
@@ -122,9 +128,11 @@ function guardUpdate(
   a: StatementFeatures,
   b: StatementFeatures,
   renamedRelation: boolean,
+  quote: string | null | undefined,
 ): Judgement {
   const change = readChange(candidate, existing);
   if (change.kind === "update") return judgement;
+  if (quote && changeInUsersWords(quote, candidate, existing) !== undefined) return judgement;
   const keep = (verdict: "different" | "contradiction" | "same", why: string): Judgement => ({
     verdict,
     reason: `${judgement.by} said update, but ${why} (${judgement.reason})`,
