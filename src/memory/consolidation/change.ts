@@ -1,5 +1,11 @@
 import { isStopword, normalize } from "../text/index.js";
-import { difference, featuresOf, type StatementFeatures, sameSet } from "./features.js";
+import {
+  difference,
+  FUNCTIONAL_ATTRIBUTES,
+  featuresOf,
+  type StatementFeatures,
+  sameSet,
+} from "./features.js";
 
 /**
  * Change-of-state phrasing: when a new statement itself says that a stored one stopped being true
@@ -15,11 +21,18 @@ export type ChangeReading =
 
 /** Phrases that say a value was replaced. Stripped before the words are compared. */
 const REPLACEMENT =
-  /\b(?:i(?: have|'ve)? )?changed my mind\b|\bswitched(?: over)?(?: to| from)?\b|\binstead(?: of)?\b|\bnew\b|\brelocated\b|\bmoved\b|\bturned\b/giu;
+  /\b(?:i(?: have|'ve)? )?changed my mind\b|\bswitched(?: over)?(?: to| from)?\b|\binstead(?: of)?\b|\brelocated\b|\bmoved\b|\bturned\b/giu;
 /** Words that place a state in the present: a change only when the stored statement lacks them. */
-const PRESENT = /\b(?:now|nowadays|these days|currently|again)\b/giu;
+const PRESENT = /\b(?:now|nowadays|these days|currently|again|new)\b/giu;
 const CJK_REPLACEMENT = /改主意了?|改变主意了?|换成|换到|改成|改为|搬到|搬去|搬家/gu;
 const CJK_PRESENT = /现在|如今|目前|最近/gu;
+/**
+ * "I moved my office to Lyon", "我的公司搬到了上海": something else moved, not where the person lives.
+ */
+const MOVED_OBJECT =
+  /\b(?:moved|relocated)\s+(?!to\b|into\b|in\b|back\b|here\b|there\b|away\b|out\b|abroad\b|house\b|home\b|over\b|recently\b|last\b|again\b)[a-z]+|的[^\s，。,.]{1,4}搬/u;
+/** Attributes a present-tense word alone ("now", "these days", "new") may change: one-value ones and preferences. */
+const ONE_VALUE_OR_TASTE = new Set([...FUNCTIONAL_ATTRIBUTES, "like", "person", "number"]);
 /** Words that move an event to another date: "the appointment was moved to Friday", 改到, 推迟. */
 const RESCHEDULED = /\b(?:rescheduled|postponed|moved|pushed|delayed|brought forward)\b|改到|推迟|提前|改期/u;
 /** Capitalised words that open a sentence without being its subject. */
@@ -89,16 +102,19 @@ function valueDiffers(
   older: StatementFeatures,
   newSubject: string | undefined,
   oldSubject: string | undefined,
-): { ok: true; onlyNew: string[]; onlyOld: string[] } | { ok: false; why: string } {
+): { ok: true; onlyNew: string[]; onlyOld: string[]; anchors: string[] } | { ok: false; why: string } {
   const onlyNew = difference(newer.terms, older.terms);
   const onlyOld = difference(older.terms, newer.terms);
   const shared = [...newer.terms].filter((term) => older.terms.has(term));
   if (shared.length === 0) {
     // "I'm 34" / "I'm 35 now": nothing but the number is said, so the number is the value.
-    if (newer.terms.size === 0 && older.terms.size === 0) return { ok: true, onlyNew, onlyOld };
+    if (newer.terms.size === 0 && older.terms.size === 0)
+      return { ok: true, onlyNew, onlyOld, anchors: ["number"] };
     const personOnly =
       newer.persons.size > 0 && newer.terms.size <= MAX_VALUE_WORDS && older.terms.size <= MAX_VALUE_WORDS;
-    return personOnly ? { ok: true, onlyNew, onlyOld } : { ok: false, why: "no shared attribute" };
+    return personOnly
+      ? { ok: true, onlyNew, onlyOld, anchors: ["person"] }
+      : { ok: false, why: "no shared attribute" };
   }
   const after = (features: StatementFeatures, words: readonly string[]) => {
     const order = [...features.terms];
@@ -111,7 +127,12 @@ function valueDiffers(
     const anotherSubject = newSubject !== oldSubject;
     return { ok: false, why: anotherSubject ? "another subject" : "not clearly the same attribute" };
   }
-  return { ok: true, onlyNew, onlyOld };
+  const anchors = shared.filter(
+    (anchor) =>
+      after(newer, onlyNew) &&
+      onlyNew.every((word) => [...newer.terms].indexOf(word) > [...newer.terms].indexOf(anchor)),
+  );
+  return { ok: true, onlyNew, onlyOld, anchors };
 }
 
 /** A capitalised first word that is not a pronoun or article: the statement's subject ("Karen lives…"). */
@@ -197,6 +218,19 @@ export function readChange(newerText: string, olderText: string): ChangeReading 
   if (onlyNew.length === 0) return review("the new statement drops part of the stored one");
   if (onlyOld.length > MAX_VALUE_WORDS || onlyNew.length > MAX_VALUE_WORDS) {
     return review("the stored statement holds more than the value that changed");
+  }
+  // Two words differing on each side are usually another attribute and its value ("favourite food
+  // is sushi" / "favourite drink is tea", "window seats on long flights" / "aisle … short …").
+  if (onlyOld.length === MAX_VALUE_WORDS && onlyNew.length === MAX_VALUE_WORDS) {
+    return review("more than the value differs");
+  }
+  if (MOVED_OBJECT.test(normalize(newerText)) || MOVED_OBJECT.test(newerText)) {
+    return review("something else was moved");
+  }
+  // "now", "these days", "new" alone replace a value only of a one-value attribute or a taste: "I now
+  // speak Spanish" may be a second language, "my new cat" a second cat.
+  if (!said.replacement && !values.anchors.some((anchor) => ONE_VALUE_OR_TASTE.has(anchor))) {
+    return review("a present-tense word alone does not say this attribute has one value");
   }
   return {
     kind: "update",

@@ -136,6 +136,8 @@ export const RELATION_SYNONYMS: Readonly<Record<string, string>> = {
   reloc: "live",
   resid: "live",
   home: "live",
+  // "based in Lisbon" says where someone is, like "lives in".
+  base: "live",
   employ: "work",
   job: "work",
   favourit: "favorit",
@@ -147,6 +149,8 @@ export const CJK_RELATIONS: readonly [RegExp, string][] = [
   // 最喜欢 first: read as 喜欢 it would hide the one-value attribute "favourite".
   [/最喜欢/u, "favorit"],
   [/住|搬|居住/u, "live"],
+  // 叫 / 名字: what someone is called, a one-value attribute like "name".
+  [/叫|名字/u, "name"],
   [/工作|上班/u, "work"],
   [/喜欢|爱|偏好/u, "like"],
 ];

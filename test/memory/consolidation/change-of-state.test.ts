@@ -55,6 +55,12 @@ describe("change words about another subject, object, time scope or a history ar
     ["We moved to Ghent", "I moved to Ghent"],
     ["I have a meeting on Monday", "I have another meeting on Friday"],
     ["I visited Rome in 2019", "I visited Rome again in 2023"],
+    ["I live in Paris", "I moved my office to Lyon"],
+    ["我住在北京", "我的公司搬到了上海"],
+    ["I speak French", "I now speak Spanish"],
+    ["My favourite food is sushi", "My favourite drink is now tea"],
+    ["I prefer window seats on long flights", "I now prefer aisle seats on short flights"],
+    ["My cat is called Tom", "My new cat is called Jerry"],
   ];
   it.each(notUpdates)("%s / %s", (stored, said) => {
     expect(readChange(said, stored).kind).not.toBe("update");
