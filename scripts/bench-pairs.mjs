@@ -1,16 +1,20 @@
 #!/usr/bin/env node
 // Statement-pair consolidation benchmark: `npm run build && node scripts/bench-pairs.mjs`.
-// Runs every labelled pair of test/memory/fixtures/statement-pairs{,-heldout}.jsonl through the real memory
+// Runs every labelled pair of test/memory/fixtures/statement-pairs{,-heldout,-adversarial}.jsonl through the real memory
 // service (in-memory SQLite) with the deterministic fallback, a scripted oracle judge and a noisy
-// scripted judge, and prints one JSON report per mode.
+// scripted judge and a lying one, and prints one JSON report per mode.
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const { loadPairs, runPairsBench } = await import(join(root, "dist/memory/bench/statement-pairs.js"));
-for (const file of ["statement-pairs.jsonl", "statement-pairs-heldout.jsonl"]) {
+for (const file of [
+  "statement-pairs.jsonl",
+  "statement-pairs-heldout.jsonl",
+  "statement-pairs-adversarial.jsonl",
+]) {
   const pairs = loadPairs(join(root, "test/memory/fixtures", file));
-  for (const mode of ["rules", "oracle", "noisy"]) {
+  for (const mode of ["rules", "oracle", "noisy", "liar"]) {
     const report = await runPairsBench(pairs, mode);
     const failures = report.failures.map(
       (failure) =>

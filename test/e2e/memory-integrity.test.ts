@@ -64,7 +64,8 @@ describe("memory integrity through the built binary", () => {
     expect(await add("My wife Anna likes sushi and ramen")).toBe("created");
     expect(await add("My wife Anna likes sushi")).toBe("created");
     expect(await add("The user lives in Berlin.")).toBe("created");
-    expect(await add("The user moved to Rome.")).toBe("conflict");
+    // A one-value attribute's new value without a change word: flagged, both kept.
+    expect(await add("The user lives in Rome.")).toBe("conflict");
     const ramen = await runCli(["memory", "search", "--json", "ramen"], { home, userHome, env });
     expect((JSON.parse(ramen.stdout) as { results: { text: string }[] }).results.map((r) => r.text)).toEqual([
       "My wife Anna likes sushi and ramen",
@@ -84,7 +85,7 @@ describe("memory integrity through the built binary", () => {
     expect(resolved.stdout).toContain(`Resolved: kept #${rome}; superseded #${berlin}`);
     const current = await runCli(["memory", "search", "--json", "user lives"], { home, userHome, env });
     const texts = (JSON.parse(current.stdout) as { results: { text: string }[] }).results.map((r) => r.text);
-    expect(texts).toContain("The user moved to Rome.");
+    expect(texts).toContain("The user lives in Rome.");
     expect(texts).not.toContain("The user lives in Berlin.");
     const past = await runCli(["memory", "list", "--as-of", "2000-01-01"], { home, userHome, env });
     expect(past.stdout).toContain("No memories");

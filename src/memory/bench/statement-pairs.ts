@@ -39,9 +39,11 @@ export function loadPairs(path: string): StatementPair[] {
  *   oracle  - a scripted model that answers each pair's label (subset answered as "same", the
  *             natural model answer that must still not erase the longer statement);
  *   noisy   - the oracle, but every 3rd pair answers "same" and every 5th "update" whatever the
- *             truth, and every 4th first answer is broken JSON (exercises the one repair).
+ *             truth, and every 4th first answer is broken JSON (exercises the one repair);
+ *   liar    - a model that lies on every pair not labelled update: "update" on odd ids, "same" on
+ *             even ones (the guards alone must keep it from superseding or confirming wrongly).
  */
-export type JudgeMode = "rules" | "oracle" | "noisy";
+export type JudgeMode = "rules" | "oracle" | "noisy" | "liar";
 
 export interface PairOutcome {
   pair: StatementPair;
@@ -92,6 +94,7 @@ function scriptedJudge(pair: StatementPair, mode: JudgeMode): MemoryModel {
       let verdict = VERDICT_OF[pair.label];
       if (mode === "noisy" && pair.id % 3 === 0) verdict = "same";
       else if (mode === "noisy" && pair.id % 5 === 0) verdict = "update";
+      else if (mode === "liar" && pair.label !== "update") verdict = pair.id % 2 === 1 ? "update" : "same";
       const judgements = stored.map((match) => ({
         id: Number(match[1]),
         verdict: match[2] === pair.stored ? verdict : "different",

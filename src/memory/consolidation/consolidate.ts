@@ -15,6 +15,7 @@ import {
   type Receipt,
 } from "../store/types.js";
 import { lexicalSimilarity } from "../text/index.js";
+import { changeInUsersWords } from "./change.js";
 import { covers } from "./features.js";
 import { guardJudgement } from "./guards.js";
 import { type Judgement, judgeByModel, judgeByRules } from "./judge.js";
@@ -62,7 +63,9 @@ export async function consolidate(
   const neighbours = await similarMemories(deps, candidate);
   if (neighbours.length === 0) return create(deps, candidate);
   signal?.throwIfAborted();
-  const judged = await judgeAll(deps, candidate.text, neighbours, signal);
+  // The user's own quote may say a change the extraction's wording dropped ("I changed my mind…").
+  const quote = candidate.evidence === "user-stated" ? candidate.provenance.quote : null;
+  const judged = await judgeAll(deps, candidate.text, neighbours, signal, candidate.userKey, quote);
   if (!judged.ok) {
     // Never a guess: the candidate is kept as its own memory and the pairs wait for the judge.
     const outcome = create(deps, candidate);
@@ -104,12 +107,20 @@ export async function judgeAll(
   neighbours: readonly Memory[],
   signal: AbortSignal | undefined,
   userKey = neighbours[0]?.userKey ?? "",
+  quote: string | null = null,
 ): Promise<Judged> {
   const byRules = (): Judged => ({
     ok: true,
-    judgements: neighbours.map((existing) =>
-      guardJudgement(judgeByRules(text, existing.text), text, existing.text),
-    ),
+    judgements: neighbours.map((existing) => {
+      const ruled = judgeByRules(text, existing.text);
+      const usersWords =
+        quote && ruled.verdict !== "same" && ruled.verdict !== "update"
+          ? changeInUsersWords(quote, text, existing.text)
+          : undefined;
+      const judgement: Judgement =
+        usersWords === undefined ? ruled : { verdict: "update", reason: usersWords, by: "rules" };
+      return guardJudgement(judgement, text, existing.text, quote);
+    }),
   });
   if (!deps.judge) return byRules();
   const result = await judgeByModel(
@@ -122,7 +133,7 @@ export async function judgeAll(
     return {
       ok: true,
       judgements: result.judgements.map((judgement, index) =>
-        guardJudgement(judgement, text, neighbours[index]?.text ?? ""),
+        guardJudgement(judgement, text, neighbours[index]?.text ?? "", quote),
       ),
     };
   }

@@ -1,4 +1,5 @@
 import { normalize } from "../text/index.js";
+import { readChange } from "./change.js";
 import { difference, FUNCTIONAL_ATTRIBUTES, featuresOf, sameSet } from "./features.js";
 import type { Judgement } from "./judge.js";
 
@@ -13,7 +14,9 @@ function subsetOf(small: ReadonlySet<string>, large: ReadonlySet<string>): boole
  * The deterministic judge, used when no model is configured (or none can be afforded). It is
  * conservative by construction:
  *   - "same" only when persons, names, numbers, dates, polarity and every content word agree;
- *   - it never answers "update", so it never supersedes anything;
+ *   - "update" (a supersession) only when the new statement itself says the stored state changed
+ *     ("changed my mind", "moved to", "no longer", "these days", 不再, 搬到…) and subject and
+ *     attribute match on the words (change.ts); a change it cannot place is a conflict to review;
  *   - "contradiction" (both kept, flagged as a conflict for the user) when one statement negates the
  *     other, or when the only difference is the value of a one-value attribute (where someone lives,
  *     an age, a favourite, a code) or of a number;
@@ -21,8 +24,25 @@ function subsetOf(small: ReadonlySet<string>, large: ReadonlySet<string>): boole
  */
 export function judgeByRules(candidate: string, existing: string): Judgement {
   if (normalize(candidate).trim() === normalize(existing).trim()) {
-    return { verdict: "same", reason: "identical wording", by: "rules" };
+    // Folded to the same words, but "Tulip42" is not "tulip42": a code's case is its value.
+    return sameSet(featuresOf(candidate).exact, featuresOf(existing).exact)
+      ? { verdict: "same", reason: "identical wording", by: "rules" }
+      : {
+          verdict: "contradiction",
+          reason: "the same words with a code or currency written differently",
+          by: "rules",
+        };
   }
+  const change = readChange(candidate, existing);
+  if (change.kind === "update") return { verdict: "update", reason: change.reason, by: "rules" };
+  const judgement = compare(candidate, existing);
+  if (change.kind === "review" && judgement.verdict === "different") {
+    return { verdict: "contradiction", reason: change.reason, by: "rules" };
+  }
+  return judgement;
+}
+
+function compare(candidate: string, existing: string): Judgement {
   const a = featuresOf(candidate);
   const b = featuresOf(existing);
   const onlyA = difference(a.terms, b.terms);
@@ -66,6 +86,15 @@ export function judgeByRules(candidate: string, existing: string): Judgement {
     return different("different numbers");
   }
   const somethingShared = shared.length > 0 || a.persons.size > 0 || a.numbers.size > 0;
+  if (onlyA.length === 0 && onlyB.length === 0 && somethingShared && !sameSet(a.exact, b.exact)) {
+    return different("a code or currency differs");
+  }
+  if (onlyA.length === 0 && onlyB.length === 0 && somethingShared && a.tense !== b.tense) {
+    // "Anna is my wife" / "Anna was my wife" cannot both be current; a future plan and a past event can.
+    return a.tense === "future" || b.tense === "future"
+      ? different("one statement is a plan, the other happened")
+      : { verdict: "contradiction", reason: "one statement says it was, the other that it is", by: "rules" };
+  }
   if (onlyA.length === 0 && onlyB.length === 0 && somethingShared) {
     // A relative time ("last month") on one side only says when, but two statements that differ in
     // it are not the same claim.

@@ -13,6 +13,7 @@ import {
   CJK_PAST,
   CJK_PERSON_CANONICAL,
   CJK_PERSONS,
+  CJK_PRONOUNS,
   CJK_RELATIONS,
   CJK_STOPWORDS,
   CJK_WEEKDAY_CANONICAL,
@@ -25,6 +26,7 @@ import {
   NUMBER_WORDS,
   PERSON_MODIFIERS,
   PLURAL_PERSONS,
+  PRONOUN_PERSONS,
   RELATION_SYNONYMS,
   RELATIVE_DAYS,
   RELATIVE_TIME,
@@ -64,6 +66,46 @@ export interface StatementFeatures {
   additive: boolean;
   /** "used to", "anymore", "no longer", "以前", "不再": the claim is about a past state. */
   past: boolean;
+  /**
+   * The grammatical time of the claim: "Anna was my wife" is not "Anna is my wife", "I'll be in
+   * Paris on Monday" is not "I was in Paris on Monday". Only "was/were/had/did" and "will/going to"
+   * are read; other past forms are not.
+   */
+  tense: "past" | "present" | "future";
+  /**
+   * Codes as written, case kept ("Tulip42" is not "tulip42"), and currencies ("$40" is not "€40"):
+   * the rest of the comparison folds case and drops symbols.
+   */
+  exact: Set<string>;
+}
+
+const CURRENCIES: Readonly<Record<string, string>> = {
+  $: "usd",
+  "€": "eur",
+  "£": "gbp",
+  "¥": "jpy",
+  "₹": "inr",
+};
+
+function tenseOf(text: string): StatementFeatures["tense"] {
+  const lower = text.toLowerCase();
+  if (/\b(?:will|shall|gonna|going to)\b|['’]ll\b|将要|将会|打算/u.test(lower)) return "future";
+  if (/\b(?:was|were|had|did)\b/.test(lower)) return "past";
+  return "present";
+}
+
+function exactTokens(text: string): Set<string> {
+  const exact = new Set<string>();
+  // A token with letters, digits and a capital is a code or a password: its case is part of it
+  // ("20mg" has no capital and is a number with a unit, compared as such).
+  for (const match of text.matchAll(/[\p{L}\p{N}]*(?:\p{L}\p{N}|\p{N}\p{L})[\p{L}\p{N}]*/gu)) {
+    if (/\p{Lu}/u.test(match[0])) exact.add(match[0]);
+  }
+  for (const match of text.matchAll(/([$€£¥₹])\s?\d|\d\s?([$€£¥₹])/gu)) {
+    const symbol = match[1] ?? match[2] ?? "";
+    exact.add(CURRENCIES[symbol] ?? symbol);
+  }
+  return exact;
 }
 
 function properNouns(text: string): Set<string> {
@@ -72,9 +114,11 @@ function properNouns(text: string): Set<string> {
   for (const sentence of sentences) {
     const words = sentence.match(/[\p{L}\p{N}][\p{L}\p{N}'+#.-]*/gu) ?? [];
     words.forEach((word, position) => {
-      if (position === 0 || !/^\p{Lu}/u.test(word) || word === "I") return;
+      // "I", "I'm", "I've" are the speaker, not a name.
+      if (position === 0 || !/^\p{Lu}/u.test(word) || /^I(?:['’]\p{L}+)?$/u.test(word)) return;
       const lower = normalize(word).replace(/[.'-]+$/, "");
-      if (WEEKDAYS.includes(lower) || MONTHS.includes(lower) || lower === "user") return;
+      const singular = lower.replace(/s$/, "");
+      if (WEEKDAYS.includes(singular) || MONTHS.includes(lower) || lower === "user") return;
       names.add(lower);
     });
   }
@@ -111,6 +155,13 @@ function cjkFeatures(run: string, into: StatementFeatures): void {
     into.numbers.add(String(cjkNumber(match[1] ?? "")));
     rest = rest.replace(match[1] ?? "", " ");
   }
+  // A pronoun opening the statement is its subject (他是护士 is not 她是护士).
+  for (const [pronoun, person] of CJK_PRONOUNS) {
+    if (!rest.startsWith(pronoun)) continue;
+    into.persons.add(person);
+    rest = rest.slice(pronoun.length);
+    break;
+  }
   for (const person of CJK_PERSONS) {
     if (!rest.includes(person)) continue;
     into.persons.add(CJK_PERSON_CANONICAL[person] ?? person);
@@ -119,7 +170,11 @@ function cjkFeatures(run: string, into: StatementFeatures): void {
   if (CJK_CHANGE.test(rest)) into.changed = true;
   if (CJK_ADDITIVE.test(rest)) into.additive = true;
   if (CJK_PAST.test(rest)) into.past = true;
-  if (rest.replace(/不再/gu, "").match(CJK_NEGATION)) into.negated = true;
+  if (rest.replace(/不再/gu, "").match(CJK_NEGATION)) {
+    into.negated = true;
+    // "不…了" (不在腾讯工作了, 不过敏了) and 已经不 say a state ended, like "no longer".
+    if (/了\s*$|已经不|已經不/u.test(run)) into.past = true;
+  }
   rest = rest.replace(/以前|曾经|过去|過去|原来/gu, " ").replace(CJK_NEGATION, " ");
   for (const [pattern, relation] of CJK_RELATIONS) {
     if (pattern.test(rest)) {
@@ -193,7 +248,15 @@ export function featuresOf(text: string): StatementFeatures {
     changed: false,
     additive: false,
     past: false,
+    tense: tenseOf(text),
+    exact: exactTokens(text),
   };
+  // A pronoun opening a sentence is its subject: "She is a nurse" is not "He is a nurse". Elsewhere
+  // ("…a dog, he passed away") it usually points back at something already named.
+  for (const match of text.matchAll(/(?:^|[.!?;\n]\s*)([A-Za-z]+)\b/g)) {
+    const pronoun = PRONOUN_PERSONS[(match[1] ?? "").toLowerCase()];
+    if (pronoun !== undefined) features.persons.add(pronoun);
+  }
   let normalized = normalize(text);
   for (const match of normalized.matchAll(RELATIVE_TIME)) features.when.add(match[0]);
   normalized = normalized.replace(RELATIVE_TIME, " ");
@@ -236,8 +299,10 @@ export function featuresOf(text: string): StatementFeatures {
     }
     if (PERSON_MODIFIERS.has(token) && personOf(tokens[position + 1]) !== undefined) return;
     if (token === "used" && tokens[position + 1] === "to") return;
-    if (WEEKDAYS.includes(token) || MONTHS.includes(token) || RELATIVE_DAYS.includes(token)) {
-      features.dates.add(token.replace(/s$/, ""));
+    // "on Saturdays", "at weekends": a plural day is the same day, every week.
+    const day = token.replace(/s$/, "");
+    if (WEEKDAYS.includes(day) || MONTHS.includes(token) || RELATIVE_DAYS.includes(day)) {
+      features.dates.add(MONTHS.includes(token) ? token : day);
       return;
     }
     if (/^(?:19|20)\d\d$/.test(token)) {

@@ -1,3 +1,5 @@
+import { normalize } from "../text/index.js";
+import { changeInUsersWords, readChange } from "./change.js";
 import { judgeByRules, NEGATES } from "./fallback.js";
 import {
   covers,
@@ -13,9 +15,16 @@ import type { Judgement } from "./judge.js";
  * Hard limits on what any judge (the model included) may conclude, checked on the statements
  * themselves: two statements that name different people, numbers or dates, or where one negates the
  * other, are never the same claim; and a statement about another person never updates this one's
- * facts. A verdict that breaks a limit becomes "different" (keep both), with the reason recorded.
+ * facts. A verdict that breaks a limit becomes "different" (keep both) or, where the two cannot both
+ * hold, "contradiction" (both kept, shown as a conflict), with the reason recorded.
  */
-export function guardJudgement(judgement: Judgement, candidate: string, existing: string): Judgement {
+export function guardJudgement(
+  judgement: Judgement,
+  candidate: string,
+  existing: string,
+  /** The user's own words the candidate rests on (a user-stated quote), if any. */
+  quote?: string | null,
+): Judgement {
   if (judgement.verdict === "different") return negationNotMissed(judgement, candidate, existing);
   if (judgement.verdict !== "same" && judgement.verdict !== "update") return judgement;
   const a = featuresOf(candidate);
@@ -26,6 +35,8 @@ export function guardJudgement(judgement: Judgement, candidate: string, existing
     if (!sameSet(a.numbers, b.numbers)) clash.push("numbers");
     if (!sameSet(a.dates, b.dates) || !sameSet(a.when, b.when)) clash.push("dates");
     if (a.negated !== b.negated || a.past !== b.past) clash.push("polarity");
+    if (a.tense !== b.tense) clash.push("tense");
+    if (!sameSet(a.exact, b.exact)) clash.push("codes or currencies");
   }
   // A renamed relation ("my girlfriend Anna" -> "my wife Anna") is still the same person, and the
   // new relation is itself the change.
@@ -40,85 +51,200 @@ export function guardJudgement(judgement: Judgement, candidate: string, existing
     const namesOnlyOld = difference(b.names, a.names);
     if (namesOnlyNew.length > 0 && namesOnlyOld.length > 0) clash.push("names");
   }
-  if (clash.length === 0) {
-    const newCoversOld = covers(candidate, existing);
-    const oldCoversNew = covers(existing, candidate);
-    // "Same" must not lose words: when each statement holds something the other lacks, keep both.
-    // A paraphrase that shares no word ("I drive a sedan" / "my vehicle is an automobile") is the
-    // model's to recognise; its wordings all stay findable (see confirm).
-    const sharesWords = [...a.terms].some((term) => b.terms.has(term));
-    if (judgement.verdict === "same" && !newCoversOld && !oldCoversNew && sharesWords) {
-      return {
-        verdict: "different",
-        reason: `${judgement.by} said same, but each statement holds words the other lacks; both kept (${judgement.reason})`,
-        by: judgement.by,
-      };
-    }
-    // An "update" that only drops words would erase them: a shorter statement never does that.
-    if (judgement.verdict === "update" && oldCoversNew && a.negated === b.negated && a.past === b.past) {
-      return {
-        verdict: newCoversOld ? "same" : "different",
-        reason: `${judgement.by} said update, but the new statement only repeats or drops part of the stored one (${judgement.reason})`,
-        by: judgement.by,
-      };
-    }
-    if (judgement.verdict === "update" && !renamedRelation && !marksAChange(a, b)) {
-      return {
-        verdict: "different",
-        reason: `${judgement.by} said update, but nothing says a state changed and no one-value attribute differs; both kept (${judgement.reason})`,
-        by: judgement.by,
-      };
-    }
-    return judgement;
+  // A correction judged "same" ("Actually it's B21") would add a confirmation to the very claim it
+  // corrects: both are kept and shown as a conflict.
+  if (
+    judgement.verdict === "same" &&
+    !clash.includes("people") &&
+    CORRECTION.test(normalize(candidate)) &&
+    (clash.length > 0 || difference(a.terms, b.terms).length > 0)
+  ) {
+    return {
+      verdict: "contradiction",
+      reason: `${judgement.by} said same, but the new statement corrects the stored one; both kept as a conflict (${judgement.reason})`,
+      by: judgement.by,
+    };
   }
-  return {
-    verdict: "different",
-    reason: `${judgement.by} said ${judgement.verdict} but the ${clash.join(", ")} differ; both kept (${judgement.reason})`,
-    by: judgement.by,
-  };
+  if (clash.length > 0) {
+    return {
+      verdict: "different",
+      reason: `${judgement.by} said ${judgement.verdict} but the ${clash.join(", ")} differ; both kept (${judgement.reason})`,
+      by: judgement.by,
+    };
+  }
+  return judgement.verdict === "same"
+    ? guardSame(judgement, candidate, existing, a, b)
+    : guardUpdate(judgement, candidate, existing, a, b, renamedRelation, quote);
+}
+
+/** "Actually…", "I meant…", 其实, 更正: the new statement corrects something, it does not repeat it. */
+const CORRECTION = /\b(?:actually|correction|i meant|sorry|to be precise|rather)\b|其实|更正|纠正|说错|不对/u;
+
+function guardSame(
+  judgement: Judgement,
+  candidate: string,
+  existing: string,
+  a: StatementFeatures,
+  b: StatementFeatures,
+): Judgement {
+  const onlyNew = difference(a.terms, b.terms);
+  // A paraphrase that shares nothing ("I drive a sedan" / "my vehicle is an automobile") is the
+  // model's to recognise; its wordings all stay findable (see confirm). Once something is shared
+  // (a word, a person, a number), a word the new statement adds is information ("I have a cat" /
+  // "I have a cat allergy"), and words on both sides are two claims: both kept.
+  const sharesSomething =
+    [...a.terms].some((term) => b.terms.has(term)) ||
+    a.persons.size > 0 ||
+    a.numbers.size > 0 ||
+    a.names.size > 0;
+  if (sharesSomething && onlyNew.length > 0) {
+    return {
+      verdict: "different",
+      reason: `${judgement.by} said same, but the new statement holds words the stored one lacks; both kept (${judgement.reason})`,
+      by: judgement.by,
+    };
+  }
+  if (!covers(candidate, existing) && !covers(existing, candidate) && sharesSomething) {
+    return {
+      verdict: "different",
+      reason: `${judgement.by} said same, but each statement holds words the other lacks; both kept (${judgement.reason})`,
+      by: judgement.by,
+    };
+  }
+  return judgement;
 }
 
 /**
- * Whether an "update" is plausible on the statements' own words: the new one says a state changed
- * ("moved", "switched", "now", "quit", a negation or "no longer") and no word that adds ("too",
- * "also", "other"), or the two differ only in a number ("my son is 9" / "10"), or they share a one-value attribute (where someone lives,
- * a code, an age) and differ in its value. "I have two cats" / "I have two dogs" is none of these:
- * two facts, both kept, whatever a model says.
+ * A model's "update" supersedes only what the statements' own words allow. Polarity, people and
+ * numbers are the hard line: across them a model's update becomes a conflict (both kept, shown)
+ * unless the new statement itself says the state changed for the same subject and attribute
+ * (change.ts). A date is another event unless a change word moves it; a one-value attribute
+ * (where someone lives, a code) may take a new value; anything else is kept as two facts.
  */
-function marksAChange(newer: StatementFeatures, older: StatementFeatures): boolean {
-  if (newer.negated !== older.negated || newer.past !== older.past) return true;
+function guardUpdate(
+  judgement: Judgement,
+  candidate: string,
+  existing: string,
+  a: StatementFeatures,
+  b: StatementFeatures,
+  renamedRelation: boolean,
+  quote: string | null | undefined,
+): Judgement {
+  const change = readChange(candidate, existing);
+  if (change.kind === "update") return judgement;
+  if (quote && changeInUsersWords(quote, candidate, existing) !== undefined) return judgement;
+  const keep = (verdict: "different" | "contradiction" | "same", why: string): Judgement => ({
+    verdict,
+    reason: `${judgement.by} said update, but ${why} (${judgement.reason})`,
+    by: judgement.by,
+  });
   // "I speak German too", "my other sister": a fact beside the stored one, not instead of it.
-  if (newer.additive) return false;
-  if (newer.changed) return true;
-  const onlyNew = difference(newer.terms, older.terms);
-  const onlyOld = difference(older.terms, newer.terms);
-  // A number is an attribute's value (an age, a count); a different date is another event (two
-  // appointments, two visits) unless a change word says it was moved.
-  const numbersDiffer = !sameSet(newer.numbers, older.numbers) && sameSet(newer.dates, older.dates);
-  if (numbersDiffer && onlyNew.length === 0 && onlyOld.length === 0) return true;
+  if (a.additive) return keep("different", "the new statement adds a fact beside the stored one; both kept");
+  const oldCoversNew = covers(existing, candidate);
+  const samePolarity = a.negated === b.negated && a.past === b.past;
+  // An "update" that only drops words would erase them: a shorter statement never does that.
+  if (oldCoversNew && samePolarity) {
+    // The same words in another tense ("I had a dog" / "I have a dog") are not a repetition.
+    if (a.tense !== b.tense || !sameSet(a.exact, b.exact)) {
+      return keep(
+        a.tense === "future" || b.tense === "future" ? "different" : "contradiction",
+        "the same words in another tense or with another code are not a repetition; both kept",
+      );
+    }
+    return keep(
+      covers(candidate, existing) ? "same" : "different",
+      "the new statement only repeats or drops part of the stored one",
+    );
+  }
+  if (renamedRelation) return judgement;
+  if (!samePolarity) {
+    return keep(
+      "contradiction",
+      "one statement negates the other and the new one does not say the state changed; both kept as a conflict",
+    );
+  }
+  if (!sameSet(a.numbers, b.numbers)) {
+    return keep(
+      "contradiction",
+      "the numbers differ and the new statement does not say they changed; both kept as a conflict",
+    );
+  }
+  if (CORRECTION.test(normalize(candidate))) {
+    return keep("contradiction", "a correction the words cannot place is shown as a conflict");
+  }
+  const onlyNew = difference(a.terms, b.terms);
+  const onlyOld = difference(b.terms, a.terms);
+  if (!sameSet(a.dates, b.dates)) {
+    // Two dates are two events ("dentist on Monday" / "on Friday") unless a change word moves one.
+    return a.changed && onlyOld.length === 0
+      ? judgement
+      : keep(
+          "different",
+          "a different date is another event unless the new statement says it moved; both kept",
+        );
+  }
+  const attribute = oneValueChanged(a, b, onlyNew, onlyOld);
+  if (attribute !== undefined) {
+    // Where someone was born does not change over time: a new value is a correction or a mistake,
+    // and only the user can say which.
+    return FIXED_ATTRIBUTES.has(attribute)
+      ? keep("contradiction", `${attribute} does not change over time; both kept as a conflict`)
+      : judgement;
+  }
+  if (change.kind === "review") return keep("contradiction", change.reason);
+  // The model and the user's own change word ("I switched to Android") agree that something changed,
+  // but the words cannot show it is the stored attribute: the user settles it.
+  if (a.changed) {
+    return keep(
+      "contradiction",
+      "the change cannot be placed on the stored statement's words; both kept as a conflict",
+    );
+  }
+  return keep("different", "nothing says a state changed and no one-value attribute differs; both kept");
+}
+
+/** One-value attributes that never change over time (stems, as in FUNCTIONAL_ATTRIBUTES). */
+const FIXED_ATTRIBUTES: ReadonlySet<string> = new Set(["born"]);
+
+/**
+ * The attribute whose value is one swapped word ("my wifi password is tulip42" / "daisy42"), if
+ * the two statements differ only there.
+ */
+function oneValueChanged(
+  newer: StatementFeatures,
+  older: StatementFeatures,
+  onlyNew: readonly string[],
+  onlyOld: readonly string[],
+): string | undefined {
+  if (onlyNew.length !== 1 || onlyOld.length !== 1) return undefined;
   const attribute = [...newer.terms].find((term) => older.terms.has(term) && FUNCTIONAL_ATTRIBUTES.has(term));
-  if (attribute === undefined) return false;
-  // The differing words must come after the attribute in both statements (its value), not before it
+  if (attribute === undefined) return undefined;
+  // The differing word must come after the attribute in both statements (its value), not before it
   // (another subject: "my locker code" / "my bike lock code").
-  const after = (features: StatementFeatures, words: readonly string[]) => {
+  const after = (features: StatementFeatures, word: string | undefined) => {
     const order = [...features.terms];
-    return words.every((word) => order.indexOf(word) > order.indexOf(attribute));
+    return word !== undefined && order.indexOf(word) > order.indexOf(attribute);
   };
-  return after(newer, onlyNew) && after(older, onlyOld);
+  return after(newer, onlyNew[0]) && after(older, onlyOld[0]) ? attribute : undefined;
 }
 
 /**
  * A judge that calls "I eat meat" / "I stopped eating meat" two different facts leaves two current
  * memories that deny each other, unflagged. When the statements say the same thing with opposite
- * polarity, it becomes a contradiction: both kept, shown as a conflict for the user to settle.
+ * polarity, or the new one says the stored state changed, it becomes a contradiction: both kept,
+ * shown as a conflict for the user to settle.
  */
 function negationNotMissed(judgement: Judgement, candidate: string, existing: string): Judgement {
   if (judgement.by === "rules") return judgement;
   const rules = judgeByRules(candidate, existing);
-  if (rules.verdict !== "contradiction" || rules.reason !== NEGATES) return judgement;
+  // The words say the stored state changed or is denied: a model that disagrees does not leave two
+  // current memories that deny each other unflagged, nor does it get overruled: the user settles it.
+  const denied =
+    (rules.verdict === "contradiction" && rules.reason === NEGATES) || rules.verdict === "update";
+  if (!denied) return judgement;
   return {
     verdict: "contradiction",
-    reason: `${judgement.by} said different, but one statement negates the other; both kept as a conflict (${judgement.reason})`,
+    reason: `${judgement.by} said different, but ${rules.reason}; both kept as a conflict (${judgement.reason})`,
     by: judgement.by,
   };
 }

@@ -121,7 +121,9 @@ export const TIME_OF_DAY = /\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b
 export const CJK_NEGATION = /不再|没有|沒有|不|没|沒|无|無|未|别/gu;
 export const CJK_PAST = /以前|曾经|過去|过去|原来|不再/u;
 export const CJK_STOPWORDS = new Set(
-  "我 我的 的 了 是 在 对 很 也 都 和 要 去 有 用户 到 到了 现在 今年 目前 已经 一直 会 还".split(" "),
+  "我 我的 的 了 是 在 对 很 也 都 和 要 去 有 用户 到 到了 现在 今年 目前 已经 一直 会 还 我在 我是 我有 我对 我会 我要".split(
+    " ",
+  ),
 );
 
 /**
@@ -134,6 +136,8 @@ export const RELATION_SYNONYMS: Readonly<Record<string, string>> = {
   reloc: "live",
   resid: "live",
   home: "live",
+  // "based in Lisbon" says where someone is, like "lives in".
+  base: "live",
   employ: "work",
   job: "work",
   favourit: "favorit",
@@ -145,6 +149,8 @@ export const CJK_RELATIONS: readonly [RegExp, string][] = [
   // 最喜欢 first: read as 喜欢 it would hide the one-value attribute "favourite".
   [/最喜欢/u, "favorit"],
   [/住|搬|居住/u, "live"],
+  // 叫 / 名字: what someone is called, a one-value attribute like "name".
+  [/叫|名字/u, "name"],
   [/工作|上班/u, "work"],
   [/喜欢|爱|偏好/u, "like"],
 ];
@@ -199,6 +205,36 @@ export const PERSON_MODIFIERS: ReadonlySet<string> = new Set([
   "step",
   "half",
 ]);
+
+/**
+ * Pronouns name a person too: "She is a nurse" is not "He is a nurse". Folded to one form each
+ * (him/his -> he); "it" is left out (a thing, not a person).
+ */
+export const PRONOUN_PERSONS: Readonly<Record<string, string>> = {
+  he: "he",
+  him: "he",
+  his: "he",
+  himself: "he",
+  she: "she",
+  her: "she",
+  hers: "she",
+  herself: "she",
+  they: "they",
+  them: "they",
+  their: "they",
+  theirs: "they",
+  we: "we",
+  our: "we",
+  ours: "we",
+};
+// Longest first, so 他们 is not read as 他.
+export const CJK_PRONOUNS: readonly [string, string][] = [
+  ["他们", "they"],
+  ["她们", "they"],
+  ["我们", "we"],
+  ["他", "he"],
+  ["她", "she"],
+];
 
 /** Irregular plurals of persons: "my kids" are not "my kid". */
 export const PLURAL_PERSONS: ReadonlySet<string> = new Set(["children", "wives", "kids", "parents"]);
@@ -265,7 +301,7 @@ export const ADDITIVE_MARKERS: ReadonlySet<string> = new Set([
   "second",
   "both",
 ]);
-export const CJK_ADDITIVE = /也|又|还有|另一/u;
+export const CJK_ADDITIVE = /也|又|还有|另一|其他/u;
 export const CJK_CHANGE = /现在|搬|换|改|不再|已经|开始|戒|离婚|结婚|辞职/u;
 
 /** Relative times ("last month", "recently"): when a change happened, not what the claim is about. */

@@ -1,6 +1,7 @@
+import { stemmer } from "stemmer";
 import { difference, featuresOf } from "../consolidation/features.js";
 import type { EvidenceKind, Importance } from "../store/types.js";
-import { analyze, isCjk, normalize, tokenize } from "../text/index.js";
+import { analyze, isCjk, isStopword, normalize, tokenize } from "../text/index.js";
 
 /**
  * Who said a fact is decided from the transcript, never taken from the model. A fact is
@@ -17,8 +18,68 @@ const MIN_CONTENT_SHARE = 0.5;
 const CRITICAL_MARKERS =
   /\b(?:critical|important|importantly|must|never|always|allerg\w*|anaphyla\w*|emergency|life[- ]threatening|deadly|epipen)\b|过敏|重要|必须|千万|绝对|危险/iu;
 
+function collapseKeepingCase(text: string): string {
+  return text.normalize("NFKC").replace(/\s+/g, " ").trim();
+}
+
 function collapse(text: string): string {
-  return text.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();
+  return collapseKeepingCase(text).toLowerCase();
+}
+
+const FIRST_PERSON = /\b(?:i|i'm|im|me|my|mine|myself)\b|我/iu;
+
+/**
+ * A name in front of the quote, with no "I/my" after it, is the sentence's subject: "Tom is a
+ * licensed pilot" does not state that the user is one. Chinese: words in front with no 我 ("小王对花生过敏").
+ */
+function someoneElseBefore(before: string, factText: string): boolean {
+  const fact = normalize(factText);
+  const names = [...before.matchAll(/\p{Lu}[\p{L}'-]*/gu)].filter((match) => {
+    const word = normalize(match[0]).replace(/'s$/, "");
+    return !FIRST_PERSON.test(word) && !isStopword(word) && !fact.includes(word);
+  });
+  const last = names[names.length - 1];
+  if (last !== undefined && !FIRST_PERSON.test(before.slice((last.index ?? 0) + last[0].length))) return true;
+  const cjkBefore = [...before].filter((char) => isCjk(char)).join("");
+  return cjkBefore.length > 0 && !cjkBefore.includes("我") && !fact.includes(cjkBefore);
+}
+
+/** "I lived in Paris" / "I was a nurse" do not state "lives in Paris" / "is a nurse". */
+function tenseDiffers(quote: string, factText: string): boolean {
+  const pastStems = (text: string) =>
+    new Set(
+      tokenize(normalize(text))
+        .filter((token) => /^[a-z]{3,}ed$/.test(token))
+        .map((token) => stemmer(token)),
+    );
+  const presentStems = (text: string) =>
+    new Set(
+      tokenize(normalize(text))
+        .filter((token) => /^[a-z]+$/.test(token) && !/ed$/.test(token))
+        .map((token) => stemmer(token)),
+    );
+  const quotePast = pastStems(quote);
+  const factPresent = presentStems(factText);
+  if ([...quotePast].some((stem) => factPresent.has(stem) && !pastStems(factText).has(stem))) return true;
+  const was = /\b(?:was|were)\b/.test(normalize(quote));
+  return (
+    was && /\b(?:is|are|am)\b/.test(normalize(factText)) && !/\b(?:was|were)\b/.test(normalize(factText))
+  );
+}
+
+/** Units of measure: "5 km" is not "5 miles". Stems, as the statement features hold them. */
+const UNITS = new Set(
+  `km kilometer kilometre mile kg kilo kilogram lb pound mg gram ml liter litre cm meter metre ft feet foot
+  inch hour minute second day week month year percent dollar euro`
+    .split(/\s+/)
+    .filter((word) => word !== "")
+    .map((word) => stemmer(word)),
+);
+
+/** Every unit the fact names must be in the quote. */
+function unitsDropped(quote: string, factText: string): boolean {
+  const quoted = featuresOf(quote).terms;
+  return [...featuresOf(factText).terms].some((term) => UNITS.has(term) && !quoted.has(term));
 }
 
 /** The user's turns of an excerpt written as "User: …" / "Assistant: …" lines (a turn may span lines). */
@@ -84,6 +145,10 @@ export function claimedBy(turn: string, quote: string, factText: string): boolea
   const fact = featuresOf(factText);
   if ((said.negated || said.past) !== (fact.negated || fact.past)) return false;
   if (difference(said.persons, fact.persons).length > 0) return false;
+  // "On weekends I wake up at 9am" does not state "wakes up at 9am": a condition in front is dropped.
+  if (difference(featuresOf(before).dates, fact.dates).length > 0) return false;
+  if (someoneElseBefore(collapseKeepingCase(turn).slice(start, at), factText)) return false;
+  if (tenseDiffers(needle, factText) || unitsDropped(needle, factText)) return false;
   const quoteWords = new Set(tokenize(normalize(quote)));
   const quoted = featuresOf(quote);
   return (

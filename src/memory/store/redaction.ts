@@ -4,8 +4,20 @@ import type { MemoryIndex } from "./types.js";
 /** What replaces forgotten words: the conversation keeps its shape (every turn, every tool call). */
 export const FORGOTTEN = "[forgotten]";
 
-/** Shorter needles would scrub unrelated words ("yes", "Paris") out of everything. */
-const MIN_NEEDLE_CHARS = 8;
+/**
+ * Shorter needles would scrub unrelated words ("yes", "Paris") out of everything. A CJK character
+ * counts twice: "用户对芒果过敏" (7 characters) is a whole sentence, not a word.
+ */
+const MIN_NEEDLE_WEIGHT = 8;
+
+function needleWeight(form: string): number {
+  return [...form].reduce(
+    (weight, char) =>
+      weight +
+      (/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(char) ? 2 : 1),
+    0,
+  );
+}
 
 /** Keys of a stored model message that are structure, not content: never rewritten. */
 const STRUCTURAL_KEYS = new Set(["type", "role", "toolCallId", "toolName", "mediaType", "providerOptions"]);
@@ -89,7 +101,7 @@ function formsOf(needle: string): string[] {
  */
 export function scrubEverywhere(database: SqliteDatabase, needles: readonly string[]): Map<string, number[]> {
   const forms = [...new Set(needles.flatMap((needle) => formsOf(needle.trim())))].filter(
-    (form) => form.length >= MIN_NEEDLE_CHARS,
+    (form) => needleWeight(form) >= MIN_NEEDLE_WEIGHT,
   );
   const changed = new Map<string, number[]>();
   if (forms.length === 0) return changed;

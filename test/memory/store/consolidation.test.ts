@@ -133,16 +133,27 @@ describe("consolidation against the store", () => {
     expect((await service.search({ userKey: "owner", query: "ramen" })).length).toBe(1);
   });
 
-  it("flags the issue's missed updates as conflicts without a model, never superseding", async () => {
+  it("supersedes the issue's missed updates without a model when the words say the state changed", async () => {
     const { service } = makeHarness();
     await service.remember(claim("The user lives in Paris."));
-    expect((await service.remember(claim("The user moved to Berlin."))).action).toBe("conflict");
+    expect((await service.remember(claim("The user moved to Berlin."))).action).toBe("superseded");
     await service.remember(claim("I am allergic to peanuts"));
     const allergy = await service.remember(
       claim("I am not allergic to peanuts anymore, the test was negative"),
     );
-    expect(allergy.action).toBe("conflict");
-    expect(service.conflicts("owner")).toHaveLength(2);
+    expect(allergy.action).toBe("superseded");
+    // Without a change word, a negation is a conflict: both kept and shown.
+    await service.remember(claim("I like horror films"));
+    expect((await service.remember(claim("I don't like horror films"))).action).toBe("conflict");
+    expect(service.conflicts("owner")).toHaveLength(1);
+    expect(service.list({ userKey: "owner" }).map((memory) => memory.text)).toEqual(
+      expect.arrayContaining([
+        "The user moved to Berlin.",
+        "I am not allergic to peanuts anymore, the test was negative",
+        "I like horror films",
+        "I don't like horror films",
+      ]),
+    );
     expect(service.list({ userKey: "owner" })).toHaveLength(4);
   });
 
