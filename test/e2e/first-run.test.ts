@@ -19,6 +19,35 @@ describe("first run (built binary)", () => {
     }
   });
 
+  it("run --json / --output stream-json without a provider still prints the JSON result (isError, the error, exit 2)", async () => {
+    const { home } = makeHome();
+    const json = await runCli(["run", "hi", "--json"], { home });
+    expect(json.code).toBe(2);
+    const document = JSON.parse(json.stdout) as Record<string, unknown>;
+    expect(document).toMatchObject({ outcome: "failed", isError: true, exitCode: 2, taskId: null });
+    expect(document.error).toContain("no model provider is set up: openai has no API key");
+    expect(document.error).toContain("Run `mercury setup`");
+    // The person reading stderr still gets the line, once.
+    expect(json.stderr.split("no model provider is set up").length - 1).toBe(1);
+
+    const stream = await runCli(["run", "hi", "--output", "stream-json"], { home });
+    expect(stream.code).toBe(2);
+    const lines = stream.stdout.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? "")).toMatchObject({ type: "result", outcome: "failed", isError: true });
+
+    // A contradictory command line is reported the same way to a script.
+    const both = await runCli(["run", "hi", "--json", "--output", "stream-json"], {
+      home,
+      env: { MERCURY_PROVIDER: "ollama", MERCURY_MODEL: "m" },
+    });
+    expect(both.code).toBe(2);
+    expect(JSON.parse(both.stdout)).toMatchObject({
+      isError: true,
+      error: expect.stringContaining("exclude each other"),
+    });
+  });
+
   it("a rejected key (401) is explained as a rejected key with its fix, printed once", async () => {
     const fake = await server({ apiKey: "the-right-key-123" });
     const { home } = makeHome(fastRetryConfig);
