@@ -1,7 +1,8 @@
-import { readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { mkdtempSync, readFileSync, statSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { fastRetryConfig, makeHome, providerEnv, runCli } from "../helpers/cli.js";
+import { cliPath, fastRetryConfig, makeHome, providerEnv, runCli } from "../helpers/cli.js";
 import { useFakeServers } from "../helpers/fake-servers.js";
 
 const server = useFakeServers();
@@ -83,6 +84,28 @@ describe("first run (built binary)", () => {
     const run = await runCli(["run", "hello", "--json"], { home, userHome });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ outcome: "responded", text: "Hello after setup." });
+  });
+
+  it("setup's next step names a command the shell has: `npx mercury chat` in a clone, `mercury chat` once linked", async () => {
+    const fake = await server({ replies: [{ text: "OK" }, { text: "OK" }] });
+    const { home, userHome } = makeHome();
+    const args = ["setup", "--provider", "openai-compatible", "--model", "m", "--base-url", fake.url];
+    const bare = mkdtempSync(join(tmpdir(), "mercury-path-"));
+    const inClone = await runCli(args, {
+      home,
+      userHome,
+      env: { PATH: `${bare}:${dirname(process.execPath)}` },
+    });
+    expect(inClone.code, inClone.stderr).toBe(0);
+    expect(inClone.stdout).toContain("Next: `npx mercury chat`.");
+    // `npm link` puts a `mercury` on the PATH that leads to this very program.
+    symlinkSync(cliPath, join(bare, "mercury"));
+    const linked = await runCli(args, {
+      home,
+      userHome,
+      env: { PATH: `${bare}:${dirname(process.execPath)}` },
+    });
+    expect(linked.stdout).toContain("Next: `mercury chat`.");
   });
 
   it("scripted setup without a key says plainly that none was saved", async () => {
@@ -268,5 +291,21 @@ describe("chat slash commands /model and /resume (built binary)", () => {
     const messages = JSON.stringify(fake.chatRequests()[2]?.body ?? null);
     expect(messages).toContain("tell me about apples");
     expect(messages).not.toContain("tell me about pears");
+  });
+
+  it("/help lists every command with its description in one column", async () => {
+    const fake = await server({ replies: [] });
+    const { home, userHome, workspace } = makeHome(fastRetryConfig);
+    const chat = await runCli(["chat"], {
+      home,
+      userHome,
+      cwd: workspace,
+      env: providerEnv(fake.url),
+      input: "/help\n",
+    });
+    const lines = (chat.stdout + chat.stderr).split("\n").filter((line) => /^\/[a-z]+ +\S/.test(line));
+    expect(lines.map((line) => line.split(/ +/)[0])).toContain("/permissions");
+    const columns = new Set(lines.map((line) => line.search(/ \S/) + 1));
+    expect(columns.size).toBe(1);
   });
 });

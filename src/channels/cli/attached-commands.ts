@@ -1,6 +1,6 @@
 import type { DaemonClient } from "../../daemon/client.js";
 import { pickSession, resumedLine, resumeListLines, type SessionSummary } from "./session-commands.js";
-import { slashCommandHelp } from "./slash-commands.js";
+import { helpWidth, slashCommandHelp } from "./slash-commands.js";
 import { isYes, previewLines, type UndoPreview, undoQuestion } from "./undo-command.js";
 
 /** The slash commands the daemon's socket can serve; the rest need the in-process chat. */
@@ -102,7 +102,8 @@ export async function runAttachedCommand(context: AttachedCommandContext, name: 
       await undo(context, argument.trim());
       return;
     case "/help":
-      for (const command of attachedCommands) info(`${command.padEnd(10)} ${slashCommandHelp[command]}`);
+      for (const command of attachedCommands)
+        info(`${command.padEnd(helpWidth)} ${slashCommandHelp[command]}`);
       info("(attached to the daemon: the other commands need `mercury stop` and the in-process chat)");
       return;
     default:

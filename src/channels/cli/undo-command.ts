@@ -13,13 +13,22 @@ export interface UndoPreview {
   unavailable: string[];
 }
 
-function findTask(store: TaskEvidenceStore, prefix: string): string {
+/**
+ * The task `prefix` names, or without one the latest task that changed files (a later question that
+ * changed nothing must not hide the change a person wants to take back).
+ */
+export function findUndoTask(store: TaskEvidenceStore, prefix: string): string {
   const ids = store.taskIds();
-  const matches = prefix ? ids.filter((id) => id.startsWith(prefix)) : ids.slice(0, 1);
-  if (matches.length === 0)
-    throw new UndoError(
-      prefix ? `no task ${prefix} with recorded changes` : "no task with recorded changes to undo",
-    );
+  if (prefix === "") {
+    const latest = ids.find((id) => {
+      const evidence = store.load(id);
+      return evidence?.baseline != null && (evidence.after?.files.length ?? 0) > 0;
+    });
+    if (latest === undefined) throw new UndoError("no task has changed files yet; nothing to undo");
+    return latest;
+  }
+  const matches = ids.filter((id) => id.startsWith(prefix));
+  if (matches.length === 0) throw new UndoError(`no task ${prefix} with recorded changes`);
   if (matches.length > 1)
     throw new UndoError(`"${prefix}" matches ${matches.length} tasks; give more of the id`);
   return matches[0] as string;
@@ -49,7 +58,7 @@ function planFor(store: TaskEvidenceStore, taskId: string) {
  */
 export function previewUndo(database: SqliteDatabase, prefix: string): UndoPreview {
   const store = new TaskEvidenceStore(database);
-  const taskId = findTask(store, prefix.trim());
+  const taskId = findUndoTask(store, prefix.trim());
   const { plan } = planFor(store, taskId);
   return { taskId, diff: plan.diff, files: plan.files, unavailable: plan.unavailable };
 }
