@@ -35,6 +35,31 @@ describe("mercury run with tools (built binary)", () => {
     expect(String(toolResult?.content)).toContain("buy milk");
   });
 
+  it("text output: one line per tool call with how it ended, a failure in red", async () => {
+    const fake = await server([
+      { toolCalls: [{ name: "read_file", input: { path: "missing.txt" } }] },
+      { toolCalls: [{ name: "read_file", input: { path: "notes.txt" } }] },
+      { text: "Read it." },
+    ]);
+    const { home, userHome, workspace } = makeHome(fastRetryConfig);
+    writeFileSync(join(workspace, "notes.txt"), "buy milk\n");
+    const result = await runCli(["run", "read my notes", "--cwd", workspace], {
+      home,
+      userHome,
+      env: providerEnv(fake.url, { FORCE_COLOR: "1", NO_COLOR: "" }),
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stderr.split("\n");
+    const failed = lines.find((line) => line.includes("✗ read_file missing.txt — "));
+    const read = lines.find((line) => line.includes("✓ read_file notes.txt — "));
+    expect(failed?.startsWith("\u001b[31m✗ read_file missing.txt — ")).toBe(true);
+    expect(failed).toMatch(/not found|no such|does not exist/i);
+    expect(read?.startsWith("\u001b[32m✓ read_file notes.txt — ")).toBe(true);
+    // No raw JSON of the call's input.
+    expect(result.stderr).not.toContain('{"path":');
+    expect(result.stdout).toContain("Read it.");
+  });
+
   it("without --yes refuses an action that needs approval and reports the refusal to the model", async () => {
     const fake = await server([
       { toolCalls: [{ name: "run_command", input: { command: "touch made-by-agent.txt" } }] },
