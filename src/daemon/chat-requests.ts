@@ -14,7 +14,7 @@ export type ChatReply =
   | { line: string }
   | { sessions: SessionSummary[]; current: string | null }
   | { preview: UndoPreview }
-  | { restored: string[] }
+  | { line: string }
   /** A refusal worded for the person (no such task, files changed since, a task running). */
   | { refused: string };
 
@@ -46,7 +46,7 @@ export async function handleChatRequest(
       try {
         return request.type === "undo-preview"
           ? { preview: previewUndo(app.database, request.task) }
-          : { restored: restoreUndo(app.database, request.taskId) };
+          : { line: restoreUndo(app.database, request.taskId) };
       } catch (error) {
         if (error instanceof UndoError) return { refused: error.message };
         throw error;

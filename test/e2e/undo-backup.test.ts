@@ -43,6 +43,7 @@ describe("mercury undo (built binary)", { timeout: 120_000 }, () => {
     expect(undo.stdout).toContain("+changed by the task");
     expect(readFileSync(join(workspace, "notes.txt"), "utf8")).toBe("original\n");
     expect(existsSync(join(workspace, "new.txt"))).toBe(false);
+    expect(undo.stderr).toContain("removed new.txt, restored notes.txt");
     const again = await runCli(["undo", task.taskId, "--yes"], { home });
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("already undone");
@@ -83,7 +84,7 @@ describe("mercury undo (built binary)", { timeout: 120_000 }, () => {
       input: "/undo\nyes\n/exit\n",
     });
     expect(chat.stdout + chat.stderr).toContain("+changed by the task");
-    expect(chat.stdout + chat.stderr).toContain("restored: ");
+    expect(chat.stdout + chat.stderr).toContain("removed new.txt, restored notes.txt");
     expect(readFileSync(join(workspace, "notes.txt"), "utf8")).toBe("original\n");
     expect(existsSync(join(workspace, "new.txt"))).toBe(false);
   });

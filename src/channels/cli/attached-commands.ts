@@ -149,9 +149,6 @@ async function undo(context: AttachedCommandContext, task: string): Promise<void
       return;
     }
     const restored = await context.client.request({ type: "undo-restore", taskId: preview.taskId });
-    const line = shownLine(restored);
-    if (line !== null) context.info(line);
-    else if (isRecord(restored) && Array.isArray(restored.restored))
-      context.info(`restored: ${restored.restored.join(", ")}`);
+    context.info(shownLine(restored) ?? "the daemon did not say what it restored");
   });
 }

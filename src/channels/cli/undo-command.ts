@@ -65,14 +65,19 @@ export function previewUndo(database: SqliteDatabase, prefix: string): UndoPrevi
 
 /**
  * Restores the task's files, planned again now: whatever changed while the person read the diff
- * is refused rather than overwritten. Returns the paths restored or removed.
+ * is refused rather than overwritten. Returns what was done, as a line for people.
  */
-export function restoreUndo(database: SqliteDatabase, taskId: string): string[] {
+export function restoreUndo(database: SqliteDatabase, taskId: string): string {
   const store = new TaskEvidenceStore(database);
   const { evidence, plan } = planFor(store, taskId);
   applyUndo(evidence, plan);
   store.save(taskId, { ...evidence, undoneAt: new Date().toISOString() });
-  return plan.files.map((file) => file.path);
+  return restoredLine(plan.files);
+}
+
+/** "restored notes.txt, removed new.txt": what undo did to each file. */
+export function restoredLine(files: UndoPreview["files"]): string {
+  return files.map((file) => `${file.action === "delete" ? "removed" : "restored"} ${file.path}`).join(", ");
 }
 
 export function undoQuestion(preview: UndoPreview): string {
@@ -106,7 +111,7 @@ export async function undoInChat(
       info("nothing restored");
       return;
     }
-    info(`restored: ${restoreUndo(database, preview.taskId).join(", ")}`);
+    info(restoreUndo(database, preview.taskId));
   } catch (error) {
     if (!(error instanceof UndoError)) throw error;
     info(error.message);

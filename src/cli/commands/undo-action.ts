@@ -1,7 +1,7 @@
 import { createInterface } from "node:readline/promises";
 import { TaskEvidenceStore } from "../../agent/evidence.js";
 import { applyUndo, planUndo, UndoError } from "../../agent/undo.js";
-import { findUndoTask } from "../../channels/cli/undo-command.js";
+import { findUndoTask, restoredLine } from "../../channels/cli/undo-command.js";
 import { loadSettings } from "../../config/settings.js";
 import { openDatabase } from "../../storage/database.js";
 import { exitCodes } from "../exit-codes.js";
@@ -65,10 +65,7 @@ export async function runUndo(taskArgument: string | undefined, options: UndoOpt
     applyUndo(evidence, plan);
     store.save(taskId, { ...evidence, undoneAt: new Date().toISOString() });
     report(true);
-    if (!options.json)
-      process.stderr.write(
-        `restored ${plan.files.map((file) => `${file.path} (${file.action === "delete" ? "removed" : "restored"})`).join(", ")}\n`,
-      );
+    if (!options.json) process.stderr.write(`${restoredLine(plan.files)}\n`);
     return exitCodes.success;
   } finally {
     database.close();

@@ -277,7 +277,7 @@ describe("the attached chat's /model, /resume and /undo (served by the daemon ov
     expect(question).toMatch(/\? Restore 1 file\(s\) to how they were before task [0-9a-f]{8}\?/);
     chat.type("yes");
     chat.enter();
-    await chat.waitFor((screen) => screen.includes("restored: notes.txt"), "the restore");
+    await chat.waitFor((screen) => screen.includes("restored notes.txt"), "the restore");
     expect(readFileSync(notes, "utf8")).toBe("original\n");
     chat.type("/undo");
     chat.enter();
