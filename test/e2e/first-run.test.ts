@@ -309,3 +309,24 @@ describe("chat slash commands /model and /resume (built binary)", () => {
     expect(columns.size).toBe(1);
   });
 });
+
+describe("mercury telegram pair before the bot can answer (built binary)", () => {
+  it("still prints the code, and says what keeps the bot from listening and how to fix each", async () => {
+    const { home } = makeHome();
+    const bare = await runCli(["telegram", "pair"], { home });
+    expect(bare.code).toBe(0);
+    expect(bare.stdout).toMatch(/^Pairing code: [A-Z2-9]{8}$/m);
+    expect(bare.stderr).toContain("warning: the bot is not listening yet: TELEGRAM_BOT_TOKEN is not set");
+    expect(bare.stderr).toContain("`mercury config set telegram.enabled true`");
+    expect(bare.stderr).toContain("the daemon is not running (`mercury start`)");
+
+    const configured = makeHome("telegram:\n  enabled: true\n");
+    const json = await runCli(["telegram", "pair", "--json"], {
+      home: configured.home,
+      env: { TELEGRAM_BOT_TOKEN: "123456:abcdef" },
+    });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      notReady: "the bot is not listening yet: the daemon is not running (`mercury start`)",
+    });
+  });
+});
