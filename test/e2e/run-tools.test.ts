@@ -25,7 +25,7 @@ describe("mercury run with tools (built binary)", () => {
       userHome,
       env: providerEnv(fake.url),
     });
-    expect(result.code).toBe(0);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({
       outcome: "responded",
       text: "The notes say: buy milk.",

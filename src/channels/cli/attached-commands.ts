@@ -6,6 +6,11 @@ import { isYes, previewLines, type UndoPreview, undoQuestion } from "./undo-comm
 /** The slash commands the daemon's socket can serve; the rest need the in-process chat. */
 export const attachedCommands = ["/help", "/new", "/status", "/model", "/resume", "/undo", "/stop", "/exit"];
 
+/** Where the daemon makes a command mean more than in the in-process chat. */
+const attachedHelp: Record<string, string> = {
+  "/model": "show the daemon's model; /model <id> switches it (Telegram too) until the daemon restarts",
+};
+
 /** What the attached chat's commands need from it: the connection, its output and its state. */
 export interface AttachedCommandContext {
   client: DaemonClient;
@@ -103,7 +108,7 @@ export async function runAttachedCommand(context: AttachedCommandContext, name: 
       return;
     case "/help":
       for (const command of attachedCommands)
-        info(`${command.padEnd(helpWidth)} ${slashCommandHelp[command]}`);
+        info(`${command.padEnd(helpWidth)} ${attachedHelp[command] ?? slashCommandHelp[command]}`);
       info("(attached to the daemon: the other commands need `mercury stop` and the in-process chat)");
       return;
     default:

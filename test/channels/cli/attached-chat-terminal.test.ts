@@ -192,6 +192,13 @@ describe("the attached chat's /model, /resume and /undo (served by the daemon ov
   it("/model shows the daemon's model and switches the one the next request uses", async () => {
     const fake = await server({ replies: [{ text: "From the other model." }] });
     const { chat } = await attachedChat(fake.url);
+    chat.type("/help");
+    chat.enter();
+    await chat.waitFor(
+      (screen) =>
+        /^\/model +show the daemon's model; \/model <id> switches it \(Telegram too\)/m.test(screen),
+      "the attached help for /model",
+    );
     chat.type("/model");
     chat.enter();
     await chat.waitFor(
