@@ -33,6 +33,15 @@ describe("mercury run with tools (built binary)", () => {
     const second = toolMessages(fake.chatRequests()[1]?.body);
     const toolResult = second.find((message) => message.role === "tool");
     expect(String(toolResult?.content)).toContain("buy milk");
+    // The read is in the audit log, shown in local time like `mercury logs` (here UTC+9).
+    const log = await runCli(["policy", "log", "-n", "1"], { home, userHome, env: { TZ: "Asia/Tokyo" } });
+    expect(log.code, log.stderr).toBe(0);
+    const [time = "", rest = ""] = log.stdout.split(/ {2}(.*)/s);
+    expect(time).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}$/);
+    const utcHour = new Date().getUTCHours();
+    expect([(utcHour + 9) % 24, (utcHour + 10) % 24]).toContain(Number(time.slice(11, 13)));
+    expect(rest).toMatch(/^allowed +allow +\S+/);
+    expect(log.stdout).toContain("notes.txt");
   });
 
   it("text output: one line per tool call with how it ended, a failure in red", async () => {
