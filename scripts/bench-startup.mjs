@@ -2,13 +2,18 @@
 // Start-up cost of the commands people run most, side by side with a bare `node -e 0` in the same run
 // (these machines are shared: only ratios against the same-run baseline mean anything, and CPU time
 // is distorted less by load than wall time).
-//   CPU (user+sys, from /usr/bin/time) of --version, --help, status and stop with no daemon running;
+//   CPU (user+sys) of --version, --help, status and stop with no daemon running, per process, from the
+//     rusage `wait4` returns for each child: the kernel's own accounting of the child's run time, to the
+//     microsecond. (/usr/bin/time prints it with 10 ms resolution, which on a 40 ms process turns 1.25×
+//     into 1.33×.) A short Python helper, written below, forks, execs and reaps every case; Node cannot
+//     read a child's rusage. Cases are interleaved so a burst of load hits every case alike.
 //   `mercury run` until its first model request: the wall time from spawning the process to the
 //     request reaching a loopback server, and the process's own CPU time at that moment (a 10-line
 //     preload, written below, wraps `fetch` and records `process.cpuUsage()` on the first call);
 //   `mercury start` until the daemon answers on its socket (wall; `start` returns at that moment).
 // With --before DIR (a checkout of an earlier commit, built), every case also runs that build's
 // dist/cli.js, interleaved, so the change is measured against itself under the same load.
+// Needs python3 (already required to build better-sqlite3).
 // Usage: npm run build && node scripts/bench-startup.mjs [--runs N] [--before DIR] [--json]
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -31,7 +36,6 @@ for (const cli of Object.values(builds))
   if (!existsSync(cli)) throw new Error(`${cli} is missing: build it first`);
 
 const home = mkdtempSync(join(tmpdir(), "mercury-bench-"));
-const timing = join(home, "time.txt");
 const firstRequestFile = join(home, "first-request.json");
 const preload = join(home, "first-request.cjs");
 writeFileSync(
@@ -56,15 +60,39 @@ function median(values) {
 }
 const round = (value) => Math.round(value * 100) / 100;
 
-/** CPU milliseconds (user + system) of one process, measured by /usr/bin/time. */
-function cpuMs(commandArgs, env = {}) {
-  const result = spawnSync("/usr/bin/time", ["-f", "%U %S", "-o", timing, process.execPath, ...commandArgs], {
-    env: { ...process.env, MERCURY_HOME: home, ...env },
-    stdio: ["ignore", "ignore", "pipe"],
+const rusageHelper = join(home, "rusage.py");
+writeFileSync(
+  rusageHelper,
+  `import json, os, sys
+cases = json.load(sys.stdin)
+samples = {name: [] for name in cases["commands"]}
+null = os.open(os.devnull, os.O_RDWR)
+for _ in range(cases["runs"]):
+    for name, argv in cases["commands"].items():
+        pid = os.fork()
+        if pid == 0:
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            os.execv(argv[0], argv)
+        _, status, usage = os.wait4(pid, 0)
+        if os.WIFSIGNALED(status):
+            sys.exit(f"{name} was killed by signal {os.WTERMSIG(status)}")
+        samples[name].append((usage.ru_utime + usage.ru_stime) * 1000)
+json.dump(samples, sys.stdout)
+`,
+);
+
+/** CPU milliseconds (user + system) of each command, per process, `runs` interleaved rounds. */
+function cpuSamplesOf(commands, runCount) {
+  const result = spawnSync("python3", [rusageHelper], {
+    input: JSON.stringify({ commands, runs: runCount }),
+    env: { ...process.env, MERCURY_HOME: home },
+    encoding: "utf8",
+    maxBuffer: 16 * 1024 * 1024,
   });
-  if (result.error) throw new Error(`/usr/bin/time is needed: ${result.error.message}`);
-  const [user, system] = readFileSync(timing, "utf8").trim().split(/\s+/).slice(-2).map(Number);
-  return Math.round((user + system) * 1000);
+  if (result.error) throw new Error(`python3 is needed to read each child's rusage: ${result.error.message}`);
+  if (result.status !== 0) throw new Error(`measuring CPU failed: ${result.stderr}`);
+  return JSON.parse(result.stdout);
 }
 
 function nodeWallMs() {
@@ -74,23 +102,25 @@ function nodeWallMs() {
 }
 
 // --- CPU of the light commands -------------------------------------------------------------------
-const cpuCases = { "node -e 0 (baseline)": ["-e", "0"] };
+const cpuCases = { "node -e 0 (baseline)": [process.execPath, "-e", "0"] };
 for (const [build, cli] of Object.entries(builds)) {
   const suffix = build === "now" ? "" : ` [${build}]`;
-  cpuCases[`mercury --version${suffix}`] = [cli, "--version"];
-  cpuCases[`mercury --help${suffix}`] = [cli, "--help"];
-  cpuCases[`mercury status (stopped)${suffix}`] = [cli, "status"];
-  cpuCases[`mercury stop (stopped)${suffix}`] = [cli, "stop"];
+  cpuCases[`mercury --version${suffix}`] = [process.execPath, cli, "--version"];
+  cpuCases[`mercury --help${suffix}`] = [process.execPath, cli, "--help"];
+  cpuCases[`mercury status (stopped)${suffix}`] = [process.execPath, cli, "status"];
+  cpuCases[`mercury stop (stopped)${suffix}`] = [process.execPath, cli, "stop"];
 }
-const cpuSamples = Object.fromEntries(Object.keys(cpuCases).map((name) => [name, []]));
-// Interleaved, so a burst of load hits every case alike.
-for (let run = 0; run < runs; run++)
-  for (const [name, command] of Object.entries(cpuCases)) cpuSamples[name].push(cpuMs(command));
+// The light cases take ~50 ms each, so they get more rounds than the others: a median of many.
+const cpuSamples = cpuSamplesOf(cpuCases, Math.max(runs, 21));
 const cpuBaseline = median(cpuSamples["node -e 0 (baseline)"]);
 const cpu = Object.fromEntries(
   Object.entries(cpuSamples).map(([name, values]) => [
     name,
-    { medianMs: median(values), ratio: round(median(values) / cpuBaseline) },
+    {
+      medianMs: round(median(values)),
+      minMs: round(Math.min(...values)),
+      ratio: round(median(values) / cpuBaseline),
+    },
   ]),
 );
 
@@ -186,6 +216,7 @@ const report = {
       {
         wallMs: Math.round(median(wall)),
         wallRatio: round(median(wall) / nodeWallMedian),
+        wallMaxMs: Math.round(Math.max(...wall)),
         cpuMs: Math.round(median(cpuValues)),
         cpuRatio: round(median(cpuValues) / cpuBaseline),
       },
@@ -204,12 +235,14 @@ else {
     `load average ${report.loadAverage.atStart.join(" ")} at start, ${report.loadAverage.atEnd.join(" ")} at end; Node ${report.node}; ${runs} interleaved runs`,
   );
   console.log("CPU per process (median, user+sys) against node -e 0 in the same run:");
-  for (const [name, { medianMs, ratio }] of Object.entries(cpu))
-    console.log(`  ${name.padEnd(36)} ${String(medianMs).padStart(5)} ms  ${ratio}×`);
+  for (const [name, { medianMs, minMs, ratio }] of Object.entries(cpu))
+    console.log(
+      `  ${name.padEnd(36)} ${medianMs.toFixed(1).padStart(6)} ms (min ${minMs.toFixed(1)})  ${ratio.toFixed(2)}×`,
+    );
   console.log(`node -e 0 wall: ${report.nodeWallMs} ms`);
   for (const [build, row] of Object.entries(report.runFirstRequest))
     console.log(
-      `mercury run → first model request [${build}]: wall ${row.wallMs} ms (${row.wallRatio}× node wall), CPU ${row.cpuMs} ms (${row.cpuRatio}× node CPU)`,
+      `mercury run → first model request [${build}]: wall ${row.wallMs} ms (${row.wallRatio}× node wall, max ${row.wallMaxMs}), CPU ${row.cpuMs} ms (${row.cpuRatio}× node CPU)`,
     );
   for (const [build, row] of Object.entries(report.startToReady))
     console.log(`mercury start → daemon answers [${build}]: ${row.wallMs} ms (${row.wallRatio}× node wall)`);

@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { createAuthorizer } from "../permissions/authorizer.js";
 import { createPermissionContext } from "../permissions/context.js";
-import { detectSandbox } from "../sandbox/detect.js";
+import { detectSandboxSoon } from "../sandbox/detect.js";
 import type { AuthorizationRequest, AuthorizationResult } from "../tools/types.js";
 import type { MercuryApp } from "./container.js";
 
@@ -23,7 +23,9 @@ const runAllowAllMs = 24 * 60 * 60 * 1000;
  * context (no global manager), the shared approval broker and the audit log. Built at task start, on
  * purpose not on the first request: loading the decision engine and probing the sandbox inside the
  * first tool call made that call slow enough, on a loaded machine, for the stall watchdog to count it
- * as a stall (seen with a 600 ms hard limit in test/e2e/continue-evidence.test.ts).
+ * as a stall (seen with a 600 ms hard limit in test/e2e/continue-evidence.test.ts). The sandbox probe
+ * (a trial bwrap child) starts here too but runs beside the task, not in front of its first model
+ * request: the authorizer waits for it on its first question, long after it has finished.
  */
 export function createTaskAuthorizer(
   app: MercuryApp,
@@ -45,13 +47,20 @@ export function createTaskAuthorizer(
     taskId: options.taskId,
     env: app.env,
   });
-  return createAuthorizer({
-    context,
-    broker: app.approvals,
-    audit: app.audit,
-    clock: app.clock,
-    signal: options.signal,
-    // What `--yes` may approve depends on whether an OS sandbox contains it (src/permissions/containment.ts).
-    sandbox: detectSandbox(),
-  });
+  const sandbox = detectSandboxSoon();
+  let authorizer: Promise<(request: AuthorizationRequest) => Promise<AuthorizationResult>> | undefined;
+  return async (request) => {
+    authorizer ??= sandbox.then((status) =>
+      createAuthorizer({
+        context,
+        broker: app.approvals,
+        audit: app.audit,
+        clock: app.clock,
+        signal: options.signal,
+        // What `--yes` may approve depends on whether an OS sandbox contains it (src/permissions/containment.ts).
+        sandbox: status,
+      }),
+    );
+    return (await authorizer)(request);
+  };
 }

@@ -57,12 +57,12 @@ const groups: Record<string, Registrar> = {
     );
   },
   telegram: async (program) => {
-    const { registerTelegramCommands } = await import("./commands/telegram.js");
-    const {
-      settings: { paths },
-      openDatabase,
-    } = await settingsAndDatabase();
-    registerTelegramCommands(program, { openDatabase: () => openDatabase(paths.database) });
+    const { registerTelegramCommands, telegramNotReady } = await import("./commands/telegram.js");
+    const { settings, openDatabase } = await settingsAndDatabase();
+    registerTelegramCommands(program, {
+      openDatabase: () => openDatabase(settings.paths.database),
+      notReady: () => telegramNotReady(settings),
+    });
   },
   schedule: async (program) => (await import("./commands/schedule.js")).registerScheduleCommands(program),
   agents: async (program) => (await import("./commands/agents.js")).registerAgentsCommands(program),

@@ -1,10 +1,7 @@
-import { Command, CommanderError } from "commander";
-import { ConfigError } from "../config/errors.js";
-import { Redactor } from "../config/secrets.js";
-import { DatabaseVersionError } from "../storage/errors.js";
-import { describeStateError } from "../storage/state-errors.js";
+import { Command } from "commander";
 import { exitCodes } from "./exit-codes.js";
 import { commandGroupOf, registerExtensionCommands } from "./extensions.js";
+import { reportError } from "./report-error.js";
 import { version } from "./version.js";
 
 export async function buildProgram(argv: readonly string[]): Promise<Command> {
@@ -37,33 +34,4 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     return reportError(error);
   }
-}
-
-export function reportError(error: unknown): number {
-  const redactor = new Redactor(process.env);
-  if (error instanceof CommanderError) {
-    // Commander has already printed the problem (or the help / version text).
-    if (
-      error.code === "commander.helpDisplayed" ||
-      error.code === "commander.version" ||
-      error.exitCode === 0
-    ) {
-      return exitCodes.success;
-    }
-    return exitCodes.usage;
-  }
-  if (error instanceof ConfigError || error instanceof DatabaseVersionError) {
-    process.stderr.write(`mercury: ${redactor.redact(error.message)}\n`);
-    return exitCodes.usage;
-  }
-  const state = describeStateError(error);
-  if (state !== null) {
-    process.stderr.write(`mercury: ${redactor.redact(state)}\n`);
-    return exitCodes.usage;
-  }
-  const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  process.stderr.write(
-    `mercury: unexpected error: ${redactor.redact(message)}\nPlease report this with \`mercury doctor\` output.\n`,
-  );
-  return exitCodes.failure;
 }

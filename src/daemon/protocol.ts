@@ -24,6 +24,11 @@ export const clientMessage = z.discriminatedUnion("type", [
     decision: z.enum(["once", "session", "always", "deny"]),
   }),
   z.object({ type: z.literal("answer"), id: z.string(), questionId: z.string(), answer: z.string() }),
+  /** The attached chat's /model (no model: show it), /resume (the recent sessions) and /undo (preview, restore). */
+  z.object({ type: z.literal("model"), id: z.string(), model: z.string().min(1).optional() }),
+  z.object({ type: z.literal("sessions"), id: z.string() }),
+  z.object({ type: z.literal("undo-preview"), id: z.string(), task: z.string() }),
+  z.object({ type: z.literal("undo-restore"), id: z.string(), taskId: z.string().min(1) }),
   /** The sub-agents of the owner's tasks (`mercury agents list`), and stopping one. */
   z.object({ type: z.literal("agents"), id: z.string() }),
   z.object({ type: z.literal("stop-agent"), id: z.string(), agentId: z.string().min(1) }),
@@ -38,6 +43,10 @@ export const clientMessage = z.discriminatedUnion("type", [
   }),
 ]);
 export type ClientMessage = z.infer<typeof clientMessage>;
+export type ChatRequest = Extract<
+  ClientMessage,
+  { type: "model" | "sessions" | "undo-preview" | "undo-restore" }
+>;
 
 export type ServerMessage =
   | { type: "reply"; id: string; ok: true; result: unknown }

@@ -116,6 +116,8 @@ export async function runDaemon(options: DaemonOptions = {}): Promise<number> {
       list: () => app.subagents.list().map(({ controller: _controller, ...agent }) => agent),
       stop: (agentId) => app.subagents.stop(agentId, "stopped by the owner (mercury agents stop)"),
     },
+    // Loaded on the first /model, /resume or /undo, not before the socket answers.
+    chat: async (request) => (await import("./chat-requests.js")).handleChatRequest(app, gateway, request),
     dashboard: (request) => dashboard.handle(request),
     status: (): unknown => ({
       ...buildStatus({

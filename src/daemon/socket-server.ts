@@ -7,7 +7,13 @@ import type { Logger } from "../app/logger.js";
 import type { DaemonGateway } from "../channels/gateway.js";
 import { errorFields } from "./error-fields.js";
 import { isCode } from "./lock.js";
-import { type ClientMessage, clientMessage, LineReader, type ServerMessage } from "./protocol.js";
+import {
+  type ChatRequest,
+  type ClientMessage,
+  clientMessage,
+  LineReader,
+  type ServerMessage,
+} from "./protocol.js";
 
 /** Socket clients are the machine's owner: the socket's 0600 mode keeps everyone else out. */
 export const socketUserKey = "owner";
@@ -26,6 +32,8 @@ export interface SocketServerOptions {
   pendingApprovals(): AgentEvent[];
   /** Sub-agents (`mercury agents list|stop`). */
   agents?: { list(): unknown[]; stop(agentId: string): boolean };
+  /** The attached chat's /model, /resume and /undo (src/daemon/chat-requests.ts). */
+  chat?: (request: ChatRequest) => Promise<unknown>;
   /** The web dashboard's controls (src/dashboard/control.ts). */
   dashboard?: (request: Extract<ClientMessage, { type: "dashboard" }>) => Promise<unknown>;
 }
@@ -179,6 +187,13 @@ export class SocketServer {
         return { agents: this.options.agents?.list() ?? [] };
       case "stop-agent":
         return { stopped: this.options.agents?.stop(message.agentId) ?? false };
+      case "model":
+      case "sessions":
+      case "undo-preview":
+      case "undo-restore":
+        if (!this.options.chat)
+          throw new Error("this daemon does not serve the chat's /model, /resume and /undo");
+        return this.options.chat(message);
       case "dashboard":
         if (!this.options.dashboard) throw new Error("this daemon has no dashboard");
         return this.options.dashboard(message);

@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import type { NetworkFilterTools } from "./network-filter.js";
@@ -19,7 +19,10 @@ export interface LinuxTools {
   network: NetworkFilterTools | null;
 }
 
-const cache = new Map<string, { status: SandboxStatus; tools: LinuxTools | null }>();
+type Detection = { status: SandboxStatus; tools: LinuxTools | null };
+
+const cache = new Map<string, Detection>();
+const pending = new Map<string, Promise<Detection>>();
 
 /**
  * Whether this machine can contain commands. On Linux bubblewrap must be installed and actually able
@@ -35,7 +38,32 @@ export function linuxSandboxTools(options: DetectOptions = {}): LinuxTools | nul
   return detectWithTools(options).tools;
 }
 
-function detectWithTools(options: DetectOptions): { status: SandboxStatus; tools: LinuxTools | null } {
+/**
+ * The same answer without blocking: the trial sandbox runs as a child while this process goes on
+ * (`mercury run` starts it at task start and needs it only at the first tool call, so it no longer
+ * sits before the first model request). Fills the cache the synchronous form reads.
+ */
+export function detectSandboxSoon(options: DetectOptions = {}): Promise<SandboxStatus> {
+  const platform = options.platform ?? process.platform;
+  const searchPath = options.path ?? process.env.PATH ?? "";
+  const key = `${platform}\0${searchPath}`;
+  const cached = cache.get(key);
+  if (cached) return Promise.resolve(cached.status);
+  let running = pending.get(key);
+  if (!running) {
+    running = probeSoon(platform, searchPath).then((result) => {
+      // A synchronous probe may have finished first; keep one answer.
+      const settled = cache.get(key) ?? result;
+      cache.set(key, settled);
+      pending.delete(key);
+      return settled;
+    });
+    pending.set(key, running);
+  }
+  return running.then((result) => result.status);
+}
+
+function detectWithTools(options: DetectOptions): Detection {
   const platform = options.platform ?? process.platform;
   const searchPath = options.path ?? process.env.PATH ?? "";
   const key = `${platform}\0${searchPath}`;
@@ -46,10 +74,61 @@ function detectWithTools(options: DetectOptions): { status: SandboxStatus; tools
   return result;
 }
 
-function probe(
-  platform: NodeJS.Platform,
-  searchPath: string,
-): { status: SandboxStatus; tools: LinuxTools | null } {
+/** The bwrap trial: the namespaces a command gets, around /bin/true. */
+const trialArguments = [
+  "--ro-bind",
+  "/",
+  "/",
+  "--dev",
+  "/dev",
+  "--proc",
+  "/proc",
+  "--unshare-all",
+  "--cap-drop",
+  "ALL",
+  "--die-with-parent",
+  "--",
+  "/bin/true",
+];
+const trialTimeoutMs = 10_000;
+
+interface TrialResult {
+  error?: Error;
+  status: number | null;
+  stderr: string;
+}
+
+function probe(platform: NodeJS.Platform, searchPath: string): Detection {
+  const found = beforeTrial(platform, searchPath);
+  if ("status" in found) return found;
+  const trial = spawnSync(found.bwrap, trialArguments, { encoding: "utf8", timeout: trialTimeoutMs });
+  return afterTrial(found.bwrap, searchPath, {
+    ...(trial.error ? { error: trial.error } : {}),
+    status: trial.status,
+    stderr: trial.stderr ?? "",
+  });
+}
+
+async function probeSoon(platform: NodeJS.Platform, searchPath: string): Promise<Detection> {
+  const found = beforeTrial(platform, searchPath);
+  if ("status" in found) return found;
+  const trial = await new Promise<TrialResult>((settle) => {
+    const child = spawn(found.bwrap, trialArguments, {
+      stdio: ["ignore", "ignore", "pipe"],
+      timeout: trialTimeoutMs,
+    });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on("error", (error) => settle({ error, status: null, stderr }));
+    child.on("close", (status) => settle({ status, stderr }));
+  });
+  return afterTrial(found.bwrap, searchPath, trial);
+}
+
+/** Everything but the trial: the platform's answer, or the bwrap to try. */
+function beforeTrial(platform: NodeJS.Platform, searchPath: string): Detection | { bwrap: string } {
   if (platform === "darwin") {
     if (isExecutable("/usr/bin/sandbox-exec"))
       return { status: { available: true, kind: "sandbox-exec" }, tools: null };
@@ -83,25 +162,10 @@ function probe(
       tools: null,
     };
   }
-  const trial = spawnSync(
-    bwrap,
-    [
-      "--ro-bind",
-      "/",
-      "/",
-      "--dev",
-      "/dev",
-      "--proc",
-      "/proc",
-      "--unshare-all",
-      "--cap-drop",
-      "ALL",
-      "--die-with-parent",
-      "--",
-      "/bin/true",
-    ],
-    { encoding: "utf8", timeout: 10_000 },
-  );
+  return { bwrap };
+}
+
+function afterTrial(bwrap: string, searchPath: string, trial: TrialResult): Detection {
   if (trial.error || trial.status !== 0) {
     const detail = (trial.error?.message ?? trial.stderr ?? "").trim() || `exit code ${trial.status}`;
     return {

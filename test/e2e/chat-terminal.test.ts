@@ -1,25 +1,17 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fastRetryConfig, makeHome, providerEnv } from "../helpers/cli.js";
 import { useFakeServers } from "../helpers/fake-servers.js";
-import { TmuxChat } from "../helpers/tmux.js";
+import { type TmuxChat, userMessages, useTmuxChats } from "../helpers/tmux.js";
 
 const server = useFakeServers();
-const open: TmuxChat[] = [];
-afterEach(() => {
-  for (const chat of open.splice(0)) chat.close();
-});
+const openChat = useTmuxChats();
 
 function startChat(url: string, env: Record<string, string> = {}): TmuxChat {
   const { home, userHome, workspace } = makeHome(fastRetryConfig);
-  const chat = new TmuxChat({ home, userHome, cwd: workspace, env: providerEnv(url, env) });
-  open.push(chat);
-  return chat;
+  return openChat({ home, userHome, cwd: workspace, env: providerEnv(url, env) });
 }
 
-const lastUserMessage = (body: unknown): unknown =>
-  (body as { messages: { role: string; content: unknown }[] }).messages
-    .filter((m) => m.role === "user")
-    .at(-1)?.content;
+const lastUserMessage = (body: unknown): unknown => userMessages(body).at(-1);
 
 describe("mercury chat in a real terminal (tmux)", () => {
   it("a multi-line bracketed paste arrives as ONE message", async () => {

@@ -20,6 +20,12 @@ describe("/schedule and /agents in chat (built binary)", () => {
       options,
     );
     expect(added.code, added.stderr).toBe(0);
+    // The due time in words too, not only as a UTC instant.
+    expect(added.stdout).toMatch(
+      /^Added job-\S+: every 30 minutes, next at \d{4}-\d\d-\d\dT\S+Z \(in (30 min|2\d min)\)\.$/m,
+    );
+    const list = await runCli(["schedule", "list"], options);
+    expect(list.stdout).toMatch(/next \S+Z \(in \d+ min\) {2}build-check/);
     const listed = await runCli(["chat"], {
       ...options,
       input: "/schedule\n/schedule every monday at 9 water the plants\n",

@@ -1,7 +1,8 @@
-import { readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { mkdtempSync, readFileSync, statSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { fastRetryConfig, makeHome, providerEnv, runCli } from "../helpers/cli.js";
+import { cliPath, fastRetryConfig, makeHome, providerEnv, runCli } from "../helpers/cli.js";
 import { useFakeServers } from "../helpers/fake-servers.js";
 
 const server = useFakeServers();
@@ -17,6 +18,35 @@ describe("first run (built binary)", () => {
       expect(result.stderr.split("no model provider is set up").length - 1).toBe(1);
       expect(result.stdout).toBe("");
     }
+  });
+
+  it("run --json / --output stream-json without a provider still prints the JSON result (isError, the error, exit 2)", async () => {
+    const { home } = makeHome();
+    const json = await runCli(["run", "hi", "--json"], { home });
+    expect(json.code).toBe(2);
+    const document = JSON.parse(json.stdout) as Record<string, unknown>;
+    expect(document).toMatchObject({ outcome: "failed", isError: true, exitCode: 2, taskId: null });
+    expect(document.error).toContain("no model provider is set up: openai has no API key");
+    expect(document.error).toContain("Run `mercury setup`");
+    // The person reading stderr still gets the line, once.
+    expect(json.stderr.split("no model provider is set up").length - 1).toBe(1);
+
+    const stream = await runCli(["run", "hi", "--output", "stream-json"], { home });
+    expect(stream.code).toBe(2);
+    const lines = stream.stdout.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? "")).toMatchObject({ type: "result", outcome: "failed", isError: true });
+
+    // A contradictory command line is reported the same way to a script.
+    const both = await runCli(["run", "hi", "--json", "--output", "stream-json"], {
+      home,
+      env: { MERCURY_PROVIDER: "ollama", MERCURY_MODEL: "m" },
+    });
+    expect(both.code).toBe(2);
+    expect(JSON.parse(both.stdout)).toMatchObject({
+      isError: true,
+      error: expect.stringContaining("exclude each other"),
+    });
   });
 
   it("a rejected key (401) is explained as a rejected key with its fix, printed once", async () => {
@@ -54,6 +84,28 @@ describe("first run (built binary)", () => {
     const run = await runCli(["run", "hello", "--json"], { home, userHome });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ outcome: "responded", text: "Hello after setup." });
+  });
+
+  it("setup's next step names a command the shell has: `npx mercury chat` in a clone, `mercury chat` once linked", async () => {
+    const fake = await server({ replies: [{ text: "OK" }, { text: "OK" }] });
+    const { home, userHome } = makeHome();
+    const args = ["setup", "--provider", "openai-compatible", "--model", "m", "--base-url", fake.url];
+    const bare = mkdtempSync(join(tmpdir(), "mercury-path-"));
+    const inClone = await runCli(args, {
+      home,
+      userHome,
+      env: { PATH: `${bare}:${dirname(process.execPath)}` },
+    });
+    expect(inClone.code, inClone.stderr).toBe(0);
+    expect(inClone.stdout).toContain("Next: `npx mercury chat`.");
+    // `npm link` puts a `mercury` on the PATH that leads to this very program.
+    symlinkSync(cliPath, join(bare, "mercury"));
+    const linked = await runCli(args, {
+      home,
+      userHome,
+      env: { PATH: `${bare}:${dirname(process.execPath)}` },
+    });
+    expect(linked.stdout).toContain("Next: `mercury chat`.");
   });
 
   it("scripted setup without a key says plainly that none was saved", async () => {
@@ -239,5 +291,42 @@ describe("chat slash commands /model and /resume (built binary)", () => {
     const messages = JSON.stringify(fake.chatRequests()[2]?.body ?? null);
     expect(messages).toContain("tell me about apples");
     expect(messages).not.toContain("tell me about pears");
+  });
+
+  it("/help lists every command with its description in one column", async () => {
+    const fake = await server({ replies: [] });
+    const { home, userHome, workspace } = makeHome(fastRetryConfig);
+    const chat = await runCli(["chat"], {
+      home,
+      userHome,
+      cwd: workspace,
+      env: providerEnv(fake.url),
+      input: "/help\n",
+    });
+    const lines = (chat.stdout + chat.stderr).split("\n").filter((line) => /^\/[a-z]+ +\S/.test(line));
+    expect(lines.map((line) => line.split(/ +/)[0])).toContain("/permissions");
+    const columns = new Set(lines.map((line) => line.search(/ \S/) + 1));
+    expect(columns.size).toBe(1);
+  });
+});
+
+describe("mercury telegram pair before the bot can answer (built binary)", () => {
+  it("still prints the code, and says what keeps the bot from listening and how to fix each", async () => {
+    const { home } = makeHome();
+    const bare = await runCli(["telegram", "pair"], { home });
+    expect(bare.code).toBe(0);
+    expect(bare.stdout).toMatch(/^Pairing code: [A-Z2-9]{8}$/m);
+    expect(bare.stderr).toContain("warning: the bot is not listening yet: TELEGRAM_BOT_TOKEN is not set");
+    expect(bare.stderr).toContain("`mercury config set telegram.enabled true`");
+    expect(bare.stderr).toContain("the daemon is not running (`mercury start`)");
+
+    const configured = makeHome("telegram:\n  enabled: true\n");
+    const json = await runCli(["telegram", "pair", "--json"], {
+      home: configured.home,
+      env: { TELEGRAM_BOT_TOKEN: "123456:abcdef" },
+    });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      notReady: "the bot is not listening yet: the daemon is not running (`mercury start`)",
+    });
   });
 });

@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildProgram } from "../../src/cli/program.js";
 import { makeHome, runCli } from "../helpers/cli.js";
@@ -34,5 +36,25 @@ describe("mercury --help and --version (built binary, answered before the progra
     const result = await runCli(["--version"], { home });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+
+  it("bench's help describes its data format instead of pointing to a file the repository lacks", async () => {
+    const { home } = makeHome();
+    for (const args of [
+      ["bench", "--help"],
+      ["bench", "retrieval", "--help"],
+    ]) {
+      const help = await runCli(args, { home });
+      expect(help.code).toBe(0);
+      for (const [mentioned] of help.stdout.matchAll(/[\w./-]+\.md\b/g))
+        expect(
+          existsSync(resolve(import.meta.dirname, "../..", mentioned)),
+          `${mentioned} in ${args.join(" ")}`,
+        ).toBe(true);
+    }
+    const retrieval = await runCli(["bench", "retrieval", "--help"], { home });
+    expect(retrieval.stdout.replace(/\s+/g, " ")).toContain(
+      "{sample_id, conversation: {session_<n>: [{speaker, dia_id, text}]",
+    );
   });
 });

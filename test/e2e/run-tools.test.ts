@@ -25,7 +25,7 @@ describe("mercury run with tools (built binary)", () => {
       userHome,
       env: providerEnv(fake.url),
     });
-    expect(result.code).toBe(0);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({
       outcome: "responded",
       text: "The notes say: buy milk.",
@@ -33,6 +33,40 @@ describe("mercury run with tools (built binary)", () => {
     const second = toolMessages(fake.chatRequests()[1]?.body);
     const toolResult = second.find((message) => message.role === "tool");
     expect(String(toolResult?.content)).toContain("buy milk");
+    // The read is in the audit log, shown in local time like `mercury logs` (here UTC+9).
+    const log = await runCli(["policy", "log", "-n", "1"], { home, userHome, env: { TZ: "Asia/Tokyo" } });
+    expect(log.code, log.stderr).toBe(0);
+    const [time = "", rest = ""] = log.stdout.split(/ {2}(.*)/s);
+    expect(time).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}$/);
+    const utcHour = new Date().getUTCHours();
+    expect([(utcHour + 9) % 24, (utcHour + 10) % 24]).toContain(Number(time.slice(11, 13)));
+    expect(rest).toMatch(/^allowed +allow +\S+/);
+    expect(log.stdout).toContain("notes.txt");
+  });
+
+  it("text output: one line per tool call with how it ended, a failure in red", async () => {
+    const fake = await server([
+      { toolCalls: [{ name: "read_file", input: { path: "missing.txt" } }] },
+      { toolCalls: [{ name: "read_file", input: { path: "notes.txt" } }] },
+      { text: "Read it." },
+    ]);
+    const { home, userHome, workspace } = makeHome(fastRetryConfig);
+    writeFileSync(join(workspace, "notes.txt"), "buy milk\n");
+    const result = await runCli(["run", "read my notes", "--cwd", workspace], {
+      home,
+      userHome,
+      env: providerEnv(fake.url, { FORCE_COLOR: "1", NO_COLOR: "" }),
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stderr.split("\n");
+    const failed = lines.find((line) => line.includes("✗ read_file missing.txt — "));
+    const read = lines.find((line) => line.includes("✓ read_file notes.txt — "));
+    expect(failed?.startsWith("\u001b[31m✗ read_file missing.txt — ")).toBe(true);
+    expect(failed).toMatch(/not found|no such|does not exist/i);
+    expect(read?.startsWith("\u001b[32m✓ read_file notes.txt — ")).toBe(true);
+    // No raw JSON of the call's input.
+    expect(result.stderr).not.toContain('{"path":');
+    expect(result.stdout).toContain("Read it.");
   });
 
   it("without --yes refuses an action that needs approval and reports the refusal to the model", async () => {

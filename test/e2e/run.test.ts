@@ -99,7 +99,10 @@ describe("mercury run (built binary, loopback OpenAI-compatible server)", () => 
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(join(home, "config.yaml"));
     expect(result.stderr).toContain("agent.maxSteps");
-    expect(result.stdout).toBe("");
+    // --json: the script still gets its document, with the same words and exit code.
+    const document = JSON.parse(result.stdout) as { isError: boolean; error: string; exitCode: number };
+    expect(document).toMatchObject({ outcome: "failed", isError: true, exitCode: 2 });
+    expect(document.error).toContain("agent.maxSteps");
   });
 
   it("exits 2 on a usage error", async () => {

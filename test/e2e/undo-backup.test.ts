@@ -43,6 +43,7 @@ describe("mercury undo (built binary)", { timeout: 120_000 }, () => {
     expect(undo.stdout).toContain("+changed by the task");
     expect(readFileSync(join(workspace, "notes.txt"), "utf8")).toBe("original\n");
     expect(existsSync(join(workspace, "new.txt"))).toBe(false);
+    expect(undo.stderr).toContain("removed new.txt, restored notes.txt");
     const again = await runCli(["undo", task.taskId, "--yes"], { home });
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("already undone");
@@ -83,9 +84,30 @@ describe("mercury undo (built binary)", { timeout: 120_000 }, () => {
       input: "/undo\nyes\n/exit\n",
     });
     expect(chat.stdout + chat.stderr).toContain("+changed by the task");
-    expect(chat.stdout + chat.stderr).toContain("restored: ");
+    expect(chat.stdout + chat.stderr).toContain("removed new.txt, restored notes.txt");
     expect(readFileSync(join(workspace, "notes.txt"), "utf8")).toBe("original\n");
     expect(existsSync(join(workspace, "new.txt"))).toBe(false);
+  });
+
+  it("without a task id undoes the latest task that changed files, past a later one that changed none", async () => {
+    const { home, workspace } = makeHome(fastRetryConfig);
+    writeFileSync(join(workspace, "notes.txt"), "original\n");
+    const edit = await runTaskThatEdits(home, workspace);
+    expect(edit.outcome).toBe("completed");
+    const question = await server({ replies: [{ text: "It is a note." }] });
+    const answered = await runCli(["run", "what is notes.txt?", "--json"], {
+      home,
+      cwd: workspace,
+      env: providerEnv(question.url),
+    });
+    expect(JSON.parse(answered.stdout)).toMatchObject({ outcome: "responded" });
+    const undo = await runCli(["undo", "--yes", "--json"], { home });
+    expect(undo.code, undo.stderr).toBe(0);
+    expect(JSON.parse(undo.stdout)).toMatchObject({ taskId: edit.taskId, applied: true });
+    expect(readFileSync(join(workspace, "notes.txt"), "utf8")).toBe("original\n");
+    const none = await runCli(["undo", "--yes"], { home: makeHome().home });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("no task has changed files yet; nothing to undo");
   });
 
   it("refuses, naming the file, when someone changed it after the task", async () => {

@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { setTimeout as delay } from "node:timers/promises";
+import { afterEach } from "vitest";
 import { cliPath } from "./cli.js";
 import { loadedMachineWaitMs } from "./patience.js";
 
@@ -180,4 +181,27 @@ export function colourAt(captured: string, needle: string): number | null {
     }
   }
   return foreground;
+}
+
+/**
+ * A `TmuxChat` factory for one test file: every chat it opens is closed after each test (the
+ * afterEach both the in-process and the attached chat tests need).
+ */
+export function useTmuxChats(): (options: ConstructorParameters<typeof TmuxChat>[0]) => TmuxChat {
+  const open: TmuxChat[] = [];
+  afterEach(() => {
+    for (const chat of open.splice(0)) chat.close();
+  });
+  return (options) => {
+    const chat = new TmuxChat(options);
+    open.push(chat);
+    return chat;
+  };
+}
+
+/** The user messages of a chat-completions request body the fake model server recorded. */
+export function userMessages(body: unknown): unknown[] {
+  return (body as { messages: { role: string; content: unknown }[] }).messages
+    .filter((message) => message.role === "user")
+    .map((message) => message.content);
 }

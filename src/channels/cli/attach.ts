@@ -1,7 +1,8 @@
 import type { AgentEvent } from "../../agent/events.js";
 import type { DaemonClient, ServerPush } from "../../daemon/client.js";
+import { runAttachedCommand } from "./attached-commands.js";
 import { ChatTerminal } from "./chat-terminal.js";
-import { approvalAnswers, parseSlashCommand, slashCommandHelp } from "./slash-commands.js";
+import { approvalAnswers, parseSlashCommand } from "./slash-commands.js";
 
 export interface AttachOptions {
   input: NodeJS.ReadableStream;
@@ -16,9 +17,6 @@ export interface AttachOptions {
   /** The daemon's status reply as lines for people (the same as `mercury status`). */
   formatStatus(raw: unknown): string;
 }
-
-/** The slash commands the daemon's socket can serve; the rest need the in-process chat. */
-const attachedCommands = ["/help", "/new", "/status", "/stop", "/exit"];
 
 function isAgentEvent(value: unknown): value is AgentEvent {
   return (
@@ -45,6 +43,8 @@ export async function attachChat(client: DaemonClient, options: AttachOptions): 
   const ended = new Set<string>();
   let pendingApproval: string | null = null;
   let pendingQuestion: string | null = null;
+  /** A question of this terminal's own (/undo's "restore?"): the next line answers it. */
+  let pendingAnswer: ((line: string) => Promise<void>) | null = null;
   let sessionId = options.sessionId;
   let lastInterruptAt = 0;
   let idleWaiter: (() => void) | null = null;
@@ -156,9 +156,37 @@ export async function attachChat(client: DaemonClient, options: AttachOptions): 
         await client.request({ type: "answer", questionId, answer: line });
         return;
       }
+      if (pendingAnswer) {
+        const answer = pendingAnswer;
+        pendingAnswer = null;
+        await answer(line);
+        return;
+      }
       const command = parseSlashCommand(line);
       if (command) {
-        await attachedCommand(command.name);
+        await runAttachedCommand(
+          {
+            client,
+            info,
+            asking: (prompt) => terminal.asking(prompt),
+            sessionId: () => sessionId,
+            setSessionId: (id) => {
+              sessionId = id;
+            },
+            running: () => running.size > 0,
+            expectAnswer: (handler) => {
+              pendingAnswer = handler;
+            },
+            formatStatus: options.formatStatus,
+            stop,
+            leave: () => {
+              terminal.close();
+              client.close();
+            },
+          },
+          command.name,
+          command.argument,
+        );
         return;
       }
       const text = line.startsWith("//") ? line.slice(1) : raw;
@@ -175,34 +203,6 @@ export async function attachChat(client: DaemonClient, options: AttachOptions): 
       if (typeof submitted.sessionId === "string") sessionId = submitted.sessionId;
     } catch (error) {
       info(`mercury: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  };
-
-  const attachedCommand = async (name: string) => {
-    switch (name) {
-      case "/exit":
-      case "/quit":
-        terminal.close();
-        client.close();
-        return;
-      case "/stop":
-        info((await stop()) ? "stopped" : "nothing is running");
-        return;
-      case "/new": {
-        const result = (await client.request({ type: "new-session" })) as { sessionId?: unknown };
-        sessionId = typeof result.sessionId === "string" ? result.sessionId : undefined;
-        info(`new session ${sessionId ?? ""}`);
-        return;
-      }
-      case "/status":
-        info(options.formatStatus(await client.request({ type: "status" })).trimEnd());
-        return;
-      case "/help":
-        for (const command of attachedCommands) info(`${command.padEnd(10)} ${slashCommandHelp[command]}`);
-        info("(attached to the daemon: the other commands need `mercury stop` and the in-process chat)");
-        return;
-      default:
-        info(`${name} is not available while attached to the daemon; try ${attachedCommands.join(", ")}`);
     }
   };
 

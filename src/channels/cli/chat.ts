@@ -13,7 +13,7 @@ import {
   type SessionCommandContext,
   statusLines,
 } from "./session-commands.js";
-import { approvalAnswers, parseSlashCommand, slashCommandHelp } from "./slash-commands.js";
+import { approvalAnswers, helpWidth, parseSlashCommand, slashCommandHelp } from "./slash-commands.js";
 import { undoInChat } from "./undo-command.js";
 import { agentsLines, scheduleLines } from "./work-commands.js";
 
@@ -208,7 +208,7 @@ export class TerminalChat {
     switch (name) {
       case "/help":
         for (const [command, text] of Object.entries(slashCommandHelp))
-          this.info(`${command.padEnd(10)} ${text}`);
+          this.info(`${command.padEnd(helpWidth)} ${text}`);
         break;
       case "/skills":
         for (const line of skillsSlashCommand(this.app.skills, argument, this.options.cwd)) this.info(line);

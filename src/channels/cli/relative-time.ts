@@ -4,6 +4,8 @@ export function relativeTime(target: Date | string, now: Date = new Date()): str
   const deltaMs = at.getTime() - now.getTime();
   if (!Number.isFinite(deltaMs)) return String(target);
   const seconds = Math.round(Math.abs(deltaMs) / 1000);
+  // "0 s ago" reads like a glitch; a moment ago is what people say.
+  if (deltaMs < 0 && seconds < 5) return "just now";
   const amount =
     seconds < 60
       ? `${seconds} s`

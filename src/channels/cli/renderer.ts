@@ -1,5 +1,6 @@
 import type { AgentEvent } from "../../agent/events.js";
 import { relativeTime } from "./relative-time.js";
+import { toolLine } from "./tool-line.js";
 
 export interface RendererOutput {
   /** The answer text (stdout). */
@@ -11,12 +12,6 @@ export interface RendererOutput {
 const color = (code: number, text: string, enabled: boolean) =>
   enabled ? `\x1b[${code}m${text}\x1b[0m` : text;
 
-function summarize(value: unknown, limit = 120): string {
-  const text = typeof value === "string" ? value : JSON.stringify(value);
-  const single = (text ?? "").replace(/\s+/g, " ");
-  return single.length > limit ? `${single.slice(0, limit - 1)}…` : single;
-}
-
 /** Renders the event stream for a terminal; incremental text goes straight out as it arrives. */
 export function createTerminalRenderer(
   output: RendererOutput,
@@ -25,6 +20,7 @@ export function createTerminalRenderer(
   let midLine = false;
   // Notices already on screen for this task: the banner does not repeat them as its reason.
   const shownNotices = new Set<string>();
+  const calls = new Map<string, unknown>();
   const endLine = () => {
     if (midLine) output.text("\n");
     midLine = false;
@@ -37,12 +33,18 @@ export function createTerminalRenderer(
         break;
       case "tool-call":
         endLine();
-        output.info(color(36, `⚙ ${event.toolName} ${summarize(event.input)}`, options.colors));
+        calls.set(event.callId, event.input);
         break;
-      case "tool-result":
-        // A failure is red, like every failure; a success needs no line of its own here.
-        if (!event.ok) output.info(color(31, `  ✗ ${summarize(event.output, 300)}`, options.colors));
+      case "tool-result": {
+        // One line per call, as in the chat: what ran and how it ended; failures red.
+        const input = calls.get(event.callId);
+        calls.delete(event.callId);
+        endLine();
+        output.info(
+          color(event.ok ? 32 : 31, toolLine(event.toolName, input, event.ok, event.output), options.colors),
+        );
         break;
+      }
       case "provider-retry":
         output.info(
           color(

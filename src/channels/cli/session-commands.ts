@@ -76,28 +76,74 @@ export function permissionsCommand(context: SessionCommandContext, argument: str
   return sessionId;
 }
 
+/** The line `/model` shows without an argument. */
+export function currentModelLine(app: MercuryApp, scope = "for this chat only"): string {
+  const current = app.chain.describe()[0];
+  return `model: ${current?.provider}/${current?.model}; /model <id> switches (${scope})`;
+}
+
+/**
+ * The primary provider now uses `model` (the fallbacks stay; nothing is saved). Returns the line to
+ * show: the switch, or why it cannot be made.
+ */
+export function switchPrimaryModel(app: MercuryApp, model: string, scope = "for this chat"): string {
+  const primary = app.config.chain[0];
+  if (!primary) return "no provider is configured; run `mercury setup`";
+  const [handle] = buildProviders([{ ...primary, model }], app.env, defaultModelFactory);
+  if (!handle) return "no provider is configured; run `mercury setup`";
+  if (handle.problem) return `cannot use ${model}: ${handle.problem}`;
+  app.chain.replacePrimary(handle);
+  return `model: ${handle.label}/${model} ${scope} (to keep it: mercury config set model ${model})`;
+}
+
 /** `/model` shows the primary model; `/model <id>` switches it for this chat (not saved). */
 export function modelCommand(context: SessionCommandContext, model: string): void {
   const { app, info } = context;
-  const primary = app.config.chain[0];
-  const current = app.chain.describe()[0];
   if (model === "") {
-    info(`model: ${current?.provider}/${current?.model}; /model <id> switches (for this chat only)`);
+    info(currentModelLine(app));
     return;
   }
-  if (!primary) return;
   if (context.running) {
     info("a task is running; /stop it (or wait) before switching the model");
     return;
   }
-  const [handle] = buildProviders([{ ...primary, model }], app.env, defaultModelFactory);
-  if (!handle) return;
-  if (handle.problem) {
-    info(`cannot use ${model}: ${handle.problem}`);
-    return;
-  }
-  app.chain.replacePrimary(handle);
-  info(`model: ${handle.label}/${model} for this chat (to keep it: mercury config set model ${model})`);
+  info(switchPrimaryModel(app, model));
+}
+
+export interface SessionSummary {
+  id: string;
+  updatedAt: string;
+  firstMessage: string | null;
+}
+
+/** The numbered list `/resume` shows: when, and the session's first message. */
+export function resumeListLines(
+  sessions: readonly SessionSummary[],
+  currentId: string | null | undefined,
+): string[] {
+  if (sessions.length === 0) return ["no earlier sessions"];
+  return [
+    ...sessions.map((session, index) => {
+      const first = (session.firstMessage ?? "(no message)").replace(/\s+/g, " ");
+      const current = session.id === currentId ? " (current)" : "";
+      return `${String(index + 1).padStart(2)}. ${relativeTime(session.updatedAt)}${current} — ${first.length > 60 ? `${first.slice(0, 59)}…` : first}`;
+    }),
+    "/resume <number> continues one",
+  ];
+}
+
+/** `/resume <n>` or an id prefix: the session picked, or the line saying why none was. */
+export function pickSession(
+  sessions: readonly SessionSummary[],
+  choice: string,
+): { session: SessionSummary } | { problem: string } {
+  const byNumber = /^\d+$/.test(choice) ? sessions[Number(choice) - 1] : undefined;
+  const picked = byNumber ?? sessions.find((session) => session.id.startsWith(choice));
+  return picked ? { session: picked } : { problem: `no session "${choice}"; /resume lists them` };
+}
+
+export function resumedLine(session: SessionSummary): string {
+  return `resumed the session from ${relativeTime(session.updatedAt)} (${session.id.slice(0, 8)})`;
 }
 
 /**
@@ -108,32 +154,20 @@ export function resumeCommand(context: SessionCommandContext, choice: string): s
   const { app, info } = context;
   const sessions = app.agent.transcriptStore.recentSessions("owner", "cli", 10);
   if (choice === "") {
-    if (sessions.length === 0) {
-      info("no earlier sessions");
-      return context.sessionId;
-    }
-    sessions.forEach((session, index) => {
-      const first = (session.firstMessage ?? "(no message)").replace(/\s+/g, " ");
-      const current = session.id === context.sessionId ? " (current)" : "";
-      info(
-        `${String(index + 1).padStart(2)}. ${relativeTime(session.updatedAt)}${current} — ${first.length > 60 ? `${first.slice(0, 59)}…` : first}`,
-      );
-    });
-    info("/resume <number> continues one");
+    for (const line of resumeListLines(sessions, context.sessionId)) info(line);
     return context.sessionId;
   }
-  const byNumber = /^\d+$/.test(choice) ? sessions[Number(choice) - 1] : undefined;
-  const picked = byNumber ?? sessions.find((session) => session.id.startsWith(choice));
-  if (!picked) {
-    info(`no session "${choice}"; /resume lists them`);
+  const picked = pickSession(sessions, choice);
+  if ("problem" in picked) {
+    info(picked.problem);
     return context.sessionId;
   }
   if (context.running) {
     info("a task is running; /stop it (or wait) before switching sessions");
     return context.sessionId;
   }
-  info(`resumed the session from ${relativeTime(picked.updatedAt)} (${picked.id.slice(0, 8)})`);
-  return picked.id;
+  info(resumedLine(picked.session));
+  return picked.session.id;
 }
 
 /** `/memory` lists recent memories; `/memory <query>` searches them. */

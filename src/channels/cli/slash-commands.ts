@@ -15,6 +15,9 @@ export const slashCommandHelp: Record<string, string> = {
   "/exit": "leave (Ctrl+C twice, or Ctrl+D)",
 };
 
+/** The /help column: the longest command name and two spaces. */
+export const helpWidth = Math.max(...Object.keys(slashCommandHelp).map((name) => name.length)) + 2;
+
 export type SlashCommand = { name: string; argument: string };
 
 /** "/new" → { name: "/new", argument: "" }; plain text → null. "//x" escapes a leading slash. */

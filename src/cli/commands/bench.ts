@@ -38,9 +38,14 @@ export function registerBenchCommands(program: Command, io: BenchIo = defaultIo)
   bench
     .command("retrieval")
     .description(
-      "evidence-retrieval benchmark on LoCoMo-format data (LoCoMo, or LongMemEval converted to it; see shared/bench/README.md), beside plain FTS5 porter measured in the same run",
+      "evidence-retrieval benchmark on LoCoMo-format data (LoCoMo, or LongMemEval converted to it), beside plain FTS5 porter measured in the same run",
     )
-    .requiredOption("--data <file>", "LoCoMo-format JSON file (repeat for several data sets)", collect, [])
+    .requiredOption(
+      "--data <file>",
+      "LoCoMo-format JSON (repeat for several data sets): an array of {sample_id, conversation: {session_<n>: [{speaker, dia_id, text}], session_<n>_date_time}, qa: [{question, evidence: [dia_id], category 1-4}]}",
+      collect,
+      [],
+    )
     .option("--ablation", "also run every feature switched off alone (slow: a few loads per conversation)")
     .option("--every <n>", "only every n-th conversation (a fixed, deterministic sample)", positiveInteger, 1)
     .option("--json", "print one JSON document")

@@ -45,7 +45,7 @@ export async function runMemoryFast(args: readonly string[]): Promise<number | n
     );
   } catch (error) {
     // What the commands do not know is reported as the full program reports it.
-    const { reportError } = await import("../program.js");
+    const { reportError } = await import("../report-error.js");
     return reportError(error);
   }
   return typeof process.exitCode === "number" ? process.exitCode : 0;

@@ -2,6 +2,7 @@ import { homedir } from "node:os";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { systemClock } from "../../agent/clock.js";
+import { localTimestamp } from "../../daemon/log-format.js";
 import { AuditLog } from "../../permissions/audit.js";
 import { createPermissionContext } from "../../permissions/context.js";
 import { decide } from "../../permissions/decide.js";
@@ -124,7 +125,7 @@ export function registerPolicyCommands(program: Command, deps: PolicyCommandDeps
         for (const entry of entries) {
           const who = entry.approved_by ? ` by ${entry.approved_by}` : "";
           process.stdout.write(
-            `${entry.at}  ${entry.outcome.padEnd(7)} ${entry.decision.padEnd(5)} ${entry.rule}${who}\n  ${entry.tool}: ${entry.summary}\n`,
+            `${readableTime(entry.at)}  ${entry.outcome.padEnd(7)} ${entry.decision.padEnd(5)} ${entry.rule}${who}\n  ${entry.tool}: ${entry.summary}\n`,
           );
         }
       } finally {
@@ -175,4 +176,10 @@ export function registerPolicyCommands(program: Command, deps: PolicyCommandDeps
         database.close();
       }
     });
+}
+
+/** Local time like `mercury logs` ("2026-12-01 14:03:07.123"); a value that is no date as it is. */
+function readableTime(at: string): string {
+  const epochMs = Date.parse(at);
+  return Number.isNaN(epochMs) ? at : localTimestamp(epochMs);
 }

@@ -38,6 +38,32 @@ export function registerRunCommand(program: Command): void {
     .action(async (task: string, options: RunOptions, command: Command) => {
       const flags = { ...command.optsWithGlobals<GlobalFlags>(), ...options };
       const { runTask } = await import("./run-action.js");
-      process.exitCode = await runTask(task, flags);
+      try {
+        process.exitCode = await runTask(task, flags);
+      } catch (error) {
+        const format = machineFormat(flags);
+        if (format === null) throw error;
+        // A script asked for JSON: it gets the document even when the run could not start.
+        const { reportError, describeError } = await import("../report-error.js");
+        const code = reportError(error);
+        const document = {
+          ...(format === "stream-json" ? { type: "result" } : {}),
+          outcome: "failed",
+          isError: true,
+          error: describeError(error).message ?? "invalid command line",
+          exitCode: code,
+          taskId: null,
+          sessionId: null,
+        };
+        process.stdout.write(`${JSON.stringify(document)}\n`);
+        process.exitCode = code;
+      }
     });
+}
+
+/** The machine-readable format asked for, if any (a contradictory request still counts as one). */
+function machineFormat(options: RunOptions): "json" | "stream-json" | null {
+  if (options.output === "stream-json") return "stream-json";
+  if (options.json || options.output === "json") return "json";
+  return null;
 }

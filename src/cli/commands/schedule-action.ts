@@ -2,6 +2,7 @@ import { homedir } from "node:os";
 import { systemClock } from "../../agent/clock.js";
 import { WorkLedger } from "../../agent/ledger.js";
 import { DeliveryLedger } from "../../agent/ledger-deliveries.js";
+import { relativeTime } from "../../channels/cli/relative-time.js";
 import { loadSettings } from "../../config/settings.js";
 import { readLiveLock } from "../../daemon/lock.js";
 import { createJob, type JobRequest, jobRequestSchema, presentJob } from "../../scheduler/create.js";
@@ -32,7 +33,7 @@ export async function scheduleAction(name: string, args: unknown[]): Promise<num
         else
           for (const job of jobs)
             out(
-              `${job.id}  ${job.status.padEnd(6)}  ${job.schedule}  next ${job.nextDueAt ?? "-"}  ${job.name}\n`,
+              `${job.id}  ${job.status.padEnd(6)}  ${job.schedule}  next ${whenDue(job.nextDueAt, "-")}  ${job.name}\n`,
             );
         return exitCodes.success;
       }
@@ -80,7 +81,7 @@ export async function scheduleAction(name: string, args: unknown[]): Promise<num
         const runs = store.runs(job.id, limit).map(presentRun);
         if (options.json) out(`${JSON.stringify({ job: presentJob(job), runs })}\n`);
         else if (runs.length === 0)
-          out(`No runs of ${job.id} yet; next due ${presentJob(job).nextDueAt ?? "never"}.\n`);
+          out(`No runs of ${job.id} yet; next due ${whenDue(presentJob(job).nextDueAt, "never")}.\n`);
         else for (const run of runs) out(`${runLine(run)}\n`);
         return exitCodes.success;
       }
@@ -165,7 +166,10 @@ function add(
       mercuryHome: settings.home,
     });
     if (options.json) out(`${JSON.stringify({ job: presentJob(job) })}\n`);
-    else out(`Added ${job.id}: ${presentJob(job).schedule}, next at ${presentJob(job).nextDueAt}.\n`);
+    else
+      out(
+        `Added ${job.id}: ${presentJob(job).schedule}, next at ${whenDue(presentJob(job).nextDueAt, "never")}.\n`,
+      );
     return exitCodes.success;
   } catch (error) {
     if (error instanceof ScheduleError || error instanceof Error) {
@@ -249,4 +253,9 @@ function runLine(run: ReturnType<typeof presentRun>): string {
   const collapsed = run.collapsed > 1 ? ` (${run.collapsed} due times collapsed)` : "";
   const tokens = run.usage.inputTokens + run.usage.outputTokens;
   return `${run.dueAt}  ${run.timing}${late}${collapsed}  ${run.status}${run.outcome ? `/${run.outcome}` : ""}  ${tokens} tokens $${run.usage.costUsd.toFixed(4)}${run.delivery ? `  ${run.delivery}` : ""}${run.reason ? `  — ${run.reason}` : ""}`;
+}
+
+/** A due time for people: the exact instant, and how far away it is ("in 20 min"). */
+function whenDue(at: string | null, none: string): string {
+  return at === null ? none : `${at} (${relativeTime(at)})`;
 }

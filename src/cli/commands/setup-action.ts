@@ -12,6 +12,7 @@ import { loadSettings } from "../../config/settings.js";
 import { writePrimaryProvider } from "../../config/write.js";
 import { ensureSoulFiles } from "../../soul/soul.js";
 import { testConnection } from "../connection-test.js";
+import { mercuryCommand } from "../invocation.js";
 import type { SetupOptions } from "./setup.js";
 
 function cancelled(value: unknown): never | void {
@@ -86,7 +87,8 @@ export async function runSetup(options: SetupOptions): Promise<number> {
   );
   if (Object.keys(secrets).length > 0) writeDotEnv(paths.env, secrets);
   ensureSoulFiles(paths.soul);
-  const summary = `Wrote ${paths.config}${Object.keys(secrets).length > 0 ? ` and ${paths.env} (0600)` : ""}. ${keyNote} Next: \`mercury chat\`${telegramToken ? "; for Telegram: `mercury start`, then `mercury telegram pair`" : ""}.`;
+  const mercury = mercuryCommand();
+  const summary = `Wrote ${paths.config}${Object.keys(secrets).length > 0 ? ` and ${paths.env} (0600)` : ""}. ${keyNote} Next: \`${mercury} chat\`${telegramToken ? `; for Telegram: \`${mercury} start\`, then \`${mercury} telegram pair\`` : ""}.`;
   if (interactive) prompts.outro(summary);
   else process.stdout.write(`${summary}\n`);
   return 0;

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { TelegramAccess, type TelegramUser, userKeyFor } from "../../channels/telegram/access.js";
+import { readLiveLock } from "../../daemon/lock.js";
 import type { SqliteDatabase } from "../../storage/database.js";
 
 export interface TelegramCommandDeps {
@@ -7,6 +8,26 @@ export interface TelegramCommandDeps {
   /** Where output goes; tests capture it. */
   stdout?: (text: string) => void;
   stderr?: (text: string) => void;
+  /** What still keeps the bot from answering a pairing code (null: nothing). */
+  notReady?: () => string | null;
+}
+
+/**
+ * A pairing code only works once the bot runs: a token, `telegram.enabled`, and the daemon. Says
+ * what is missing and how to fix it, so nobody sends a code to a bot that is not listening.
+ */
+export function telegramNotReady(settings: {
+  config: { telegram: { enabled: boolean } };
+  env: NodeJS.ProcessEnv;
+  paths: { lock: string };
+}): string | null {
+  const missing: string[] = [];
+  if (!settings.env.TELEGRAM_BOT_TOKEN?.trim())
+    missing.push("TELEGRAM_BOT_TOKEN is not set (put it in .env, or run `mercury setup`)");
+  if (!settings.config.telegram.enabled)
+    missing.push("telegram.enabled is false (`mercury config set telegram.enabled true`)");
+  if (!readLiveLock(settings.paths.lock)) missing.push("the daemon is not running (`mercury start`)");
+  return missing.length === 0 ? null : `the bot is not listening yet: ${missing.join("; ")}`;
 }
 
 /** Exit code 2 (usage) for a bad id, 1 (failure) for an id that is not in the list. */
@@ -44,10 +65,12 @@ export function registerTelegramCommands(program: Command, deps: TelegramCommand
     .option("--json", "print one JSON document")
     .action((options: { json?: boolean }) => {
       const { code, expiresAt } = withAccess((access) => access.createPairingCode());
+      const notReady = deps.notReady?.() ?? null;
       if (options.json) {
-        stdout(`${JSON.stringify({ code, expiresAt })}\n`);
+        stdout(`${JSON.stringify({ code, expiresAt, notReady })}\n`);
         return;
       }
+      if (notReady) stderr(`warning: ${notReady}. The code is valid for 10 minutes.\n`);
       stdout(
         `Pairing code: ${code}\nSend "/start ${code}" to your bot in Telegram before ${expiresAt}. ` +
           "The code works once; whoever uses it becomes the owner.\n",

@@ -1,6 +1,7 @@
 import { createInterface } from "node:readline/promises";
 import { TaskEvidenceStore } from "../../agent/evidence.js";
 import { applyUndo, planUndo, UndoError } from "../../agent/undo.js";
+import { findUndoTask, restoredLine } from "../../channels/cli/undo-command.js";
 import { loadSettings } from "../../config/settings.js";
 import { openDatabase } from "../../storage/database.js";
 import { exitCodes } from "../exit-codes.js";
@@ -11,21 +12,14 @@ export async function runUndo(taskArgument: string | undefined, options: UndoOpt
   const database = openDatabase(paths.database);
   try {
     const store = new TaskEvidenceStore(database);
-    const ids = store.taskIds();
-    const matches = taskArgument ? ids.filter((id) => id.startsWith(taskArgument)) : ids.slice(0, 1);
-    if (matches.length !== 1) {
-      process.stderr.write(
-        `mercury: ${
-          matches.length === 0
-            ? taskArgument
-              ? `no task ${taskArgument} with recorded changes`
-              : "no task has changed files yet"
-            : `"${taskArgument}" matches ${matches.length} tasks; give more of the id`
-        }\n`,
-      );
+    let taskId: string;
+    try {
+      taskId = findUndoTask(store, taskArgument ?? "");
+    } catch (error) {
+      if (!(error instanceof UndoError)) throw error;
+      process.stderr.write(`mercury: ${error.message}\n`);
       return exitCodes.usage;
     }
-    const taskId = matches[0] as string;
     const evidence = store.load(taskId);
     if (!evidence) throw new UndoError(`no evidence recorded for task ${taskId}`);
     let plan: ReturnType<typeof planUndo>;
@@ -71,10 +65,7 @@ export async function runUndo(taskArgument: string | undefined, options: UndoOpt
     applyUndo(evidence, plan);
     store.save(taskId, { ...evidence, undoneAt: new Date().toISOString() });
     report(true);
-    if (!options.json)
-      process.stderr.write(
-        `restored ${plan.files.map((file) => `${file.path} (${file.action === "delete" ? "removed" : "restored"})`).join(", ")}\n`,
-      );
+    if (!options.json) process.stderr.write(`${restoredLine(plan.files)}\n`);
     return exitCodes.success;
   } finally {
     database.close();

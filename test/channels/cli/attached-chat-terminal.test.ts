@@ -1,19 +1,18 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type DaemonHome, daemonHome } from "../../daemon/daemon-helpers.js";
 import { useFakeServers } from "../../helpers/fake-servers.js";
-import { colourAt, TmuxChat } from "../../helpers/tmux.js";
+import { colourAt, userMessages, useTmuxChats } from "../../helpers/tmux.js";
 
 /**
  * `mercury chat` attached to a running daemon, in a real pseudo-terminal: the same terminal as the
  * in-process chat (spinner, Markdown, tool lines, notices above the prompt, bracketed paste).
  */
 const server = useFakeServers();
-const open: TmuxChat[] = [];
+const openChat = useTmuxChats();
 const daemons: DaemonHome[] = [];
 afterEach(async () => {
-  for (const chat of open.splice(0)) chat.close();
   for (const daemon of daemons.splice(0)) await daemon.cleanup();
 });
 
@@ -22,13 +21,12 @@ async function attachedChat(url: string, env: Record<string, string> = {}, typea
   daemons.push(daemon);
   const started = await daemon.cli(["start"]);
   expect(started.code, started.stderr).toBe(0);
-  const chat = new TmuxChat({
+  const chat = openChat({
     home: daemon.home,
     userHome: daemon.userHome,
     cwd: daemon.workspace,
     env: daemon.env,
   });
-  open.push(chat);
   if (typeahead !== undefined) {
     // Typed at once, while the chat is still loading and connecting.
     chat.type(typeahead);
@@ -40,11 +38,6 @@ async function attachedChat(url: string, env: Record<string, string> = {}, typea
   );
   return { chat, daemon };
 }
-
-const userMessages = (body: unknown): unknown[] =>
-  (body as { messages: { role: string; content: unknown }[] }).messages
-    .filter((message) => message.role === "user")
-    .map((message) => message.content);
 
 describe("mercury chat attached to the daemon, in a real terminal (tmux)", () => {
   it("a multi-line bracketed paste reaches the daemon as ONE message", async () => {
@@ -190,5 +183,114 @@ describe("mercury chat attached to the daemon, in a real terminal (tmux)", () =>
     );
     await chat.waitFor((screen) => screen.includes("✓ completed"), "the banner");
     expect(existsSync(join(daemon.workspace, "approved.txt"))).toBe(true);
+  });
+});
+
+describe("the attached chat's /model, /resume and /undo (served by the daemon over its socket)", () => {
+  const modelOf = (body: unknown) => (body as { model: string }).model;
+
+  it("/model shows the daemon's model and switches the one the next request uses", async () => {
+    const fake = await server({ replies: [{ text: "From the other model." }] });
+    const { chat } = await attachedChat(fake.url);
+    chat.type("/help");
+    chat.enter();
+    await chat.waitFor(
+      (screen) =>
+        /^\/model +show the daemon's model; \/model <id> switches it \(Telegram too\)/m.test(screen),
+      "the attached help for /model",
+    );
+    chat.type("/model");
+    chat.enter();
+    await chat.waitFor(
+      (screen) => screen.includes("model: openai-compatible/fake-model;"),
+      "the current model",
+    );
+    chat.type("/model other-model");
+    chat.enter();
+    const switched = await chat.waitFor(
+      (screen) => screen.includes("model: openai-compatible/other-model for this daemon"),
+      "the switch",
+    );
+    expect(switched).toContain("Telegram too, until it restarts");
+    chat.type("which model?");
+    chat.enter();
+    await chat.waitFor((screen) => screen.includes("From the other model."), "the answer");
+    expect(fake.chatRequests().map((request) => modelOf(request.body))).toEqual(["other-model"]);
+  });
+
+  it("/resume lists the daemon's terminal sessions with their first message and continues the one picked", async () => {
+    const fake = await server({
+      replies: [{ text: "About apples." }, { text: "About pears." }, { text: "Back to apples." }],
+    });
+    const { chat } = await attachedChat(fake.url);
+    chat.type("tell me about apples");
+    chat.enter();
+    await chat.waitFor((screen) => screen.includes("About apples."), "the first answer");
+    chat.type("/new");
+    chat.enter();
+    await chat.waitFor((screen) => screen.includes("new session "), "the new session");
+    chat.type("tell me about pears");
+    chat.enter();
+    await chat.waitFor((screen) => screen.includes("About pears."), "the second answer");
+    chat.type("/resume");
+    chat.enter();
+    const listed = await chat.waitFor(
+      (screen) => screen.includes("/resume <number> continues one"),
+      "the session list",
+    );
+    expect(listed).toMatch(/ 1\. just now \(current\) — tell me about pears/);
+    expect(listed).toMatch(/ 2\. just now — tell me about apples/);
+    chat.type("/resume 2");
+    chat.enter();
+    await chat.waitFor((screen) => screen.includes("resumed the session from just now"), "the resume");
+    chat.type("and more?");
+    chat.enter();
+    await chat.waitFor((screen) => screen.includes("Back to apples."), "the third answer");
+    expect(userMessages(fake.chatRequests()[2]?.body)).toEqual(["tell me about apples", "and more?"]);
+  });
+
+  it("/undo shows the diff of the last task, asks, and restores the file", async () => {
+    const fake = await server({
+      replies: [
+        {
+          toolCalls: [{ name: "write_file", input: { path: "notes.txt", content: "changed by the task\n" } }],
+        },
+        { text: "Done." },
+      ],
+    });
+    const { chat, daemon } = await attachedChat(fake.url);
+    const notes = join(daemon.workspace, "notes.txt");
+    writeFileSync(notes, "original\n");
+    chat.type("edit my notes");
+    chat.enter();
+    const asked = await chat.waitFor(
+      (screen) => screen.includes("approve? y/s/a/n ›") || screen.includes("✓ completed"),
+      "the approval prompt or the end of the task",
+    );
+    if (asked.includes("approve? y/s/a/n ›")) {
+      chat.type("y");
+      chat.enter();
+    }
+    await chat.waitFor((screen) => screen.includes("✓ completed"), "the task's banner");
+    expect(readFileSync(notes, "utf8")).toBe("changed by the task\n");
+    chat.type("/undo");
+    chat.enter();
+    const question = await chat.waitFor(
+      (screen) => screen.includes("[yes / no]") && screen.includes("answer ›"),
+      "the restore question",
+    );
+    expect(question).toContain("-original");
+    expect(question).toContain("+changed by the task");
+    expect(question).toMatch(/\? Restore 1 file\(s\) to how they were before task [0-9a-f]{8}\?/);
+    chat.type("yes");
+    chat.enter();
+    await chat.waitFor((screen) => screen.includes("restored notes.txt"), "the restore");
+    expect(readFileSync(notes, "utf8")).toBe("original\n");
+    chat.type("/undo");
+    chat.enter();
+    await chat.waitFor(
+      (screen) => /cannot undo task [0-9a-f]{8}: this task was already undone/.test(screen),
+      "the refusal to undo twice",
+    );
   });
 });

@@ -48,6 +48,7 @@ describe("relative times", () => {
   it("says how far ahead or behind, for people", () => {
     expect(relativeTime(new Date("2026-12-01T12:04:00Z"), now)).toBe("in 4 min");
     expect(relativeTime("2026-12-01T11:59:15Z", now)).toBe("45 s ago");
+    expect(relativeTime("2026-12-01T11:59:58Z", now)).toBe("just now");
     expect(relativeTime(new Date("2026-12-01T14:30:00Z"), now)).toBe("in 2.5 h");
     expect(relativeTime(new Date("2026-11-28T12:00:00Z"), now)).toBe("3 days ago");
   });
