@@ -21,7 +21,7 @@ import {
   type SearchNamespace,
   type SearchOptions,
 } from "./types.js";
-import { deleteVectorsOf, type Quantization, VectorStore } from "./vectors.js";
+import { deleteVectorsOf, type Quantization, type VectorResult, VectorStore } from "./vectors.js";
 
 export const DEFAULT_POOL = 100;
 
@@ -31,8 +31,15 @@ export const DEFAULT_POOL = 100;
  */
 export const FIRST_STAGE_FACTOR = 2;
 
-/** Documents searched above which the first stage leaves out words in half of them (firstStage). */
+/** Documents searched above which the first stage is bounded (firstStage). */
 export const LARGE_STORE = 10_000;
+
+/**
+ * Documents FTS5 may rank in one first-stage query of a large store (firstStage): bm25() costs
+ * about a microsecond per matching document, and a word in 6% of a million memories would cost
+ * more than the whole search may. A cost bound, chosen for the 5 ms target; not fitted to any data.
+ */
+export const FIRST_STAGE_BUDGET = 3_000;
 
 export interface LexicalResult {
   documentId: number;
@@ -61,6 +68,11 @@ export interface SearchIndexOptions {
   timeWords?: boolean;
   /** Drop answer-shape words ("kind", "how many times") from queries (default on). */
   questionWords?: boolean;
+  /**
+   * Documents FTS5 may rank per first-stage query in a large store (default FIRST_STAGE_BUDGET);
+   * Infinity ranks every match (memory-scale measures how far the bounded stage departs from it).
+   */
+  firstStageBudget?: number;
 }
 
 /**
@@ -80,6 +92,7 @@ export class SearchIndex {
   private readonly precision: PrecisionParameters | undefined;
   private readonly bm25: Bm25Parameters;
   private readonly dropQuestionWords: boolean;
+  private readonly firstStageBudget: number;
 
   constructor(
     private readonly database: SqliteDatabase,
@@ -99,6 +112,9 @@ export class SearchIndex {
     this.precision = precision === true ? DEFAULT_PRECISION : precision === false ? undefined : precision;
     this.bm25 = options.bm25 ?? { k1: BM25_K1, b: BM25_B };
     this.dropQuestionWords = options.questionWords ?? true;
+    this.firstStageBudget = options.firstStageBudget ?? FIRST_STAGE_BUDGET;
+    if (!(this.firstStageBudget >= 1))
+      throw new RangeError(`firstStageBudget must be at least 1, got ${this.firstStageBudget}`);
   }
 
   upsert(doc: IndexedDocument): void {
@@ -207,10 +223,7 @@ export class SearchIndex {
     if (stats.documents === 0) return [];
     const lists: RankedList[] = [{ items: this.lexicalList(query, stats, pool) }];
     if (this.embedder && this.vectors && query.trim() !== "") {
-      const [vector] = await this.embedder.embed([query], options.signal);
-      if (!vector) throw new EmbeddingError(`embedder ${this.embedder.id} returned no vector for the query`);
-      checkVectors(this.embedder, [vector], 1);
-      const results = this.vectors.search(vector, stats.ids, pool);
+      const results = await this.nearest(query, stats, pool, false, options.signal);
       lists.push({
         items: results.map((result) => ({ documentId: result.documentId, score: result.similarity })),
       });
@@ -232,6 +245,47 @@ export class SearchIndex {
   }
 
   /**
+   * Document ids of the `limit` vectors nearest to the query's, best first: as search() finds them,
+   * or (`exact`) by comparing every vector, which memory-scale uses to measure what quantization
+   * loses. Empty without an embedder.
+   */
+  async nearestVectors(
+    query: string,
+    options: Pick<SearchOptions, "namespace" | "scopes" | "signal">,
+    limit: number,
+    exact = false,
+  ): Promise<number[]> {
+    if (!this.embedder || !this.vectors) return [];
+    const stats = this.lexical.scopeStats(options.namespace, options.scopes);
+    if (stats.documents === 0) return [];
+    const results = await this.nearest(query, stats, limit, exact, options.signal);
+    const keys = this.lexical.keysOf(results.map((result) => result.documentId));
+    return results.flatMap((result) => {
+      const key = keys.get(result.documentId);
+      return key ? [key.id] : [];
+    });
+  }
+
+  private async nearest(
+    query: string,
+    stats: ScopeStats,
+    limit: number,
+    exact: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<VectorResult[]> {
+    const embedder = this.embedder;
+    const vectors = this.vectors;
+    if (!embedder || !vectors) return [];
+    const [vector] = await embedder.embed([query], signal);
+    if (!vector) throw new EmbeddingError(`embedder ${embedder.id} returned no vector for the query`);
+    checkVectors(embedder, [vector], 1);
+    const scopeFilter = this.lexical.scopeFilter(stats.ids);
+    return exact
+      ? vectors.searchExact(vector, stats.ids, limit)
+      : vectors.search(vector, stats.ids, limit, scopeFilter.length === 0);
+  }
+
+  /**
    * Lexical candidates of the query, best first: FTS5's first stage, scored again by exact weighted
    * BM25, then reordered by pseudo-relevance feedback terms, then its head reordered for first-rank
    * precision.
@@ -239,10 +293,11 @@ export class SearchIndex {
   private lexicalList(query: string, stats: ScopeStats, pool: number): LexicalResult[] {
     const queryWeights = analyzeQuery(query, this.expandQuery, this.dropQuestionWords);
     if (queryWeights.size === 0) return [];
-    const candidateIds = this.firstStage([...queryWeights.keys()], stats, pool * FIRST_STAGE_FACTOR);
+    // One statement for every query word's document count, which both stages read.
+    this.lexical.prefetchFrequencies(queryWeights.keys(), stats.ids);
+    const candidateIds = this.firstStage(queryWeights, stats, pool * FIRST_STAGE_FACTOR);
     if (candidateIds.length === 0) return [];
     const stored = this.lexical.termsOf(candidateIds);
-    this.lexical.prefetchFrequencies(queryWeights.keys(), stats.ids);
     const idf = (term: string) => this.idfOf(term, stats);
     const score = (weights: ReadonlyMap<string, number>, documentId: number) => {
       const document = stored.get(documentId);
@@ -293,28 +348,64 @@ export class SearchIndex {
   }
 
   /**
-   * FTS5 candidates. FTS5 scores every document that matches any query word, so in a large store a
-   * word in at least half of the documents searched ("user" in nearly every memory) would make it
-   * score most of the collection for a word that adds almost nothing to any score (BM25 idf near
-   * its floor). Above LARGE_STORE documents such words are left out of the first stage when other
-   * words remain; a document matching only them is then not a candidate (it would rank below every
-   * document matching another word). Small stores, and so both benchmarks' conversations, always
-   * use every word.
+   * FTS5 candidates. FTS5 ranks every document that matches a query word (about a microsecond each),
+   * so in a large store the first stage is bounded. Small stores (both benchmarks' conversations)
+   * rank every document matching any word. Above LARGE_STORE documents: words in at least half of
+   * them ("user" in nearly every memory; BM25 idf near its floor) are left out when others remain,
+   * and when the remaining words match more than firstStageBudget documents in all, the candidates
+   * are, in this order: (1) documents holding every one of the words that weigh most (weight x idf),
+   * ranked, starting with all the words and dropping the lightest until two remain (FTS5 intersects
+   * from the rarest word's list, so each costs about what it returns): the documents exact BM25
+   * puts first; (2) documents holding the rarest words whose document counts fit in the budget,
+   * ranked; (3) the newest documents holding any word (costs only the rows taken). The second stage
+   * scores every candidate on every query word.
    */
-  private firstStage(terms: readonly string[], stats: ScopeStats, limit: number): number[] {
-    if (stats.documents <= LARGE_STORE) return this.lexical.candidates(terms, stats.ids, limit);
-    const selective = terms.filter((term) => {
-      const df = this.lexical.documentFrequency(term, stats.ids);
-      return df > 0 && df * 2 < stats.documents;
-    });
-    const found = selective.length > 0 ? this.lexical.candidates(selective, stats.ids, limit) : [];
-    return found.length > 0 ? found : this.lexical.candidates(terms, stats.ids, limit);
+  private firstStage(queryWeights: ReadonlyMap<string, number>, stats: ScopeStats, limit: number): number[] {
+    const terms = [...queryWeights.keys()];
+    const filter = this.lexical.scopeFilter(stats.ids);
+    if (stats.documents <= LARGE_STORE) return this.lexical.candidates(terms, filter, limit);
+    const selective = terms
+      .map((term) => ({ term, df: this.lexical.documentFrequency(term, stats.ids) }))
+      .filter((entry) => entry.df > 0 && entry.df * 2 < stats.documents);
+    if (selective.length === 0) {
+      // Only words in half the documents or more: BM25 barely tells them apart, and ranking them
+      // all would cost a score per document of the store.
+      return this.lexical.candidates(terms, filter, limit, { order: "newest" });
+    }
+    const words = selective.map((entry) => entry.term);
+    const matching = selective.reduce((sum, entry) => sum + entry.df, 0);
+    if (matching <= this.firstStageBudget) return this.lexical.candidates(words, filter, limit);
+    const found = new Set<number>();
+    const take = (documentIds: readonly number[]) => {
+      for (const documentId of documentIds) if (found.size < limit) found.add(documentId);
+    };
+    const weight = (entry: { term: string; df: number }) =>
+      (queryWeights.get(entry.term) ?? 0) * bm25Idf(stats.documents, entry.df);
+    const heaviest = [...selective]
+      .sort((x, y) => weight(y) - weight(x) || compareText(x.term, y.term))
+      .map((entry) => entry.term);
+    for (let count = heaviest.length; count >= 2 && found.size < limit; count--)
+      take(this.lexical.candidates(heaviest.slice(0, count), filter, limit, { all: true }));
+    const rare: string[] = [];
+    let cost = 0;
+    for (const entry of [...selective].sort((x, y) => x.df - y.df || compareText(x.term, y.term))) {
+      if (cost + entry.df > this.firstStageBudget) break;
+      rare.push(entry.term);
+      cost += entry.df;
+    }
+    if (rare.length > 0 && found.size < limit) take(this.lexical.candidates(rare, filter, limit));
+    if (found.size < limit) take(this.lexical.candidates(words, filter, limit, { order: "newest" }));
+    return [...found];
   }
 
   private idfOf(term: string, stats: ScopeStats): number {
     const df = this.lexical.documentFrequency(term, stats.ids);
     return df === 0 ? 0 : bm25Idf(stats.documents, df);
   }
+}
+
+function compareText(x: string, y: string): number {
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 /** Documents with a positive score, best first; ties by internal id (insertion order). */
