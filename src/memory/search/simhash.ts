@@ -5,7 +5,7 @@
  * (sqlite-vec's vec_quantize_binary) does that only for dense vectors: a sparse one has mostly zero
  * coordinates, which all become the same bit.
  *
- * The hyperplanes are ±1 vectors from a fixed integer generator, so every process and version
+ * The hyperplanes' coefficients are integers from a fixed integer generator, so every process and version
  * computes the same codes (no floating-point functions whose last bit may differ). Changing SEED,
  * CODE_BITS or the generator changes every code: bump CODE_SCHEME, which makes the vector store
  * re-embed (vectors.ts keys its configuration on it).
@@ -34,11 +34,13 @@ export class Hyperplanes {
   constructor(readonly dimensions: number) {
     this.coefficients = new Float32Array(dimensions * CODE_BITS);
     const next = generator(SEED);
-    for (let start = 0; start < this.coefficients.length; start += 32) {
+    // Each coefficient is the sum of four uniform bytes, centred: nearly Gaussian, so the
+    // hyperplanes point in every direction alike (±1 coefficients would give a vector with three
+    // non-zero coordinates only eight directions to be told apart by), and an exact integer.
+    for (let index = 0; index < this.coefficients.length; index++) {
       const bits = next();
-      const end = Math.min(this.coefficients.length, start + 32);
-      for (let index = start; index < end; index++)
-        this.coefficients[index] = (bits >>> (index - start)) & 1 ? 1 : -1;
+      this.coefficients[index] =
+        (bits & 0xff) + ((bits >>> 8) & 0xff) + ((bits >>> 16) & 0xff) + (bits >>> 24) - 510;
     }
   }
 
