@@ -239,16 +239,16 @@ export class SearchIndex {
   }
 
   /**
-   * Document ids of the `limit` vectors nearest to the query's, best first: as search() finds them,
-   * or (`exact`) by comparing every vector, which memory-scale uses to measure what quantization
-   * loses. Empty without an embedder.
+   * The `limit` documents whose vectors are nearest the query's, best first, with their cosine
+   * similarity: as search() finds them, or (`exact`) by comparing every vector, which memory-scale
+   * uses to measure what quantization loses. Empty without an embedder.
    */
   async nearestVectors(
     query: string,
     options: Pick<SearchOptions, "namespace" | "scopes" | "signal">,
     limit: number,
     exact = false,
-  ): Promise<number[]> {
+  ): Promise<{ id: number; similarity: number }[]> {
     if (!this.embedder || !this.vectors) return [];
     const stats = this.lexical.scopeStats(options.namespace, options.scopes);
     if (stats.documents === 0) return [];
@@ -256,7 +256,7 @@ export class SearchIndex {
     const keys = this.lexical.keysOf(results.map((result) => result.documentId));
     return results.flatMap((result) => {
       const key = keys.get(result.documentId);
-      return key ? [key.id] : [];
+      return key ? [{ id: key.id, similarity: result.similarity }] : [];
     });
   }
 
