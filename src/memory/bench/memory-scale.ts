@@ -8,7 +8,7 @@ import { DEFAULT_POOL, SearchIndex } from "../search/search-index.js";
 import type { IndexedDocument } from "../search/types.js";
 import type { Quantization } from "../search/vectors.js";
 import { percentile, round } from "./metrics.js";
-import { syntheticMemories, syntheticQueries } from "./synthetic.js";
+import { syntheticMemories, syntheticMemoryStream, syntheticQueries } from "./synthetic.js";
 
 export interface LatencyReport {
   p50: number;
@@ -81,14 +81,14 @@ export async function runMemoryScaleBench(options: MemoryScaleOptions): Promise<
   const directory = mkdtempSync(join(options.directory ?? tmpdir(), "mercury-bench-"));
   const database = openDatabase(join(directory, "bench.db"));
   try {
-    const texts = syntheticMemories(n, options.seed ?? 42);
+    const texts = syntheticMemoryStream(options.seed ?? 42);
     const queries = syntheticQueries(queryCount, (options.seed ?? 42) + 1);
     const lexical = new SearchIndex(database);
     const ingestStart = performance.now();
     for (let start = 0; start < n; start += batchSize) {
       const batch: IndexedDocument[] = [];
       for (let index = start; index < Math.min(n, start + batchSize); index++) {
-        batch.push({ namespace: "memory", id: index + 1, scope: SCOPE, text: texts[index] ?? "" });
+        batch.push({ namespace: "memory", id: index + 1, scope: SCOPE, text: texts.next().value });
       }
       lexical.upsertMany(batch);
     }
