@@ -4,11 +4,11 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { openDatabase } from "../../storage/database.js";
 import { HashEmbedder } from "../search/hash-embedder.js";
-import { SearchIndex } from "../search/search-index.js";
+import { DEFAULT_POOL, SearchIndex } from "../search/search-index.js";
 import type { IndexedDocument } from "../search/types.js";
 import type { Quantization } from "../search/vectors.js";
 import { percentile, round } from "./metrics.js";
-import { syntheticMemories, syntheticQueries } from "./synthetic.js";
+import { syntheticMemories, syntheticMemoryStream, syntheticQueries } from "./synthetic.js";
 
 export interface LatencyReport {
   p50: number;
@@ -23,12 +23,26 @@ export interface MemoryScaleReport {
   n: number;
   queries: number;
   ingest: { docsPerSecond: number; seconds: number };
-  lexical: { queryMs: LatencyReport };
+  lexical: {
+    queryMs: LatencyReport;
+    /**
+     * Share of the top 10 of each timed query that is also in the top 10 when FTS5 ranks every
+     * matching document (no first-stage budget): what bounding the first stage changes.
+     */
+    top10AgreementWithExhaustive: number;
+    /** Same top result as the exhaustive first stage. */
+    top1AgreementWithExhaustive: number;
+  };
   hybrid: {
     dimensions: number;
     quantization: Quantization;
     embedDocsPerSecond: number;
     queryMs: LatencyReport;
+    /**
+     * Share of the vector search's top 10 (as search() runs it) at least as similar as the tenth of
+     * the exact cosine top 10 (every float vector compared); over the first 20 timed queries. 1 for float.
+     */
+    vectorRecallAt10: number;
   };
   /** Adding one memory: its words, FTS5 row and statistics, then its vector, each in one transaction. */
   addOne: { ms: LatencyReport };
@@ -67,14 +81,14 @@ export async function runMemoryScaleBench(options: MemoryScaleOptions): Promise<
   const directory = mkdtempSync(join(options.directory ?? tmpdir(), "mercury-bench-"));
   const database = openDatabase(join(directory, "bench.db"));
   try {
-    const texts = syntheticMemories(n, options.seed ?? 42);
+    const texts = syntheticMemoryStream(options.seed ?? 42);
     const queries = syntheticQueries(queryCount, (options.seed ?? 42) + 1);
     const lexical = new SearchIndex(database);
     const ingestStart = performance.now();
     for (let start = 0; start < n; start += batchSize) {
       const batch: IndexedDocument[] = [];
       for (let index = start; index < Math.min(n, start + batchSize); index++) {
-        batch.push({ namespace: "memory", id: index + 1, scope: SCOPE, text: texts[index] ?? "" });
+        batch.push({ namespace: "memory", id: index + 1, scope: SCOPE, text: texts.next().value });
       }
       lexical.upsertMany(batch);
     }
@@ -87,6 +101,8 @@ export async function runMemoryScaleBench(options: MemoryScaleOptions): Promise<
     const warmUp = syntheticQueries(50, (options.seed ?? 42) + 2);
     await timeQueries(lexical, warmUp);
     const lexicalLatencies = await timeQueries(lexical, queries);
+    const exhaustive = new SearchIndex(database, { firstStageBudget: Number.POSITIVE_INFINITY });
+    const agreement = await agreementOf(lexical, exhaustive, queries);
 
     const embedder = new HashEmbedder(384);
     const quantization = options.quantization ?? "float";
@@ -97,6 +113,7 @@ export async function runMemoryScaleBench(options: MemoryScaleOptions): Promise<
     const vectorBytes = fileBytes(database, path);
     await timeQueries(hybrid, warmUp);
     const hybridLatencies = await timeQueries(hybrid, queries);
+    const vectorRecallAt10 = await vectorRecall(hybrid, queries.slice(0, 20));
 
     // One memory at a time, as the agent adds them: words and vector, never a reload of anything.
     const adds = syntheticMemories(options.adds ?? 50, (options.seed ?? 42) + 3);
@@ -115,12 +132,13 @@ export async function runMemoryScaleBench(options: MemoryScaleOptions): Promise<
       n,
       queries: queryCount,
       ingest: { docsPerSecond: Math.round(n / ingestSeconds), seconds: round(ingestSeconds, 2) },
-      lexical: { queryMs: summarize(lexicalLatencies) },
+      lexical: { queryMs: summarize(lexicalLatencies), ...agreement },
       hybrid: {
         dimensions: embedder.dimensions,
         quantization,
         embedDocsPerSecond: Math.round(n / embedSeconds),
         queryMs: summarize(hybridLatencies),
+        vectorRecallAt10,
       },
       addOne: { ms: summarize(addTimings) },
       bytesPerMemory: { lexical: Math.round(lexicalBytes / n), withVectors: Math.round(vectorBytes / n) },
@@ -157,6 +175,46 @@ async function timeQueries(index: SearchIndex, queries: readonly string[]): Prom
     timings.cpu.push((used.user + used.system) / 1000);
   }
   return timings;
+}
+
+const SEARCHED = { namespace: "memory", scopes: [SCOPE] } as const;
+
+async function agreementOf(
+  bounded: SearchIndex,
+  exhaustive: SearchIndex,
+  queries: readonly string[],
+): Promise<{ top10AgreementWithExhaustive: number; top1AgreementWithExhaustive: number }> {
+  let shared = 0;
+  let expected = 0;
+  let sameFirst = 0;
+  for (const query of queries) {
+    const reference = (await exhaustive.search(query, SEARCHED)).slice(0, 10).map((hit) => hit.id);
+    const top = (await bounded.search(query, SEARCHED)).slice(0, 10).map((hit) => hit.id);
+    const found = new Set(top);
+    shared += reference.filter((id) => found.has(id)).length;
+    expected += reference.length;
+    if (top[0] === reference[0]) sameFirst++;
+  }
+  return {
+    top10AgreementWithExhaustive: expected === 0 ? 1 : round(shared / expected, 3),
+    top1AgreementWithExhaustive: queries.length === 0 ? 1 : round(sameFirst / queries.length, 3),
+  };
+}
+
+async function vectorRecall(index: SearchIndex, queries: readonly string[]): Promise<number> {
+  let found = 0;
+  let expected = 0;
+  for (const query of queries) {
+    const exact = await index.nearestVectors(query, SEARCHED, 10, true);
+    const tenth = exact[exact.length - 1]?.similarity;
+    if (tenth === undefined) continue;
+    // As search() asks: a pool of DEFAULT_POOL (the quantized scan rescoring RESCORE_FACTOR times as many).
+    const top = (await index.nearestVectors(query, SEARCHED, DEFAULT_POOL)).slice(0, exact.length);
+    // Tie-aware: a document as similar as the exact tenth counts, whichever of equals was kept.
+    found += top.filter((hit) => hit.similarity >= tenth - 1e-6).length;
+    expected += exact.length;
+  }
+  return expected === 0 ? 1 : round(found / expected, 3);
 }
 
 function summarize(timings: Timings): LatencyReport {

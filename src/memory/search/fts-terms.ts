@@ -34,14 +34,18 @@ function quoted(token: string): string {
 }
 
 /**
- * An FTS5 MATCH expression: any of the terms in the ranked columns, AND one of the scopes (no scope
- * filter when `scopeIds` is empty: the caller searches every document). Every token is a quoted
- * string, so nothing in a user's query is read as FTS5 syntax.
+ * An FTS5 MATCH expression: any of the terms (`all`: every one of them) in the ranked columns, AND
+ * one of the scopes (no scope filter when `scopeIds` is empty: the caller searches every document).
+ * Every token is a quoted string, so nothing in a user's query is read as FTS5 syntax.
  */
-export function matchExpression(terms: readonly string[], scopeIds: readonly number[]): string | undefined {
+export function matchExpression(
+  terms: readonly string[],
+  scopeIds: readonly number[],
+  all = false,
+): string | undefined {
   const unique = [...new Set(terms.map(ftsToken))];
   if (unique.length === 0) return undefined;
-  const anyTerm = `{body extra} : (${unique.map(quoted).join(" OR ")})`;
+  const anyTerm = `{body extra} : (${unique.map(quoted).join(all ? " AND " : " OR ")})`;
   if (scopeIds.length === 0) return anyTerm;
   const anyScope = scopeIds.map((id) => quoted(scopeToken(id))).join(" OR ");
   return `(${anyTerm}) AND ({filter} : (${anyScope}))`;

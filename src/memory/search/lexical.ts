@@ -103,6 +103,9 @@ export class LexicalIndex {
       candidates: prepare(
         `SELECT rowid FROM search_fts WHERE search_fts MATCH ? AND rank MATCH ? ORDER BY rank LIMIT ?`,
       ).pluck(),
+      newest: prepare(
+        "SELECT rowid FROM search_fts WHERE search_fts MATCH ? ORDER BY rowid DESC LIMIT ?",
+      ).pluck(),
     };
     this.rebuildIfMigrated();
   }
@@ -187,18 +190,32 @@ export class LexicalIndex {
   }
 
   /**
-   * First stage: the best `limit` documents of these scopes containing any of the terms (own text
-   * or context), by FTS5's bm25() with column weights. Unweighted: the second stage (exact BM25
-   * with query-term weights, search-index.ts) orders them.
+   * The scopes a first-stage query must filter by: none when the scopes searched hold every document
+   * (one person's install), where filtering would intersect with a list of the whole index for nothing.
    */
-  candidates(terms: readonly string[], scopeIds: readonly number[], limit: number): number[] {
-    // When the scopes searched hold every document (one person's install), filtering by scope
-    // would intersect with a list of the whole index for nothing.
+  scopeFilter(scopeIds: readonly number[]): readonly number[] {
     const total = Number(this.statements.totalDocuments.get() ?? 0);
     let searched = 0;
     for (const scopeId of scopeIds) searched += Number(this.statements.scopeCount.get(scopeId) ?? 0);
-    const expression = matchExpression(terms, searched === total ? [] : scopeIds);
+    return searched === total ? [] : scopeIds;
+  }
+
+  /**
+   * First stage: up to `limit` documents of these scopes (`scopeFilter()`'s answer) containing any of
+   * the terms (`all`: every one of them), in own text or context. Order "rank": FTS5's bm25() with
+   * column weights, which costs a score for every matching document; "newest": the latest documents,
+   * which costs only the rows returned. Unweighted: the second stage (exact BM25 with query-term
+   * weights, search-index.ts) orders them.
+   */
+  candidates(
+    terms: readonly string[],
+    scopeFilter: readonly number[],
+    limit: number,
+    options: { all?: boolean; order?: "rank" | "newest" } = {},
+  ): number[] {
+    const expression = matchExpression(terms, scopeFilter, options.all ?? false);
     if (expression === undefined) return [];
+    if (options.order === "newest") return this.statements.newest.all(expression, limit) as number[];
     return this.statements.candidates.all(expression, FIRST_STAGE_RANK, limit) as number[];
   }
 

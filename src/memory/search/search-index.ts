@@ -9,8 +9,12 @@ import {
   speakerTermsOf,
 } from "./bm25.js";
 import { DEFAULT_FEEDBACK, type FeedbackParameters, feedbackTerms } from "./feedback.js";
+import { FIRST_STAGE_BUDGET, firstStage } from "./first-stage.js";
 import { fuse, type RankedList } from "./fusion.js";
 import { LexicalIndex, type ScopeStats } from "./lexical.js";
+
+export { FIRST_STAGE_BUDGET, LARGE_STORE } from "./first-stage.js";
+
 import { DEFAULT_PRECISION, type PrecisionParameters, rerankForPrecision } from "./precision.js";
 import { analyzeQuery, queryTermSequence } from "./query.js";
 import {
@@ -21,7 +25,7 @@ import {
   type SearchNamespace,
   type SearchOptions,
 } from "./types.js";
-import { deleteVectorsOf, type Quantization, VectorStore } from "./vectors.js";
+import { deleteVectorsOf, type Quantization, type VectorResult, VectorStore } from "./vectors.js";
 
 export const DEFAULT_POOL = 100;
 
@@ -30,9 +34,6 @@ export const DEFAULT_POOL = 100;
  * term alike, so a document the weighted second stage puts in the pool can sit a little lower there.
  */
 export const FIRST_STAGE_FACTOR = 2;
-
-/** Documents searched above which the first stage leaves out words in half of them (firstStage). */
-export const LARGE_STORE = 10_000;
 
 export interface LexicalResult {
   documentId: number;
@@ -61,6 +62,11 @@ export interface SearchIndexOptions {
   timeWords?: boolean;
   /** Drop answer-shape words ("kind", "how many times") from queries (default on). */
   questionWords?: boolean;
+  /**
+   * Documents FTS5 may rank per first-stage query in a large store (default FIRST_STAGE_BUDGET);
+   * Infinity ranks every match (memory-scale measures how far the bounded stage departs from it).
+   */
+  firstStageBudget?: number;
 }
 
 /**
@@ -80,6 +86,7 @@ export class SearchIndex {
   private readonly precision: PrecisionParameters | undefined;
   private readonly bm25: Bm25Parameters;
   private readonly dropQuestionWords: boolean;
+  private readonly firstStageBudget: number;
 
   constructor(
     private readonly database: SqliteDatabase,
@@ -99,6 +106,9 @@ export class SearchIndex {
     this.precision = precision === true ? DEFAULT_PRECISION : precision === false ? undefined : precision;
     this.bm25 = options.bm25 ?? { k1: BM25_K1, b: BM25_B };
     this.dropQuestionWords = options.questionWords ?? true;
+    this.firstStageBudget = options.firstStageBudget ?? FIRST_STAGE_BUDGET;
+    if (!(this.firstStageBudget >= 1))
+      throw new RangeError(`firstStageBudget must be at least 1, got ${this.firstStageBudget}`);
   }
 
   upsert(doc: IndexedDocument): void {
@@ -207,10 +217,7 @@ export class SearchIndex {
     if (stats.documents === 0) return [];
     const lists: RankedList[] = [{ items: this.lexicalList(query, stats, pool) }];
     if (this.embedder && this.vectors && query.trim() !== "") {
-      const [vector] = await this.embedder.embed([query], options.signal);
-      if (!vector) throw new EmbeddingError(`embedder ${this.embedder.id} returned no vector for the query`);
-      checkVectors(this.embedder, [vector], 1);
-      const results = this.vectors.search(vector, stats.ids, pool);
+      const results = await this.nearest(query, stats, pool, false, options.signal);
       lists.push({
         items: results.map((result) => ({ documentId: result.documentId, score: result.similarity })),
       });
@@ -232,6 +239,47 @@ export class SearchIndex {
   }
 
   /**
+   * The `limit` documents whose vectors are nearest the query's, best first, with their cosine
+   * similarity: as search() finds them, or (`exact`) by comparing every vector, which memory-scale
+   * uses to measure what quantization loses. Empty without an embedder.
+   */
+  async nearestVectors(
+    query: string,
+    options: Pick<SearchOptions, "namespace" | "scopes" | "signal">,
+    limit: number,
+    exact = false,
+  ): Promise<{ id: number; similarity: number }[]> {
+    if (!this.embedder || !this.vectors) return [];
+    const stats = this.lexical.scopeStats(options.namespace, options.scopes);
+    if (stats.documents === 0) return [];
+    const results = await this.nearest(query, stats, limit, exact, options.signal);
+    const keys = this.lexical.keysOf(results.map((result) => result.documentId));
+    return results.flatMap((result) => {
+      const key = keys.get(result.documentId);
+      return key ? [{ id: key.id, similarity: result.similarity }] : [];
+    });
+  }
+
+  private async nearest(
+    query: string,
+    stats: ScopeStats,
+    limit: number,
+    exact: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<VectorResult[]> {
+    const embedder = this.embedder;
+    const vectors = this.vectors;
+    if (!embedder || !vectors) return [];
+    const [vector] = await embedder.embed([query], signal);
+    if (!vector) throw new EmbeddingError(`embedder ${embedder.id} returned no vector for the query`);
+    checkVectors(embedder, [vector], 1);
+    const scopeFilter = this.lexical.scopeFilter(stats.ids);
+    return exact
+      ? vectors.searchExact(vector, stats.ids, limit)
+      : vectors.search(vector, stats.ids, limit, scopeFilter.length === 0);
+  }
+
+  /**
    * Lexical candidates of the query, best first: FTS5's first stage, scored again by exact weighted
    * BM25, then reordered by pseudo-relevance feedback terms, then its head reordered for first-rank
    * precision.
@@ -239,10 +287,17 @@ export class SearchIndex {
   private lexicalList(query: string, stats: ScopeStats, pool: number): LexicalResult[] {
     const queryWeights = analyzeQuery(query, this.expandQuery, this.dropQuestionWords);
     if (queryWeights.size === 0) return [];
-    const candidateIds = this.firstStage([...queryWeights.keys()], stats, pool * FIRST_STAGE_FACTOR);
+    // One statement for every query word's document count, which both stages read.
+    this.lexical.prefetchFrequencies(queryWeights.keys(), stats.ids);
+    const candidateIds = firstStage(
+      this.lexical,
+      queryWeights,
+      stats,
+      this.firstStageBudget,
+      pool * FIRST_STAGE_FACTOR,
+    );
     if (candidateIds.length === 0) return [];
     const stored = this.lexical.termsOf(candidateIds);
-    this.lexical.prefetchFrequencies(queryWeights.keys(), stats.ids);
     const idf = (term: string) => this.idfOf(term, stats);
     const score = (weights: ReadonlyMap<string, number>, documentId: number) => {
       const document = stored.get(documentId);
@@ -290,25 +345,6 @@ export class SearchIndex {
       idf,
       precision,
     );
-  }
-
-  /**
-   * FTS5 candidates. FTS5 scores every document that matches any query word, so in a large store a
-   * word in at least half of the documents searched ("user" in nearly every memory) would make it
-   * score most of the collection for a word that adds almost nothing to any score (BM25 idf near
-   * its floor). Above LARGE_STORE documents such words are left out of the first stage when other
-   * words remain; a document matching only them is then not a candidate (it would rank below every
-   * document matching another word). Small stores, and so both benchmarks' conversations, always
-   * use every word.
-   */
-  private firstStage(terms: readonly string[], stats: ScopeStats, limit: number): number[] {
-    if (stats.documents <= LARGE_STORE) return this.lexical.candidates(terms, stats.ids, limit);
-    const selective = terms.filter((term) => {
-      const df = this.lexical.documentFrequency(term, stats.ids);
-      return df > 0 && df * 2 < stats.documents;
-    });
-    const found = selective.length > 0 ? this.lexical.candidates(selective, stats.ids, limit) : [];
-    return found.length > 0 ? found : this.lexical.candidates(terms, stats.ids, limit);
   }
 
   private idfOf(term: string, stats: ScopeStats): number {

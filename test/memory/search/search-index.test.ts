@@ -269,4 +269,49 @@ describe("SearchIndex in a large store", () => {
     const common = await index.search("user", { namespace: "memory", scopes: ["owner"] });
     expect(common.length).toBe(100);
   }, 60_000);
+
+  it("with a bounded first stage, ranks first the documents holding every word, as an unbounded one does", async () => {
+    const texts = Array.from({ length: LARGE_STORE + 100 }, (_, i) =>
+      [i % 3 === 0 ? "alpha" : "", i % 5 === 0 ? "beta" : "", i % 7 === 0 ? "gamma" : "", `note${i % 500}`]
+        .filter((word) => word !== "")
+        .join(" "),
+    );
+    new SearchIndex(database).upsertMany(texts.map((text, i) => memory(i + 1, text)));
+    // A budget far below the words' document counts forces the bounded path.
+    const bounded = new SearchIndex(database, { firstStageBudget: 50 });
+    const unbounded = new SearchIndex(database, { firstStageBudget: Number.POSITIVE_INFINITY });
+    for (const query of ["alpha beta gamma", "alpha gamma", "beta note10"]) {
+      const expected = (await unbounded.search(query, { namespace: "memory", scopes: ["owner"] })).slice(
+        0,
+        10,
+      );
+      const found = (await bounded.search(query, { namespace: "memory", scopes: ["owner"] })).slice(0, 10);
+      expect(
+        found.map((hit) => hit.id),
+        query,
+      ).toEqual(expected.map((hit) => hit.id));
+      const first = texts[(found[0]?.id ?? 0) - 1] ?? "";
+      for (const word of analyze(query)) expect(first.split(" "), query).toContain(word);
+    }
+  }, 60_000);
+
+  it("with a bounded first stage, a related word no document shares with the others does not hide the answer", async () => {
+    const docs: IndexedDocument[] = Array.from({ length: LARGE_STORE + 100 }, (_, i) =>
+      memory(i + 1, `user likes item${i % 500}`),
+    );
+    let id = docs.length;
+    for (let i = 0; i < 300; i++) docs.push(memory(++id, `user's friend number ${i} has asthma`));
+    for (let i = 0; i < 300; i++) docs.push(memory(++id, `user's cousin number ${i} has an allergy`));
+    for (let i = 0; i < 300; i++) docs.push(memory(++id, `user takes medication for migraines, dose ${i}`));
+    const answer = ++id;
+    docs.push(memory(answer, "user has asthma and takes medication every morning"));
+    new SearchIndex(database).upsertMany(docs);
+    const bounded = new SearchIndex(database, { firstStageBudget: 100 });
+    // "asthma" brings the related "allergy" at a lower weight: no document holds all four words.
+    const hits = await bounded.search("What medication does the user take for asthma?", {
+      namespace: "memory",
+      scopes: ["owner"],
+    });
+    expect(hits[0]?.id).toBe(answer);
+  }, 60_000);
 });

@@ -1,0 +1,73 @@
+import { bm25Idf } from "./bm25.js";
+import type { LexicalIndex, ScopeStats } from "./lexical.js";
+
+/** Documents searched above which the first stage is bounded (firstStage). */
+export const LARGE_STORE = 10_000;
+
+/**
+ * Documents FTS5 may rank in one first-stage query of a large store (firstStage): bm25() costs
+ * about a microsecond per matching document, and a word in 6% of a million memories would cost
+ * more than the whole search may. A cost bound, chosen for the 5 ms target; not fitted to any data.
+ */
+export const FIRST_STAGE_BUDGET = 3_000;
+
+/**
+ * FTS5 candidates. FTS5 ranks every document that matches a query word (about a microsecond each),
+ * so in a large store the first stage is bounded. Small stores (both benchmarks' conversations)
+ * rank every document matching any word. Above LARGE_STORE documents: words in at least half of
+ * them ("user" in nearly every memory; BM25 idf near its floor) are left out when others remain,
+ * and when the remaining words match more than `budget` documents in all, the candidates
+ * are, in this order: (1) documents holding every one of the words that weigh most (weight x idf),
+ * ranked, starting with all the words and dropping the lightest until two remain (FTS5 intersects
+ * from the rarest word's list, so each costs about what it returns): the documents exact BM25
+ * puts first; (2) documents holding the rarest words whose document counts fit in the budget,
+ * ranked; (3) the newest documents holding any word (costs only the rows taken). The second stage
+ * scores every candidate on every query word.
+ */
+export function firstStage(
+  lexical: LexicalIndex,
+  queryWeights: ReadonlyMap<string, number>,
+  stats: ScopeStats,
+  budget: number,
+  limit: number,
+): number[] {
+  const terms = [...queryWeights.keys()];
+  const filter = lexical.scopeFilter(stats.ids);
+  if (stats.documents <= LARGE_STORE) return lexical.candidates(terms, filter, limit);
+  const selective = terms
+    .map((term) => ({ term, df: lexical.documentFrequency(term, stats.ids) }))
+    .filter((entry) => entry.df > 0 && entry.df * 2 < stats.documents);
+  if (selective.length === 0) {
+    // Only words in half the documents or more: BM25 barely tells them apart, and ranking them
+    // all would cost a score per document of the store.
+    return lexical.candidates(terms, filter, limit, { order: "newest" });
+  }
+  const words = selective.map((entry) => entry.term);
+  const matching = selective.reduce((sum, entry) => sum + entry.df, 0);
+  if (matching <= budget) return lexical.candidates(words, filter, limit);
+  const found = new Set<number>();
+  const take = (documentIds: readonly number[]) => {
+    for (const documentId of documentIds) if (found.size < limit) found.add(documentId);
+  };
+  const weight = (entry: { term: string; df: number }) =>
+    (queryWeights.get(entry.term) ?? 0) * bm25Idf(stats.documents, entry.df);
+  const heaviest = [...selective]
+    .sort((x, y) => weight(y) - weight(x) || compareText(x.term, y.term))
+    .map((entry) => entry.term);
+  for (let count = heaviest.length; count >= 2 && found.size < limit; count--)
+    take(lexical.candidates(heaviest.slice(0, count), filter, limit, { all: true }));
+  const rare: string[] = [];
+  let cost = 0;
+  for (const entry of [...selective].sort((x, y) => x.df - y.df || compareText(x.term, y.term))) {
+    if (cost + entry.df > budget) break;
+    rare.push(entry.term);
+    cost += entry.df;
+  }
+  if (rare.length > 0 && found.size < limit) take(lexical.candidates(rare, filter, limit));
+  if (found.size < limit) take(lexical.candidates(words, filter, limit, { order: "newest" }));
+  return [...found];
+}
+
+function compareText(x: string, y: string): number {
+  return x < y ? -1 : x > y ? 1 : 0;
+}
