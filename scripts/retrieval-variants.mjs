@@ -3,6 +3,7 @@
 // recall@10 / nDCG@10 overall, on even and odd conversations (a proxy for the held-out splits), and
 // recall@10 per category. Needs `npm run build`. Usage:
 //   node scripts/retrieval-variants.mjs [--every N] [--only name,name] [--set locomo|longmemeval]
+//     [--variant 'name={"documents":{...},"search":{...}}']...  (extra variants, e.g. window 2)
 import { resolve } from "node:path";
 import { ABLATION_VARIANTS } from "../dist/memory/bench/ablation.js";
 import { loadLocomo } from "../dist/memory/bench/locomo.js";
@@ -22,7 +23,16 @@ const sets = [
   ["LoCoMo", "locomo-dev.json"],
   ["LongMemEval", "longmemeval-dev.json"],
 ].filter(([name]) => set === undefined || name.toLowerCase().startsWith(set));
-const variants = ABLATION_VARIANTS.filter((variant) => only === undefined || only.includes(variant.name));
+const extra = args
+  .filter((_, index) => args[index - 1] === "--variant")
+  .map((text) => {
+    const [name, json] = [text.slice(0, text.indexOf("=")), text.slice(text.indexOf("=") + 1)];
+    return { name, change: json, ...JSON.parse(json) };
+  });
+const variants = [
+  ...ABLATION_VARIANTS.filter((variant) => only === undefined || only.includes(variant.name)),
+  ...extra,
+];
 const mean = (values) => values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
 const cell = (rows) =>
   `${mean(rows.map((row) => row.recall)).toFixed(3)}/${mean(rows.map((row) => row.ndcg)).toFixed(3)}`;
