@@ -72,8 +72,16 @@ export function ownTerms(doc: Pick<IndexedDocument, "text" | "occurredAt">, time
   return timeWords ? [...terms, ...timeTerms(doc.occurredAt)] : terms;
 }
 
+/**
+ * Session keys of parsed term maps, noted while parsing: a context of several long turns gives a
+ * document thousands of terms, and searching them for the key on every query cost milliseconds.
+ */
+const sessionOfParsed = new WeakMap<ReadonlyMap<string, number>, string>();
+
 /** The session key stored in a document's term weights, or undefined. */
 export function sessionOf(weights: ReadonlyMap<string, number>): string | undefined {
+  const noted = sessionOfParsed.get(weights);
+  if (noted !== undefined) return noted;
   for (const term of weights.keys())
     if (term.startsWith(SESSION_FIELD)) return term.slice(SESSION_FIELD.length);
   return undefined;
@@ -105,6 +113,8 @@ export function parseTerms(json: string): Map<string, number> {
   for (const [term, tf] of Object.entries(parsed)) {
     if (typeof tf !== "number") throw new Error(`search index: malformed frequency for term "${term}"`);
     terms.set(term, tf);
+    if (term.charCodeAt(0) === 1 && term.startsWith(SESSION_FIELD))
+      sessionOfParsed.set(terms, term.slice(SESSION_FIELD.length));
   }
   return terms;
 }
