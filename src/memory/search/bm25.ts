@@ -16,8 +16,8 @@ export const CONTEXT_WEIGHT = 0.35;
  * A document's context weighs at most as much as this many of its terms: a longer context (a
  * neighbouring assistant answer of hundreds of words) is scaled down as a whole, so it can neither
  * stand in for the document's own words nor lengthen it enough to dilute them. LoCoMo's context
- * (two short neighbouring turns, about 30 terms) is untouched; on LongMemEval the cap moved
- * recall@10 / nDCG@10 by +0.013 / +0.038 (ablation in BENCHMARKS.md). BM25F would normalize the
+ * (short neighbouring turns) is barely touched (−0.005 / −0.003); on LongMemEval the cap moves
+ * recall@10 / nDCG@10 by +0.058 / +0.062 (ablation in BENCHMARKS.md). BM25F would normalize the
  * context by its own length; this keeps one stored term map per document and gets the same effect
  * for the case that matters, a context much longer than the text.
  */
