@@ -188,6 +188,8 @@ export class MemoryCore {
           id: episode.id,
           scope: episode.userKey,
           text: episode.text,
+          // Turns of one chat session share a key: search weighs a turn by its session too (sessions.ts).
+          session: episode.sessionId,
         });
       }
       return episode;

@@ -103,6 +103,25 @@ describe("recall into the system prompt", () => {
 });
 
 describe("episodes", () => {
+  it("ranks a turn of the session that talks about the question above an equal stray match", async () => {
+    const { service } = makeHarness();
+    const turn = (sessionId: string, text: string, minute: number) =>
+      service.recordEpisode({
+        userKey: "owner",
+        sessionId,
+        role: "user",
+        text,
+        createdAt: `2026-01-01T00:${String(minute).padStart(2, "0")}:00Z`,
+      });
+    turn("weather", "The pottery fair was crowded", 0);
+    turn("pottery", "The pottery fair was crowded", 1);
+    turn("pottery", "My pottery class teacher showed us the wheel", 2);
+    turn("weather", "Rain again all week", 3);
+    const hits = await service.searchEpisodes({ userKey: "owner", query: "pottery fair" });
+    expect(hits[0]?.episode).toMatchObject({ sessionId: "pottery", text: "The pottery fair was crowded" });
+    expect(hits[1]?.episode).toMatchObject({ sessionId: "weather", text: "The pottery fair was crowded" });
+  });
+
   it("archives every turn and searches them per person", async () => {
     const { service } = makeHarness();
     service.recordEpisode({

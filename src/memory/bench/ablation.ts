@@ -19,6 +19,17 @@ export interface AblationVariant {
 export const ABLATION_VARIANTS: readonly AblationVariant[] = [
   { name: "default", change: "every default feature on" },
   { name: "no-context", change: "neighbouring turns not indexed as context", documents: { window: 0 } },
+  { name: "window-1", change: "one neighbouring turn each side instead of two", documents: { window: 1 } },
+  {
+    name: "uncapped-context",
+    change: "a long context counts in full instead of being scaled down to CONTEXT_CAP terms",
+    documents: { contextCap: Number.POSITIVE_INFINITY },
+  },
+  {
+    name: "no-session",
+    change: "no session-level evidence (a turn gains nothing from its session's other candidates)",
+    search: { sessionWeight: 0 },
+  },
   {
     name: "b-0.5",
     change: "BM25 length normalization b = 0.5 (the previous engine's) instead of 0.75",

@@ -1,4 +1,5 @@
 import { openMemoryDatabase, type SqliteDatabase } from "../../storage/database.js";
+import { CONTEXT_CAP } from "../search/bm25.js";
 import { SearchIndex, type SearchIndexOptions } from "../search/search-index.js";
 import type { IndexedDocument } from "../search/types.js";
 import { STOPWORDS } from "../text/stopwords.js";
@@ -19,9 +20,18 @@ export interface DocumentOptions {
   dateText: boolean;
   /** The index's time words from each turn's occurredAt (SearchIndexOptions.timeWords). */
   timeWords: boolean;
+  /** How many terms' worth a long context is scaled down to (SearchIndexOptions.contextCap). */
+  contextCap: number;
 }
 
-export const DEFAULT_DOCUMENTS: DocumentOptions = { window: 1, dateText: false, timeWords: true };
+export const DEFAULT_DOCUMENTS: DocumentOptions = {
+  // Two turns each side: with the context capped (bm25.ts CONTEXT_CAP), the second neighbour adds the
+  // topic's words without letting a long answer take over (ablation in BENCHMARKS.md).
+  window: 2,
+  dateText: false,
+  timeWords: true,
+  contextCap: CONTEXT_CAP,
+};
 
 export const BENCH_SCOPE = "bench";
 export const BENCH_POOL = 100;
@@ -38,7 +48,8 @@ export function turnText(turn: Turn, session: Session, dateText: boolean): strin
 
 /**
  * The documents of one conversation, as the live store indexes turns: the text, its speaker, the
- * session's time as the turn's occurredAt, and (window > 0) the neighbouring turns as context.
+ * session's time as the turn's occurredAt, the session's number as its session key, and (window > 0)
+ * the neighbouring turns as context.
  */
 export function conversationDocuments(
   conversation: Conversation,
@@ -63,6 +74,8 @@ export function conversationDocuments(
         text: turnText(turn, session, options.dateText),
         speaker: turn.speaker,
       };
+      // The live store's session id plays this part for recorded turns.
+      doc.session = String(session.index);
       if (session.occurredAt !== undefined) doc.occurredAt = session.occurredAt;
       if (neighbours.length > 0) doc.context = neighbours.join(" ");
       docs.push(doc);
@@ -79,7 +92,9 @@ export function loadConversation(
 ): { database: SqliteDatabase; idOf: Map<number, string> } {
   const database = openMemoryDatabase();
   const { docs, idOf } = conversationDocuments(conversation, documents);
-  new SearchIndex(database, { timeWords: documents.timeWords }).upsertMany(docs);
+  new SearchIndex(database, { timeWords: documents.timeWords, contextCap: documents.contextCap }).upsertMany(
+    docs,
+  );
   return { database, idOf };
 }
 

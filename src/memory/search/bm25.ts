@@ -12,6 +12,16 @@ export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
 /** A context term counts this much of a term in the document's own text. */
 export const CONTEXT_WEIGHT = 0.35;
+/**
+ * A document's context weighs at most as much as this many of its terms: a longer context (a
+ * neighbouring assistant answer of hundreds of words) is scaled down as a whole, so it can neither
+ * stand in for the document's own words nor lengthen it enough to dilute them. LoCoMo's context
+ * (short neighbouring turns) is barely touched (−0.005 / −0.003); on LongMemEval the cap moves
+ * recall@10 / nDCG@10 by +0.058 / +0.062 (ablation in BENCHMARKS.md). BM25F would normalize the
+ * context by its own length; this keeps one stored term map per document and gets the same effect
+ * for the case that matters, a context much longer than the text.
+ */
+export const CONTEXT_CAP = 40;
 
 export interface Bm25Parameters {
   k1: number;
@@ -23,29 +33,36 @@ export interface Bm25Parameters {
  * with (analysis keeps letters, digits and marks only), so a query never matches them by accident.
  */
 export const SPEAKER_FIELD = "\u0001speaker:";
+/** The session's key, stored the same way (IndexedDocument.session). */
+export const SESSION_FIELD = "\u0001session:";
 
 export function isFieldTerm(term: string): boolean {
   return term.startsWith("\u0001");
 }
 
 /**
- * Weighted term frequencies of a document: its own text counts 1, its context CONTEXT_WEIGHT; the
- * speaker's name terms are added as field terms (SPEAKER_FIELD + term, tf 1).
+ * Weighted term frequencies of a document: its own text counts 1, its context CONTEXT_WEIGHT (scaled
+ * down to CONTEXT_CAP terms' worth when longer); the speaker's name terms and the session key are
+ * added as field terms (SPEAKER_FIELD + term, SESSION_FIELD + key, tf 1).
  */
 export function documentTerms(
   doc: IndexedDocument,
   contextWeight = CONTEXT_WEIGHT,
   timeWords = true,
+  contextCap = CONTEXT_CAP,
 ): Map<string, number> {
   const weights = termCounts(ownTerms(doc, timeWords));
   if (doc.context !== undefined && doc.context !== "") {
-    for (const [term, count] of termCounts(analyze(doc.context))) {
-      weights.set(term, (weights.get(term) ?? 0) + contextWeight * count);
+    const context = analyze(doc.context);
+    const weight = contextWeight * Math.min(1, contextCap / Math.max(1, context.length));
+    for (const [term, count] of termCounts(context)) {
+      weights.set(term, (weights.get(term) ?? 0) + weight * count);
     }
   }
   if (doc.speaker !== undefined) {
     for (const term of analyze(doc.speaker)) weights.set(`${SPEAKER_FIELD}${term}`, 1);
   }
+  if (doc.session !== undefined && doc.session !== "") weights.set(`${SESSION_FIELD}${doc.session}`, 1);
   return weights;
 }
 
@@ -53,6 +70,21 @@ export function documentTerms(
 export function ownTerms(doc: Pick<IndexedDocument, "text" | "occurredAt">, timeWords = true): string[] {
   const terms = analyze(doc.text);
   return timeWords ? [...terms, ...timeTerms(doc.occurredAt)] : terms;
+}
+
+/**
+ * Session keys of parsed term maps, noted while parsing: a context of several long turns gives a
+ * document thousands of terms, and searching them for the key on every query cost milliseconds.
+ */
+const sessionOfParsed = new WeakMap<ReadonlyMap<string, number>, string>();
+
+/** The session key stored in a document's term weights, or undefined. */
+export function sessionOf(weights: ReadonlyMap<string, number>): string | undefined {
+  const noted = sessionOfParsed.get(weights);
+  if (noted !== undefined) return noted;
+  for (const term of weights.keys())
+    if (term.startsWith(SESSION_FIELD)) return term.slice(SESSION_FIELD.length);
+  return undefined;
 }
 
 /** BM25 document length: the weighted count of text and context terms (field terms excluded). */
@@ -81,6 +113,8 @@ export function parseTerms(json: string): Map<string, number> {
   for (const [term, tf] of Object.entries(parsed)) {
     if (typeof tf !== "number") throw new Error(`search index: malformed frequency for term "${term}"`);
     terms.set(term, tf);
+    if (term.charCodeAt(0) === 1 && term.startsWith(SESSION_FIELD))
+      sessionOfParsed.set(terms, term.slice(SESSION_FIELD.length));
   }
   return terms;
 }

@@ -1,6 +1,14 @@
 import type { SqliteDatabase } from "../../storage/database.js";
 import { analyze } from "../text/analyze.js";
-import { CONTEXT_WEIGHT, documentLength, documentTerms, isFieldTerm, ownTerms, parseTerms } from "./bm25.js";
+import {
+  CONTEXT_CAP,
+  CONTEXT_WEIGHT,
+  documentLength,
+  documentTerms,
+  isFieldTerm,
+  ownTerms,
+  parseTerms,
+} from "./bm25.js";
 import { ftsText, matchExpression, scopeToken } from "./fts-terms.js";
 import type { IndexedDocument, SearchNamespace } from "./types.js";
 
@@ -44,6 +52,7 @@ export class LexicalIndex {
     private readonly database: SqliteDatabase,
     private readonly contextWeight = CONTEXT_WEIGHT,
     private readonly timeWords = true,
+    private readonly contextCap = CONTEXT_CAP,
   ) {
     const prepare = (sql: string) => database.prepare(sql);
     this.statements = {
@@ -118,7 +127,7 @@ export class LexicalIndex {
       (this.statements.ownerTime.get({ namespace: given.namespace, id: given.id }) as string | null) ??
       undefined;
     const doc: IndexedDocument = occurredAt === undefined ? given : { ...given, occurredAt };
-    const weights = documentTerms(doc, this.contextWeight, this.timeWords);
+    const weights = documentTerms(doc, this.contextWeight, this.timeWords, this.contextCap);
     const length = documentLength(weights);
     const scopeId = this.scopeId(doc.namespace, doc.scope, true);
     const documentId = Number(

@@ -6,6 +6,7 @@ import {
   bm25Idf,
   bm25Score,
   SPEAKER_FIELD,
+  sessionOf,
   speakerTermsOf,
 } from "./bm25.js";
 import { DEFAULT_FEEDBACK, type FeedbackParameters, feedbackTerms } from "./feedback.js";
@@ -17,6 +18,7 @@ export { FIRST_STAGE_BUDGET, LARGE_STORE } from "./first-stage.js";
 
 import { DEFAULT_PRECISION, type PrecisionParameters, rerankForPrecision } from "./precision.js";
 import { analyzeQuery, queryTermSequence } from "./query.js";
+import { boostBySession, SESSION_WEIGHT } from "./sessions.js";
 import {
   type Embedder,
   EmbeddingError,
@@ -54,6 +56,10 @@ export interface SearchIndexOptions {
   bm25?: Bm25Parameters;
   /** Weight of IndexedDocument.context terms (default CONTEXT_WEIGHT). */
   contextWeight?: number;
+  /** Terms' worth a context is scaled down to when longer (default CONTEXT_CAP; Infinity: no cap). */
+  contextCap?: number;
+  /** Session-level evidence (sessions.ts): weight of the session's best other candidate (default SESSION_WEIGHT; 0 off). */
+  sessionWeight?: number;
   /** Related-term expansion of the query (default on). */
   expandQuery?: boolean;
   /** Speaker-aware (and optional proximity/coverage) reordering of the lexical list (default on). */
@@ -87,6 +93,7 @@ export class SearchIndex {
   private readonly bm25: Bm25Parameters;
   private readonly dropQuestionWords: boolean;
   private readonly firstStageBudget: number;
+  private readonly sessionWeight: number;
 
   constructor(
     private readonly database: SqliteDatabase,
@@ -94,7 +101,12 @@ export class SearchIndex {
   ) {
     // Freed pages are zeroed, so a removed document's text and terms do not linger in the file.
     database.pragma("secure_delete = ON");
-    this.lexical = new LexicalIndex(database, options.contextWeight, options.timeWords ?? true);
+    this.lexical = new LexicalIndex(
+      database,
+      options.contextWeight,
+      options.timeWords ?? true,
+      options.contextCap,
+    );
     this.embedder = options.embedder;
     this.vectors = options.embedder
       ? new VectorStore(database, options.embedder.id, options.embedder.dimensions, options.quantization)
@@ -109,6 +121,7 @@ export class SearchIndex {
     this.firstStageBudget = options.firstStageBudget ?? FIRST_STAGE_BUDGET;
     if (!(this.firstStageBudget >= 1))
       throw new RangeError(`firstStageBudget must be at least 1, got ${this.firstStageBudget}`);
+    this.sessionWeight = options.sessionWeight ?? SESSION_WEIGHT;
   }
 
   upsert(doc: IndexedDocument): void {
@@ -325,6 +338,13 @@ export class SearchIndex {
           (documentId) => score(queryWeights, documentId) + score(expanded, documentId),
         );
       }
+    }
+    if (this.sessionWeight > 0) {
+      lexical = boostBySession(
+        lexical,
+        (documentId) => sessionOf(stored.get(documentId)?.terms ?? new Map()),
+        this.sessionWeight,
+      );
     }
     const precision = this.precision;
     if (precision === undefined || lexical.length < 2) return lexical;

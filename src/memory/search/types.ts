@@ -18,6 +18,11 @@ export interface IndexedDocument {
    */
   speaker?: string;
   /**
+   * Optional key of the conversation session the document belongs to (an episode's session id).
+   * Stored as a field term; turns of one session are ranked with their session in mind (sessions.ts).
+   */
+  session?: string;
+  /**
    * When it happened, ISO-8601 (an episode's turn time, a memory's validity start, a benchmark
    * session's date): the same field whatever produced it.
    */

@@ -112,6 +112,8 @@ describe("LoCoMo loading", () => {
     expect(docs[2]?.occurredAt).toBe("2023-05-01T13:00:00.000Z");
     expect(docs[2]?.speaker).toBe("Ann");
     expect(docs[2]?.context).toContain("cello");
+    // The session's number is the turn's session key, as the live store's session id would be.
+    expect(docs.map((doc) => doc.session)).toEqual(["1", "1", "1", "2", "2"]);
   });
 
   it("reads the data's session times as UTC, and nothing else", () => {

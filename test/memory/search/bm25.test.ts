@@ -1,9 +1,13 @@
 import { describe, expect, it } from "vitest";
 import {
+  CONTEXT_CAP,
+  CONTEXT_WEIGHT,
   documentLength,
   documentTerms,
   isFieldTerm,
+  SESSION_FIELD,
   SPEAKER_FIELD,
+  sessionOf,
   speakerTermsOf,
 } from "../../../src/memory/search/bm25.js";
 import { analyze } from "../../../src/memory/text/analyze.js";
@@ -26,5 +30,37 @@ describe("documentTerms", () => {
     }
     for (const word of analyze(`${SPEAKER_FIELD}ann speaker:ann \u0001 ann`))
       expect(isFieldTerm(word)).toBe(false);
+  });
+
+  it("keeps the session key as a field term, outside the BM25 length and the query's reach", () => {
+    const base = { namespace: "episode" as const, id: 1, scope: "owner", text: "Ann likes pottery" };
+    const withSession = documentTerms({ ...base, session: "chat-7" });
+    expect(sessionOf(withSession)).toBe("chat-7");
+    expect(sessionOf(documentTerms(base))).toBeUndefined();
+    expect(withSession.get(`${SESSION_FIELD}chat-7`)).toBe(1);
+    expect(documentLength(withSession)).toBe(documentLength(documentTerms(base)));
+  });
+
+  it("scales a context longer than CONTEXT_CAP terms down to that many terms' worth, a short one not", () => {
+    const base = { namespace: "episode" as const, id: 1, scope: "owner", text: "I moved to Lisbon" };
+    const own = documentLength(documentTerms(base, CONTEXT_WEIGHT, false));
+    const short = documentTerms({ ...base, context: "pottery class on Tuesday" }, CONTEXT_WEIGHT, false);
+    expect(short.get("potteri")).toBeCloseTo(CONTEXT_WEIGHT);
+    expect(documentLength(short) - own).toBeCloseTo(
+      CONTEXT_WEIGHT * analyze("pottery class on Tuesday").length,
+    );
+    // A neighbouring answer of 400 terms: its words still match, but all of it weighs CONTEXT_CAP terms.
+    const long = `pottery ${Array.from({ length: 399 }, (_, index) => `word${index}`).join(" ")}`;
+    const capped = documentTerms({ ...base, context: long }, CONTEXT_WEIGHT, false);
+    expect(analyze(long).length).toBe(400);
+    expect(capped.get("potteri")).toBeCloseTo((CONTEXT_WEIGHT * CONTEXT_CAP) / 400);
+    expect(documentLength(capped) - own).toBeCloseTo(CONTEXT_WEIGHT * CONTEXT_CAP);
+    const uncapped = documentTerms(
+      { ...base, context: long },
+      CONTEXT_WEIGHT,
+      false,
+      Number.POSITIVE_INFINITY,
+    );
+    expect(documentLength(uncapped) - own).toBeCloseTo(CONTEXT_WEIGHT * 400);
   });
 });
