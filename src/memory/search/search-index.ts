@@ -13,7 +13,7 @@ import { FIRST_STAGE_BUDGET, firstStage } from "./first-stage.js";
 import { fuse, type RankedList } from "./fusion.js";
 import { LexicalIndex, type ScopeStats } from "./lexical.js";
 
-export { FIRST_STAGE_BUDGET, LARGE_STORE } from "./first-stage.js";
+export { FIRST_STAGE_BUDGET } from "./first-stage.js";
 
 import { DEFAULT_PRECISION, type PrecisionParameters, rerankForPrecision } from "./precision.js";
 import { analyzeQuery, queryTermSequence } from "./query.js";
@@ -63,7 +63,7 @@ export interface SearchIndexOptions {
   /** Drop answer-shape words ("kind", "how many times") from queries (default on). */
   questionWords?: boolean;
   /**
-   * Documents FTS5 may rank per first-stage query in a large store (default FIRST_STAGE_BUDGET);
+   * Documents FTS5 may rank per first-stage query (default FIRST_STAGE_BUDGET);
    * Infinity ranks every match (memory-scale measures how far the bounded stage departs from it).
    */
   firstStageBudget?: number;
