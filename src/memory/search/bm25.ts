@@ -1,4 +1,5 @@
 import { analyze, termCounts } from "../text/analyze.js";
+import type { TermLookup } from "./stored-terms.js";
 import { timeTerms } from "./time-terms.js";
 import type { IndexedDocument } from "./types.js";
 
@@ -74,17 +75,6 @@ export function bm25Idf(documents: number, df: number): number {
   return Math.log(1 + (documents - df + 0.5) / (df + 0.5));
 }
 
-export function parseTerms(json: string): Map<string, number> {
-  const parsed: unknown = JSON.parse(json);
-  if (typeof parsed !== "object" || parsed === null) throw new Error("search index: malformed terms column");
-  const terms = new Map<string, number>();
-  for (const [term, tf] of Object.entries(parsed)) {
-    if (typeof tf !== "number") throw new Error(`search index: malformed frequency for term "${term}"`);
-    terms.set(term, tf);
-  }
-  return terms;
-}
-
 /**
  * Exact BM25 of one document for weighted query terms (weight 1 for the question's own words, less
  * for variants, related terms and feedback terms): sum of weight x idf x tf (k1 + 1) / (tf + k1 (1 -
@@ -93,7 +83,7 @@ export function parseTerms(json: string): Map<string, number> {
  */
 export function bm25Score(
   queryWeights: ReadonlyMap<string, number>,
-  terms: ReadonlyMap<string, number>,
+  terms: TermLookup,
   length: number,
   averageLength: number,
   idf: (term: string) => number,

@@ -308,13 +308,13 @@ export class SearchIndex {
     if (this.feedback !== undefined && lexical.length > 0) {
       const feedbackDocuments = lexical.slice(0, this.feedback.documents);
       this.lexical.prefetchFrequencies(
-        feedbackDocuments.flatMap((result) => [...(stored.get(result.documentId)?.terms.keys() ?? [])]),
+        feedbackDocuments.flatMap((result) => [...(stored.get(result.documentId)?.terms.all().keys() ?? [])]),
         stats.ids,
       );
       const expanded = feedbackTerms(
         queryWeights,
         lexical,
-        (documentId) => stored.get(documentId)?.terms ?? new Map(),
+        (documentId) => stored.get(documentId)?.terms.all() ?? new Map(),
         idf,
         this.feedback,
       );
@@ -340,7 +340,7 @@ export class SearchIndex {
       queryTerms,
       (documentId) => ({
         terms: readsText ? this.lexical.ownTermsOf(documentId) : [],
-        speaker: namesSpeaker ? speakerTermsOf(stored.get(documentId)?.terms ?? new Map()) : [],
+        speaker: namesSpeaker ? speakerTermsOf(stored.get(documentId)?.terms.all() ?? new Map()) : [],
       }),
       idf,
       precision,

@@ -268,7 +268,10 @@ describe("SearchIndex first stage bounded by the work of the query", () => {
     docs.push(memory(STORE + 1000, "user has asthma"));
     new SearchIndex(database).upsertMany(docs);
     const bounded = new SearchIndex(database, { firstStageBudget: 100 });
-    const rare = await bounded.search("does the user have asthma", { namespace: "memory", scopes: ["owner"] });
+    const rare = await bounded.search("does the user have asthma", {
+      namespace: "memory",
+      scopes: ["owner"],
+    });
     expect(rare[0]?.id).toBe(STORE + 1000);
     const common = await bounded.search("user", { namespace: "memory", scopes: ["owner"] });
     expect(common.length).toBe(100);
@@ -279,7 +282,9 @@ describe("SearchIndex first stage bounded by the work of the query", () => {
 
   it("ranks every match when the store holds no more documents than the budget, whatever the words match", async () => {
     const texts = Array.from({ length: 400 }, (_, i) =>
-      [`user likes item${i % 40}`, i % 2 === 0 ? "morning" : "evening", i % 3 === 0 ? "coffee" : "tea"].join(" "),
+      [`user likes item${i % 40}`, i % 2 === 0 ? "morning" : "evening", i % 3 === 0 ? "coffee" : "tea"].join(
+        " ",
+      ),
     );
     new SearchIndex(database).upsertMany(texts.map((text, i) => memory(i + 1, text)));
     // The words' document counts add up to far more than 400, but only 400 documents can match.
@@ -287,9 +292,10 @@ describe("SearchIndex first stage bounded by the work of the query", () => {
     const unbounded = new SearchIndex(database, { firstStageBudget: Number.POSITIVE_INFINITY });
     for (const query of ["user morning coffee", "user likes item7 in the evening", "user"]) {
       const options = { namespace: "memory" as const, scopes: ["owner"] };
-      expect((await bounded.search(query, options)).map((hit) => hit.id), query).toEqual(
-        (await unbounded.search(query, options)).map((hit) => hit.id),
-      );
+      expect(
+        (await bounded.search(query, options)).map((hit) => hit.id),
+        query,
+      ).toEqual((await unbounded.search(query, options)).map((hit) => hit.id));
     }
     expect(FIRST_STAGE_BUDGET).toBeGreaterThan(1_000);
   });
