@@ -1,4 +1,5 @@
 import { analyze, termCounts } from "../text/analyze.js";
+import type { TermLookup } from "./stored-terms.js";
 import { timeTerms } from "./time-terms.js";
 import type { IndexedDocument } from "./types.js";
 
@@ -72,21 +73,6 @@ export function ownTerms(doc: Pick<IndexedDocument, "text" | "occurredAt">, time
   return timeWords ? [...terms, ...timeTerms(doc.occurredAt)] : terms;
 }
 
-/**
- * Session keys of parsed term maps, noted while parsing: a context of several long turns gives a
- * document thousands of terms, and searching them for the key on every query cost milliseconds.
- */
-const sessionOfParsed = new WeakMap<ReadonlyMap<string, number>, string>();
-
-/** The session key stored in a document's term weights, or undefined. */
-export function sessionOf(weights: ReadonlyMap<string, number>): string | undefined {
-  const noted = sessionOfParsed.get(weights);
-  if (noted !== undefined) return noted;
-  for (const term of weights.keys())
-    if (term.startsWith(SESSION_FIELD)) return term.slice(SESSION_FIELD.length);
-  return undefined;
-}
-
 /** BM25 document length: the weighted count of text and context terms (field terms excluded). */
 export function documentLength(weights: ReadonlyMap<string, number>): number {
   let length = 0;
@@ -106,19 +92,6 @@ export function bm25Idf(documents: number, df: number): number {
   return Math.log(1 + (documents - df + 0.5) / (df + 0.5));
 }
 
-export function parseTerms(json: string): Map<string, number> {
-  const parsed: unknown = JSON.parse(json);
-  if (typeof parsed !== "object" || parsed === null) throw new Error("search index: malformed terms column");
-  const terms = new Map<string, number>();
-  for (const [term, tf] of Object.entries(parsed)) {
-    if (typeof tf !== "number") throw new Error(`search index: malformed frequency for term "${term}"`);
-    terms.set(term, tf);
-    if (term.charCodeAt(0) === 1 && term.startsWith(SESSION_FIELD))
-      sessionOfParsed.set(terms, term.slice(SESSION_FIELD.length));
-  }
-  return terms;
-}
-
 /**
  * Exact BM25 of one document for weighted query terms (weight 1 for the question's own words, less
  * for variants, related terms and feedback terms): sum of weight x idf x tf (k1 + 1) / (tf + k1 (1 -
@@ -127,7 +100,7 @@ export function parseTerms(json: string): Map<string, number> {
  */
 export function bm25Score(
   queryWeights: ReadonlyMap<string, number>,
-  terms: ReadonlyMap<string, number>,
+  terms: TermLookup,
   length: number,
   averageLength: number,
   idf: (term: string) => number,

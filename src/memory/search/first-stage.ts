@@ -1,21 +1,20 @@
 import { bm25Idf } from "./bm25.js";
 import type { LexicalIndex, ScopeStats } from "./lexical.js";
 
-/** Documents searched above which the first stage is bounded (firstStage). */
-export const LARGE_STORE = 10_000;
-
 /**
- * Documents FTS5 may rank in one first-stage query of a large store (firstStage): bm25() costs
- * about a microsecond per matching document, and a word in 6% of a million memories would cost
- * more than the whole search may. A cost bound, chosen for the 5 ms target; not fitted to any data.
+ * Documents FTS5 may rank in one first-stage query (firstStage): bm25() costs about a microsecond
+ * per matching document, and a word in 6% of a million memories would cost more than the whole
+ * search may. A cost bound, chosen for the 5 ms target; not fitted to any data.
  */
 export const FIRST_STAGE_BUDGET = 3_000;
 
 /**
  * FTS5 candidates. FTS5 ranks every document that matches a query word (about a microsecond each),
- * so in a large store the first stage is bounded. Small stores (both benchmarks' conversations)
- * rank every document matching any word. Above LARGE_STORE documents: words in at least half of
- * them ("user" in nearly every memory; BM25 idf near its floor) are left out when others remain,
+ * so the first stage is bounded by the work a query asks, not by the size of the store: when the
+ * documents it would rank (at most the store's size, and at most the sum of its words' document
+ * counts) fit in `budget`, it ranks every document matching any word (the benchmarks'
+ * conversations, and any query of rare words). Otherwise words in at least half of the documents
+ * ("user" in nearly every memory; BM25 idf near its floor) are left out when others remain,
  * and when the remaining words match more than `budget` documents in all, the candidates
  * are, in this order: (1) documents holding every one of the words that weigh most (weight x idf),
  * ranked, starting with all the words and dropping the lightest until two remain (FTS5 intersects
@@ -33,10 +32,10 @@ export function firstStage(
 ): number[] {
   const terms = [...queryWeights.keys()];
   const filter = lexical.scopeFilter(stats.ids);
-  if (stats.documents <= LARGE_STORE) return lexical.candidates(terms, filter, limit);
-  const selective = terms
-    .map((term) => ({ term, df: lexical.documentFrequency(term, stats.ids) }))
-    .filter((entry) => entry.df > 0 && entry.df * 2 < stats.documents);
+  const counted = terms.map((term) => ({ term, df: lexical.documentFrequency(term, stats.ids) }));
+  const rows = counted.reduce((sum, entry) => sum + entry.df, 0);
+  if (Math.min(rows, stats.documents) <= budget) return lexical.candidates(terms, filter, limit);
+  const selective = counted.filter((entry) => entry.df > 0 && entry.df * 2 < stats.documents);
   if (selective.length === 0) {
     // Only words in half the documents or more: BM25 barely tells them apart, and ranking them
     // all would cost a score per document of the store.

@@ -1,19 +1,12 @@
 import type { SqliteDatabase } from "../../storage/database.js";
 import { analyze } from "../text/analyze.js";
-import {
-  CONTEXT_CAP,
-  CONTEXT_WEIGHT,
-  documentLength,
-  documentTerms,
-  isFieldTerm,
-  ownTerms,
-  parseTerms,
-} from "./bm25.js";
+import { CONTEXT_CAP, CONTEXT_WEIGHT, documentLength, documentTerms, isFieldTerm, ownTerms } from "./bm25.js";
 import { ftsText, matchExpression, scopeToken } from "./fts-terms.js";
+import { encodeTerms, parseTerms, StoredTermWeights } from "./stored-terms.js";
 import type { IndexedDocument, SearchNamespace } from "./types.js";
 
 /**
- * The lexical index on SQLite. Per document: a `search_docs` row (text, weighted terms as JSON,
+ * The lexical index on SQLite. Per document: a `search_docs` row (text, weighted terms (stored-terms.ts),
  * length, when it happened) and a row of the contentless FTS5 table `search_fts` (same rowid) holding
  * the analyzer's terms: `body` (own text), `extra` (context terms), `filter` (its scope's token).
  * Per scope: document count and total length (`search_scopes`), and documents per term
@@ -28,7 +21,7 @@ export interface ScopeStats {
 }
 
 export interface StoredTerms {
-  terms: Map<string, number>;
+  terms: StoredTermWeights;
   length: number;
 }
 
@@ -136,7 +129,7 @@ export class LexicalIndex {
         doc.id,
         scopeId,
         doc.text,
-        JSON.stringify(Object.fromEntries(weights)),
+        encodeTerms(weights),
         length,
         doc.occurredAt ?? null,
       ).lastInsertRowid,
@@ -316,7 +309,7 @@ export class LexicalIndex {
     }[];
     for (const row of rows) {
       this.keyCache.set(row.id, { namespace: row.namespace, id: row.doc_id, scope: row.scope });
-      this.termsCache.set(row.id, { terms: parseTerms(row.terms), length: row.length });
+      this.termsCache.set(row.id, { terms: new StoredTermWeights(row.terms), length: row.length });
       this.occurredCache.set(row.id, row.occurred_at);
     }
   }

@@ -5,8 +5,8 @@ import {
   type Bm25Parameters,
   bm25Idf,
   bm25Score,
+  SESSION_FIELD,
   SPEAKER_FIELD,
-  sessionOf,
   speakerTermsOf,
 } from "./bm25.js";
 import { DEFAULT_FEEDBACK, type FeedbackParameters, feedbackTerms } from "./feedback.js";
@@ -14,7 +14,7 @@ import { FIRST_STAGE_BUDGET, firstStage } from "./first-stage.js";
 import { fuse, type RankedList } from "./fusion.js";
 import { LexicalIndex, type ScopeStats } from "./lexical.js";
 
-export { FIRST_STAGE_BUDGET, LARGE_STORE } from "./first-stage.js";
+export { FIRST_STAGE_BUDGET } from "./first-stage.js";
 
 import { DEFAULT_PRECISION, type PrecisionParameters, rerankForPrecision } from "./precision.js";
 import { analyzeQuery, queryTermSequence } from "./query.js";
@@ -69,7 +69,7 @@ export interface SearchIndexOptions {
   /** Drop answer-shape words ("kind", "how many times") from queries (default on). */
   questionWords?: boolean;
   /**
-   * Documents FTS5 may rank per first-stage query in a large store (default FIRST_STAGE_BUDGET);
+   * Documents FTS5 may rank per first-stage query (default FIRST_STAGE_BUDGET);
    * Infinity ranks every match (memory-scale measures how far the bounded stage departs from it).
    */
   firstStageBudget?: number;
@@ -321,13 +321,13 @@ export class SearchIndex {
     if (this.feedback !== undefined && lexical.length > 0) {
       const feedbackDocuments = lexical.slice(0, this.feedback.documents);
       this.lexical.prefetchFrequencies(
-        feedbackDocuments.flatMap((result) => [...(stored.get(result.documentId)?.terms.keys() ?? [])]),
+        feedbackDocuments.flatMap((result) => [...(stored.get(result.documentId)?.terms.all().keys() ?? [])]),
         stats.ids,
       );
       const expanded = feedbackTerms(
         queryWeights,
         lexical,
-        (documentId) => stored.get(documentId)?.terms ?? new Map(),
+        (documentId) => stored.get(documentId)?.terms.all() ?? new Map(),
         idf,
         this.feedback,
       );
@@ -342,7 +342,7 @@ export class SearchIndex {
     if (this.sessionWeight > 0) {
       lexical = boostBySession(
         lexical,
-        (documentId) => sessionOf(stored.get(documentId)?.terms ?? new Map()),
+        (documentId) => stored.get(documentId)?.terms.fieldValue(SESSION_FIELD),
         this.sessionWeight,
       );
     }
@@ -360,7 +360,7 @@ export class SearchIndex {
       queryTerms,
       (documentId) => ({
         terms: readsText ? this.lexical.ownTermsOf(documentId) : [],
-        speaker: namesSpeaker ? speakerTermsOf(stored.get(documentId)?.terms ?? new Map()) : [],
+        speaker: namesSpeaker ? speakerTermsOf(stored.get(documentId)?.terms.all() ?? new Map()) : [],
       }),
       idf,
       precision,

@@ -7,9 +7,9 @@ import {
   isFieldTerm,
   SESSION_FIELD,
   SPEAKER_FIELD,
-  sessionOf,
   speakerTermsOf,
 } from "../../../src/memory/search/bm25.js";
+import { encodeTerms, StoredTermWeights } from "../../../src/memory/search/stored-terms.js";
 import { analyze } from "../../../src/memory/text/analyze.js";
 
 describe("documentTerms", () => {
@@ -35,8 +35,12 @@ describe("documentTerms", () => {
   it("keeps the session key as a field term, outside the BM25 length and the query's reach", () => {
     const base = { namespace: "episode" as const, id: 1, scope: "owner", text: "Ann likes pottery" };
     const withSession = documentTerms({ ...base, session: "chat-7" });
-    expect(sessionOf(withSession)).toBe("chat-7");
-    expect(sessionOf(documentTerms(base))).toBeUndefined();
+    // Read back from both stored forms: the compact string (searched, not parsed) and old JSON rows.
+    const compact = new StoredTermWeights(encodeTerms(withSession));
+    const json = new StoredTermWeights(JSON.stringify(Object.fromEntries(withSession)));
+    expect(compact.fieldValue(SESSION_FIELD)).toBe("chat-7");
+    expect(json.fieldValue(SESSION_FIELD)).toBe("chat-7");
+    expect(new StoredTermWeights(encodeTerms(documentTerms(base))).fieldValue(SESSION_FIELD)).toBeUndefined();
     expect(withSession.get(`${SESSION_FIELD}chat-7`)).toBe(1);
     expect(documentLength(withSession)).toBe(documentLength(documentTerms(base)));
   });
