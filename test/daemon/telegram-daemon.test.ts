@@ -58,8 +58,18 @@ describe("the daemon hosts the Telegram channel", () => {
     pairOwner(current.home);
     const started = await current.cli(["start"]);
     expect(started.code, started.stderr).toBe(0);
-    const status = JSON.parse((await current.cli(["status", "--json"])).stdout) as StatusJson;
-    expect(status.channels).toEqual([expect.objectContaining({ name: "telegram", state: "running" })]);
+    // `start` returns when the daemon answers; the channel may still be connecting ("starting").
+    let channels: StatusJson["channels"] = [];
+    const daemon = current;
+    await waitFor(
+      async () => {
+        channels = (JSON.parse((await daemon.cli(["status", "--json"])).stdout) as StatusJson).channels;
+        return channels.some((channel) => channel.state !== "starting");
+      },
+      15_000,
+      "the Telegram channel to leave the starting state",
+    );
+    expect(channels).toEqual([expect.objectContaining({ name: "telegram", state: "running" })]);
 
     server.push({ text: "Hi Alice, from the daemon." });
     telegram.sendUserMessage(OWNER, "hello from telegram");
