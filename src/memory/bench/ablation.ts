@@ -26,6 +26,11 @@ export const ABLATION_VARIANTS: readonly AblationVariant[] = [
     documents: { contextCap: Number.POSITIVE_INFINITY },
   },
   {
+    name: "no-context-decay",
+    change: "every neighbouring turn of the context weighs alike instead of contextDecay^(distance - 1)",
+    documents: { contextDecay: 1 },
+  },
+  {
     name: "no-session",
     change: "no session-level evidence (a turn gains nothing from its session's other candidates)",
     search: { sessionWeight: 0 },
@@ -43,7 +48,7 @@ export const ABLATION_VARIANTS: readonly AblationVariant[] = [
   },
   {
     name: "no-expansion",
-    change: "no word-family variants or related terms",
+    change: "no related terms (kids/children, film/movie) added to the query",
     search: { expandQuery: false },
   },
   {

@@ -1,7 +1,7 @@
 import { analyze, termCounts } from "../text/analyze.js";
 import type { TermLookup } from "./stored-terms.js";
 import { timeTerms } from "./time-terms.js";
-import type { IndexedDocument } from "./types.js";
+import type { ContextPart, IndexedDocument } from "./types.js";
 
 /**
  * BM25 parameters: the textbook k1 = 1.2, b = 0.75 (Robertson & Zaragoza). The previous engine used
@@ -53,10 +53,14 @@ export function documentTerms(
   contextCap = CONTEXT_CAP,
 ): Map<string, number> {
   const weights = termCounts(ownTerms(doc, timeWords));
-  if (doc.context !== undefined && doc.context !== "") {
-    const context = analyze(doc.context);
-    const weight = contextWeight * Math.min(1, contextCap / Math.max(1, context.length));
-    for (const [term, count] of termCounts(context)) {
+  // The cap applies to the context's weighted size, so a far neighbour's long answer counts less
+  // towards it than a near one's.
+  const parts = contextParts(doc.context).map((part) => ({ weight: part.weight, terms: analyze(part.text) }));
+  const size = parts.reduce((sum, part) => sum + part.weight * part.terms.length, 0);
+  const scale = Math.min(1, contextCap / Math.max(1, size));
+  for (const part of parts) {
+    const weight = contextWeight * part.weight * scale;
+    for (const [term, count] of termCounts(part.terms)) {
       weights.set(term, (weights.get(term) ?? 0) + weight * count);
     }
   }
@@ -65,6 +69,14 @@ export function documentTerms(
   }
   if (doc.session !== undefined && doc.session !== "") weights.set(`${SESSION_FIELD}${doc.session}`, 1);
   return weights;
+}
+
+function contextParts(context: IndexedDocument["context"]): readonly ContextPart[] {
+  if (context === undefined) return [];
+  if (typeof context === "string") return context === "" ? [] : [{ text: context, weight: 1 }];
+  return context
+    .filter((part) => part.text !== "" && part.weight > 0)
+    .map((part) => ({ text: part.text, weight: Math.min(1, part.weight) }));
 }
 
 /** The document's own analyzed terms: its text, then (timeWords) the words of when it happened. */

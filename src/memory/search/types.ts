@@ -1,5 +1,12 @@
 export type SearchNamespace = "memory" | "episode";
 
+/** One piece of a document's context (e.g. one neighbouring turn) with its weight relative to the others. */
+export interface ContextPart {
+  text: string;
+  /** In (0, 1]: 1 for the nearest neighbours, less for farther ones. */
+  weight: number;
+}
+
 export interface IndexedDocument {
   namespace: SearchNamespace;
   /** The id of the row in the owning table (semantic memory or episode). */
@@ -11,7 +18,7 @@ export interface IndexedDocument {
    * Optional surrounding text (e.g. neighbouring turns of an episode). It is indexed with a lower
    * weight than `text`, so a document is found through its context but ranks below one that says it.
    */
-  context?: string;
+  context?: string | readonly ContextPart[];
   /**
    * Optional name of who said or wrote the text (an episode's speaker). Indexed as a separate field:
    * a query that names the speaker ranks that person's own turns first (see precision.ts).

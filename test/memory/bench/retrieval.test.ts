@@ -111,7 +111,13 @@ describe("LoCoMo loading", () => {
     const { docs } = conversationDocuments(conversation);
     expect(docs[2]?.occurredAt).toBe("2023-05-01T13:00:00.000Z");
     expect(docs[2]?.speaker).toBe("Ann");
-    expect(docs[2]?.context).toContain("cello");
+    // Each neighbouring turn is one context part; the second neighbour weighs 0.7 of the first.
+    const parts = docs[2]?.context;
+    if (!Array.isArray(parts)) throw new Error("expected the context as weighted parts");
+    expect(parts.some((part) => part.text.includes("cello") && part.weight === 1)).toBe(true);
+    const farther = docs[0]?.context;
+    if (!Array.isArray(farther)) throw new Error("expected the context as weighted parts");
+    expect(farther.map((part) => part.weight)).toEqual([1, 0.7]);
     // The session's number is the turn's session key, as the live store's session id would be.
     expect(docs.map((doc) => doc.session)).toEqual(["1", "1", "1", "2", "2"]);
   });

@@ -67,4 +67,33 @@ describe("documentTerms", () => {
     );
     expect(documentLength(uncapped) - own).toBeCloseTo(CONTEXT_WEIGHT * 400);
   });
+  it("weighs each context part by its own weight and caps the context's weighted size", () => {
+    const base = { namespace: "episode" as const, id: 1, scope: "owner", text: "I moved to Lisbon" };
+    const own = documentLength(documentTerms(base, CONTEXT_WEIGHT, false));
+    const parts = [
+      { text: "pottery class", weight: 1 },
+      { text: "guitar lesson", weight: 0.5 },
+      { text: "ignored entirely", weight: 0 },
+    ];
+    const weighted = documentTerms({ ...base, context: parts }, CONTEXT_WEIGHT, false);
+    expect(weighted.get("potteri")).toBeCloseTo(CONTEXT_WEIGHT);
+    expect(weighted.get("guitar")).toBeCloseTo(CONTEXT_WEIGHT * 0.5);
+    expect(weighted.has("ignor")).toBe(false);
+    expect(documentLength(weighted) - own).toBeCloseTo(CONTEXT_WEIGHT * (2 + 0.5 * 2));
+    // A far part's long answer counts half towards the cap: 2 + 0.5 x 100 = 52 weighted terms.
+    const far = `guitar ${Array.from({ length: 99 }, (_, index) => `word${index}`).join(" ")}`;
+    const capped = documentTerms(
+      { ...base, context: [parts[0] as (typeof parts)[0], { text: far, weight: 0.5 }] },
+      CONTEXT_WEIGHT,
+      false,
+    );
+    const scale = CONTEXT_CAP / 52;
+    expect(capped.get("potteri")).toBeCloseTo(CONTEXT_WEIGHT * scale);
+    expect(capped.get("guitar")).toBeCloseTo(CONTEXT_WEIGHT * 0.5 * scale);
+    expect(documentLength(capped) - own).toBeCloseTo(CONTEXT_WEIGHT * CONTEXT_CAP);
+    // A plain string is one part of weight 1, as before.
+    expect(documentTerms({ ...base, context: "pottery class" }, CONTEXT_WEIGHT, false)).toEqual(
+      documentTerms({ ...base, context: [{ text: "pottery class", weight: 1 }] }, CONTEXT_WEIGHT, false),
+    );
+  });
 });
