@@ -1,4 +1,6 @@
 import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterEach } from "vitest";
 import { cliPath } from "./cli.js";
@@ -14,6 +16,8 @@ let sessions = 0;
 export class TmuxChat {
   private readonly socket: string;
   private readonly target = "chat";
+  /** Where the program writes its exit code as it exits (see exitStatus). */
+  private readonly exitFile: string;
 
   constructor(options: {
     home: string;
@@ -24,11 +28,18 @@ export class TmuxChat {
   }) {
     sessions += 1;
     this.socket = `mercury-test-${process.pid}-${sessions}`;
+    this.exitFile = join(options.userHome, `tmux-exit-${sessions}`);
+    const exitRecorder = join(options.userHome, "tmux-exit-recorder.cjs");
+    writeFileSync(
+      exitRecorder,
+      `process.on("exit", (code) => require("node:fs").writeFileSync(process.env.MERCURY_TEST_EXIT_FILE, String(code)));\n`,
+    );
     const env = {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
       HOME: options.userHome,
       MERCURY_HOME: options.home,
       TERM: "xterm-256color",
+      MERCURY_TEST_EXIT_FILE: this.exitFile,
       ...options.env,
     };
     this.tmux(
@@ -44,6 +55,8 @@ export class TmuxChat {
         "-c",
         options.cwd,
         process.execPath,
+        "--require",
+        exitRecorder,
         cliPath,
         ...(options.args ?? ["chat"]),
         // The pane stays after the program exits, so its last screen and exit status can be read.
@@ -77,6 +90,12 @@ export class TmuxChat {
 
   /** The program's exit status once it has exited (128 + n when killed by signal n); null while it runs. */
   exitStatus(): number | null {
+    // The program's own record first: tmux (3.3a) can mark a pane dead and never fill in its exit
+    // status (seen under load), which left a chat that had exited looking alive to every wait.
+    if (existsSync(this.exitFile)) {
+      const recorded = readFileSync(this.exitFile, "utf8").trim();
+      if (recorded !== "") return Number(recorded);
+    }
     const [dead, status, signal] = this.tmux([
       "display-message",
       "-p",
