@@ -7,7 +7,7 @@ import type { RunSummary } from "./extraction/runner.js";
 import { profileSection, recallSection, searchEpisodes, searchMemories } from "./retrieval.js";
 import { EmbeddingError } from "./search/types.js";
 import type { MemoryServiceOptions, RememberInput } from "./service-options.js";
-import { type Episode, type EpisodeInput, EpisodeRepository } from "./store/episodes.js";
+import { type Episode, type EpisodeInput, EpisodeRepository, episodeDocument } from "./store/episodes.js";
 import { type ExtractionJob, JobRepository } from "./store/jobs.js";
 import { JudgeQueue } from "./store/judge-queue.js";
 import { type ListFilter, MemoryRepository } from "./store/memory-repo.js";
@@ -183,14 +183,7 @@ export class MemoryCore {
     return this.database.transaction(() => {
       const episode = this.episodes.insert(input);
       if (episode.text.trim() !== "") {
-        this.index.upsert({
-          namespace: "episode",
-          id: episode.id,
-          scope: episode.userKey,
-          text: episode.text,
-          // Turns of one chat session share a key: search weighs a turn by its session too (sessions.ts).
-          session: episode.sessionId,
-        });
+        this.index.upsert(episodeDocument(episode));
       }
       return episode;
     })();

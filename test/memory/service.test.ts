@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { SearchIndex } from "../../src/memory/search/search-index.js";
 import type { RememberInput } from "../../src/memory/service.js";
 import { estimateTokens } from "../../src/memory/store/recall.js";
-import { applyTombstones } from "../../src/memory/store/redaction.js";
+import { applyTombstones, reindexEpisodes } from "../../src/memory/store/redaction.js";
 import { dumpAllTables, makeHarness, verdictJudge } from "./store/harness.js";
 
 function claim(text: string, extra: Partial<RememberInput> = {}): RememberInput {
@@ -120,6 +120,28 @@ describe("episodes", () => {
     const hits = await service.searchEpisodes({ userKey: "owner", query: "pottery fair" });
     expect(hits[0]?.episode).toMatchObject({ sessionId: "pottery", text: "The pottery fair was crowded" });
     expect(hits[1]?.episode).toMatchObject({ sessionId: "weather", text: "The pottery fair was crowded" });
+  });
+
+  it("keeps a turn's session key when a forget's redaction re-indexes it", async () => {
+    const { service, database, index } = makeHarness();
+    const turn = (sessionId: string, text: string, minute: number) =>
+      service.recordEpisode({
+        userKey: "owner",
+        sessionId,
+        role: "user",
+        text,
+        createdAt: `2026-01-01T00:${String(minute).padStart(2, "0")}:00Z`,
+      }).id;
+    // Equal matches: only the session evidence puts the stray one (indexed first) below.
+    const ids = [
+      turn("weather", "The pottery fair was crowded", 0),
+      turn("pottery", "The pottery fair was crowded", 1),
+      turn("pottery", "My pottery class teacher showed us the wheel", 2),
+      turn("weather", "Rain again all week", 3),
+    ];
+    reindexEpisodes(database, index, ids);
+    const hits = await service.searchEpisodes({ userKey: "owner", query: "pottery fair" });
+    expect(hits.map((hit) => hit.episode.sessionId).slice(0, 2)).toEqual(["pottery", "weather"]);
   });
 
   it("archives every turn and searches them per person", async () => {

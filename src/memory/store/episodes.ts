@@ -1,5 +1,6 @@
 import type { SqliteDatabase } from "../../storage/database.js";
 import { RowReader } from "../../storage/row-shape.js";
+import type { IndexedDocument } from "../search/types.js";
 
 export type EpisodeRole = "user" | "assistant" | "tool";
 
@@ -23,6 +24,23 @@ export interface Episode {
   speaker: string | null;
   text: string;
   createdAt: string;
+}
+
+/**
+ * What the search index holds for one turn. Every writer (recording a turn, re-indexing after a
+ * redaction) builds it here, so none drops a field: turns of one chat session share a session key,
+ * and search weighs a turn by its session too (search/sessions.ts).
+ */
+export function episodeDocument(
+  episode: Pick<Episode, "id" | "userKey" | "sessionId" | "text">,
+): IndexedDocument {
+  return {
+    namespace: "episode",
+    id: episode.id,
+    scope: episode.userKey,
+    text: episode.text,
+    session: episode.sessionId,
+  };
 }
 
 const EPISODE_ROLES = ["user", "assistant", "tool"] as const;

@@ -1,4 +1,5 @@
 import type { SqliteDatabase } from "../../storage/database.js";
+import { episodeDocument } from "./episodes.js";
 import type { MemoryIndex } from "./types.js";
 
 /** What replaces forgotten words: the conversation keeps its shape (every turn, every tool call). */
@@ -149,12 +150,16 @@ export function reindexEpisodes(
   index: MemoryIndex,
   episodeIds: readonly number[],
 ): void {
-  const select = database.prepare("SELECT id, user_key, text FROM episodes WHERE id = ?");
+  const select = database.prepare("SELECT id, user_key, session_id, text FROM episodes WHERE id = ?");
   for (const id of episodeIds) {
-    const row = select.get(id) as { id: number; user_key: string; text: string } | undefined;
+    const row = select.get(id) as
+      | { id: number; user_key: string; session_id: string; text: string }
+      | undefined;
     index.remove("episode", id);
     if (row && row.text.replaceAll(FORGOTTEN, "").trim() !== "") {
-      index.upsert({ namespace: "episode", id: row.id, scope: row.user_key, text: row.text });
+      index.upsert(
+        episodeDocument({ id: row.id, userKey: row.user_key, sessionId: row.session_id, text: row.text }),
+      );
     }
   }
 }
