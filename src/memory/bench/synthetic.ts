@@ -1,3 +1,5 @@
+import { mulberry32 } from "../text/mulberry32.js";
+
 /**
  * Deterministic synthetic memories for the scale benchmark: varied fact sentences of the kinds a
  * personal agent stores (people, places, preferences, work, health, plans), built from word lists
@@ -38,15 +40,10 @@ const ADJECTIVES =
   `quiet spicy cheap expensive early late remote noisy vegetarian strict relaxed detailed short long
 formal casual bright dark minimalist colorful`.split(/\s+/);
 
+/** A seeded generator of numbers in [0, 1). */
 export function createRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
+  return () => next() / 4294967296;
 }
 
 type Pick = <T>(list: readonly T[]) => T;

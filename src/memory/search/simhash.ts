@@ -1,3 +1,5 @@
+import { mulberry32 } from "../text/mulberry32.js";
+
 /**
  * Binary codes of vectors by random hyperplanes (SimHash, Charikar 2002): bit j is the side of the
  * j-th hyperplane the vector lies on, and the fraction of differing bits between two codes estimates
@@ -14,18 +16,6 @@ export const CODE_BITS = 768;
 export const CODE_SCHEME = "simhash-768-v1";
 const SEED = 0x5eed_c0de;
 
-/** mulberry32: a 32-bit integer generator, identical on every platform. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
-}
-
 export class Hyperplanes {
   /** Row d holds dimension d's coefficient in each of the CODE_BITS hyperplanes. */
   private readonly coefficients: Float32Array;
@@ -33,7 +23,7 @@ export class Hyperplanes {
 
   constructor(readonly dimensions: number) {
     this.coefficients = new Float32Array(dimensions * CODE_BITS);
-    const next = generator(SEED);
+    const next = mulberry32(SEED);
     // Each coefficient is the sum of four uniform bytes, centred: nearly Gaussian, so the
     // hyperplanes point in every direction alike (±1 coefficients would give a vector with three
     // non-zero coordinates only eight directions to be told apart by), and an exact integer.

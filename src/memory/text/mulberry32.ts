@@ -1,0 +1,15 @@
+/**
+ * mulberry32: a seeded 32-bit integer generator, identical on every platform. The SimHash
+ * hyperplanes (search/simhash.ts) depend on its exact sequence: stored codes are only comparable
+ * while it is unchanged.
+ */
+export function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (t ^ (t >>> 14)) >>> 0;
+  };
+}
