@@ -26,13 +26,34 @@ function quickAnswer(args: string[]): { text: string; stream: "stdout" | "stderr
   return helpRequest ? { text: help, stream: "stdout", code: 0 } : { text: help, stream: "stderr", code: 2 };
 }
 
+/**
+ * `mercury run` sends its first model request as soon as it can. What it will load for that — the run
+ * action with the application, and the AI SDK — starts loading now, beside the command-line parser,
+ * instead of each after the one before (module files are read off the main thread, so the loads
+ * overlap). A failed load is reported by the code that awaits the same module later; here it is
+ * only marked as handled.
+ */
+function preloadRun(args: string[]): void {
+  if (args.find((arg) => !arg.startsWith("-")) !== "run") return;
+  import("./cli/commands/run-action.js").then(undefined, reportedLater);
+  import("./model/attempt-loader.js").then((loader) => loader.preloadAttempt(), reportedLater);
+}
+
+function reportedLater(): void {}
+
 const args = process.argv.slice(2);
 const quick = quickAnswer(args);
-// `memory add|search` with a plain command line run without the command-line parser (memory-fast.ts).
+if (quick === null) preloadRun(args);
+// `memory add|search` and `run` with a plain command line run without the command-line parser
+// (memory-fast.ts, run-fast.ts).
 const fast =
-  quick === null && args[0] === "memory"
-    ? await (await import("./cli/commands/memory-fast.js")).runMemoryFast(args)
-    : null;
+  quick !== null
+    ? null
+    : args[0] === "memory"
+      ? await (await import("./cli/commands/memory-fast.js")).runMemoryFast(args)
+      : args[0] === "run"
+        ? await (await import("./cli/commands/run-fast.js")).runFast(args)
+        : null;
 if (quick) {
   process[quick.stream].write(quick.text);
   process.exitCode = quick.code;

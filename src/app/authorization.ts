@@ -1,5 +1,4 @@
 import { homedir } from "node:os";
-import { createAuthorizer } from "../permissions/authorizer.js";
 import { createPermissionContext } from "../permissions/context.js";
 import { detectSandboxSoon } from "../sandbox/detect.js";
 import type { AuthorizationRequest, AuthorizationResult } from "../tools/types.js";
@@ -20,12 +19,14 @@ const runAllowAllMs = 24 * 60 * 60 * 1000;
 
 /**
  * The permission check for one task, built from config and the task's identity: an explicit
- * context (no global manager), the shared approval broker and the audit log. Built at task start, on
- * purpose not on the first request: loading the decision engine and probing the sandbox inside the
- * first tool call made that call slow enough, on a loaded machine, for the stall watchdog to count it
- * as a stall (seen with a 600 ms hard limit in test/e2e/continue-evidence.test.ts). The sandbox probe
- * (a trial bwrap child) starts here too but runs beside the task, not in front of its first model
- * request: the authorizer waits for it on its first question, long after it has finished.
+ * context (no global manager), the shared approval broker and the audit log. The context is built,
+ * and checked, at task start. The decision engine (shell parser, policy tables: about 40 modules,
+ * 280 KB) and the sandbox probe (a trial bwrap child) start on the task's first authorization
+ * request, so neither stands in front of the first model request. That request waits for them, and
+ * no tool acts before its request is decided. The wait is not a stall: the loop suspends the stall
+ * watchdog around every authorization (completion/tool-runner.ts). Loading them earlier, beside the
+ * first model step, put their CPU time inside that step's watchdog window, where a loaded machine
+ * stretched it past a short hard limit (docs/DECISIONS.md).
  */
 export function createTaskAuthorizer(
   app: MercuryApp,
@@ -47,20 +48,24 @@ export function createTaskAuthorizer(
     taskId: options.taskId,
     env: app.env,
   });
-  const sandbox = detectSandboxSoon();
   let authorizer: Promise<(request: AuthorizationRequest) => Promise<AuthorizationResult>> | undefined;
+  const build = async () => {
+    const [{ createAuthorizer }, sandbox] = await Promise.all([
+      import("../permissions/authorizer.js"),
+      detectSandboxSoon(),
+    ]);
+    return createAuthorizer({
+      context,
+      broker: app.approvals,
+      audit: app.audit,
+      clock: app.clock,
+      signal: options.signal,
+      // What `--yes` may approve depends on whether an OS sandbox contains it (src/permissions/containment.ts).
+      sandbox,
+    });
+  };
   return async (request) => {
-    authorizer ??= sandbox.then((status) =>
-      createAuthorizer({
-        context,
-        broker: app.approvals,
-        audit: app.audit,
-        clock: app.clock,
-        signal: options.signal,
-        // What `--yes` may approve depends on whether an OS sandbox contains it (src/permissions/containment.ts).
-        sandbox: status,
-      }),
-    );
+    authorizer ??= build();
     return (await authorizer)(request);
   };
 }

@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { exitCodes } from "./exit-codes.js";
 import { commandGroupOf, registerExtensionCommands } from "./extensions.js";
+import { GLOBAL_OPTIONS } from "./flags.js";
 import { reportError } from "./report-error.js";
 import { version } from "./version.js";
 
@@ -9,15 +10,9 @@ export async function buildProgram(argv: readonly string[]): Promise<Command> {
   program
     .name("mercury")
     .description("Mercury: a personal AI agent that runs on your machine.")
-    .version(version, "-V, --version")
-    .option(
-      "--provider <name>",
-      "provider for this run (openai, anthropic, deepseek, openrouter, ollama, openai-compatible)",
-    )
-    .option("--model <id>", "model for this run")
-    .option("--base-url <url>", "base URL of the provider's API for this run")
-    .showHelpAfterError()
-    .exitOverride();
+    .version(version, "-V, --version");
+  for (const spec of GLOBAL_OPTIONS) program.option(spec.flags, spec.description);
+  program.showHelpAfterError().exitOverride();
   // A command of a group (`mercury memory …`) needs none of the core commands: not even their
   // declarations are loaded (the memory commands' start-up budget, BENCHMARKS.md issue 11).
   if (commandGroupOf(argv) === null) (await import("./core-commands.js")).registerCoreCommands(program);

@@ -1,5 +1,7 @@
 import type { ResolvedConfig } from "../config/schema.js";
 import type { AttemptResult } from "./attempt.js";
+import { loadAttempt, preloadAttempt } from "./attempt-loader.js";
+import { prepareModel } from "./lazy-model.js";
 import { costOf } from "./pricing.js";
 import type { ProviderHandle } from "./providers.js";
 import type {
@@ -10,16 +12,6 @@ import type {
   StepResult,
   StepStreamCallbacks,
 } from "./types.js";
-
-/**
- * The AI SDK (`ai`, about 800 KB with its dependencies) loads with the first model call, not with
- * the chain: the daemon answers on its socket, and memory commands run, without it.
- */
-let attemptModule: Promise<typeof import("./attempt.js")> | undefined;
-function loadAttempt(): Promise<typeof import("./attempt.js")> {
-  attemptModule ??= import("./attempt.js");
-  return attemptModule;
-}
 
 export interface ChainOptions {
   retry: ResolvedConfig["retry"];
@@ -72,6 +64,15 @@ export class ProviderChain implements ModelStepper {
       model: handle.entry.model,
       contextWindow: handle.entry.contextWindow,
     }));
+  }
+
+  /**
+   * Loads what the first call needs (the AI SDK, the first usable provider's package), for a command
+   * that calls the model at once. Never rejects: a failed load is reported by the call itself.
+   */
+  async prepare(): Promise<void> {
+    const first = this.providers.find((handle) => handle.model !== null)?.model;
+    await Promise.all([preloadAttempt(), first ? prepareModel(first) : undefined]);
   }
 
   /** `/model` in chat: the primary provider now uses another model; the fallbacks stay as they are. */

@@ -17,7 +17,7 @@ export function lazyLanguageModel(
     loading ??= load();
     return loading;
   };
-  return {
+  const model: LanguageModel = {
     specificationVersion: "v3",
     provider,
     modelId,
@@ -27,4 +27,18 @@ export function lazyLanguageModel(
     doGenerate: async (options) => (await real()).doGenerate(options),
     doStream: async (options) => (await real()).doStream(options),
   };
+  loaders.set(model, real);
+  return model;
 }
+
+const loaders = new WeakMap<LanguageModel, () => Promise<LanguageModel>>();
+
+/**
+ * Imports a lazy model's provider package now (a command about to call it); resolves when it is
+ * loaded. Never rejects: a failed import is reported by the request, which awaits the same promise.
+ */
+export async function prepareModel(model: LanguageModel): Promise<void> {
+  await loaders.get(model)?.().then(undefined, reportedByTheRequest);
+}
+
+function reportedByTheRequest(): void {}

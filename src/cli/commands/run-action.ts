@@ -17,6 +17,8 @@ export async function runTask(taskArgument: string, options: RunOptions): Promis
   await assertUsableProvider(configFlagsFrom(options));
   const task = await taskWithStdin(taskArgument);
   const app = createApp({ flags: configFlagsFrom(options) });
+  // The AI SDK and the provider's package load while the task is set up, not after it.
+  const modelReady = app.chain.prepare();
   const controller = new AbortController();
   const onSignal = () => controller.abort(new Error("interrupted by signal"));
   process.once("SIGINT", onSignal);
@@ -42,6 +44,9 @@ export async function runTask(taskArgument: string, options: RunOptions): Promis
     }
     if (output === "stream-json") streamEventsAsJson(app.bus, app.redactor);
     const ledgerRun = beginLedgerRun(app, { input: task, cwd, sessionId: sessionToUse(app, options) });
+    // Loaded before the task starts, so the first step's stall watchdog never counts loading code:
+    // a loaded machine stretches that load, not the model's silence (docs/DECISIONS.md).
+    await modelReady;
     const report = await app.agent
       .run({
         userKey: "owner",
