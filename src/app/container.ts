@@ -35,6 +35,8 @@ import { taskHooks } from "./task-hooks.js";
 export interface AppOptions {
   env?: NodeJS.ProcessEnv;
   flags?: ConfigFlags;
+  /** Settings the caller already loaded (from `env` and `flags`), so they are not read twice. */
+  settings?: ReturnType<typeof loadSettings>;
   modelFactory?: ModelFactory;
   tools?: AnyTool[];
   clock?: Clock;
@@ -75,7 +77,7 @@ export interface MercuryApp {
 }
 
 export function createApp(options: AppOptions = {}): MercuryApp {
-  const { home, paths, env, config, redactor } = loadSettings(options);
+  const { home, paths, env, config, redactor } = options.settings ?? loadSettings(options);
   const logger = createLogger(paths.logs, config.log.level, redactor);
   const database = openDatabase(options.databasePath ?? paths.database);
   const bus = new EventBus();

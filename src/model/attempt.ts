@@ -33,13 +33,22 @@ export interface AttemptFailure {
 
 export type AttemptResult = AttemptSuccess | AttemptFailure;
 
+/**
+ * Each tool's input as JSON Schema, converted once per tool definition: the conversion walks the
+ * whole zod schema, and every step of a task sends the same tools.
+ */
+const inputJsonSchemas = new WeakMap<AnyTool, JsonSchemaOfTool>();
+type JsonSchemaOfTool = Parameters<typeof jsonSchema>[0];
+
 function toToolSet(tools: AnyTool[]): ToolSet {
   const set: ToolSet = {};
   for (const definition of tools) {
-    set[definition.name] = tool({
-      description: definition.description,
-      inputSchema: jsonSchema(z.toJSONSchema(definition.inputSchema, { io: "input" })),
-    });
+    let schema = inputJsonSchemas.get(definition);
+    if (!schema) {
+      schema = z.toJSONSchema(definition.inputSchema, { io: "input" });
+      inputJsonSchemas.set(definition, schema);
+    }
+    set[definition.name] = tool({ description: definition.description, inputSchema: jsonSchema(schema) });
   }
   return set;
 }

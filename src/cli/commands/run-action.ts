@@ -14,9 +14,9 @@ import { isErrorOutcome, streamEventsAsJson, trackRun } from "./run-output.js";
 
 export async function runTask(taskArgument: string, options: RunOptions): Promise<number> {
   const output = outputMode(options);
-  await assertUsableProvider(configFlagsFrom(options));
+  const settings = await assertUsableProvider(configFlagsFrom(options));
   const task = await taskWithStdin(taskArgument);
-  const app = createApp({ flags: configFlagsFrom(options) });
+  const app = createApp({ settings });
   // The AI SDK and the provider's package load while the task is set up, not after it.
   const modelReady = app.chain.prepare();
   const controller = new AbortController();
