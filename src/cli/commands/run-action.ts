@@ -1,8 +1,9 @@
 import { resolve } from "node:path";
 import { createTaskAuthorizer } from "../../app/authorization.js";
-import { createApp, type MercuryApp } from "../../app/container.js";
+import { composeApp, type MercuryApp } from "../../app/compose.js";
 import { ConfigError } from "../../config/errors.js";
 import { userHomeOf, workspaceRefusal } from "../../sandbox/workspace.js";
+import { openCurrentDatabase } from "../../storage/connection.js";
 import { exitCodeForOutcome, exitCodes } from "../exit-codes.js";
 import { configFlagsFrom } from "../flags.js";
 import { assertUsableProvider } from "../provider-guard.js";
@@ -16,7 +17,8 @@ export async function runTask(taskArgument: string, options: RunOptions): Promis
   const output = outputMode(options);
   const settings = await assertUsableProvider(configFlagsFrom(options));
   const task = await taskWithStdin(taskArgument);
-  const app = createApp({ settings });
+  // A current schema (every run but the first after an upgrade) opens without loading the migrations.
+  const app = composeApp(await openCurrentDatabase(settings.paths.database), { settings });
   // The AI SDK and the provider's package load while the task is set up, not after it.
   const modelReady = app.chain.prepare();
   const controller = new AbortController();
