@@ -35,6 +35,7 @@ function quickAnswer(args: string[]): { text: string; stream: "stdout" | "stderr
  */
 function preloadRun(args: string[]): void {
   if (args.find((arg) => !arg.startsWith("-")) !== "run") return;
+  if (args.some((arg) => arg === "--help" || arg === "-h")) return;
   import("./cli/commands/run-action.js").then(undefined, reportedLater);
   import("./model/attempt-loader.js").then((loader) => loader.preloadAttempt(), reportedLater);
 }
