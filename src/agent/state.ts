@@ -35,7 +35,11 @@ export class TaskState {
   callSequence = 0;
   /** Sequence number of the last call that may have changed files (verification runs excluded). */
   lastChangeSequence = -1;
-  readonly verifications: (VerificationRecord & { sequence: number })[] = [];
+  /**
+   * Verification runs of the task; `fingerprint` is the task's files right after the run (see
+   * workspaceFingerprint), absent when they could not be told.
+   */
+  readonly verifications: (VerificationRecord & { sequence: number; fingerprint?: string })[] = [];
   verificationFixRounds = 0;
   /** Step at which the current step budget began (auto-continue starts a fresh one). */
   budgetStartStep = 0;

@@ -1,6 +1,6 @@
 import type { FileChange } from "../events.js";
 import type { TaskState } from "../state.js";
-import type { ChangeReport, ChangeTracker } from "./changes.js";
+import { type ChangeReport, type ChangeTracker, workspaceFingerprint } from "./changes.js";
 import { type CheckChange, describeCheckChanges } from "./check-changes.js";
 import type { VerificationCommand } from "./verification.js";
 
@@ -76,9 +76,15 @@ async function judge(input: GateInput): Promise<GateDecision> {
     ? ""
     : ` (whether files changed could not be confirmed: ${report.note ?? "unknown"})`;
 
+  // Evidence is for the files it saw: a run after the last recorded change whose files differ from
+  // today's (changed by hand, by a process, or by a call a crash cut off) is stale and runs again.
+  const now = workspaceFingerprint(report);
   const latest = state.verifications.filter((record) => record.sequence > state.lastChangeSequence).at(-1);
-  if (latest?.exitCode === 0) return { kind: "completed", files };
-  if (latest) return failedVerification(state, latest.command, latest.exitCode, null, files);
+  const stale = latest?.fingerprint !== undefined && now !== null && latest.fingerprint !== now;
+  if (latest && !stale) {
+    if (latest.exitCode === 0) return { kind: "completed", files };
+    return failedVerification(state, latest.command, latest.exitCode, null, files);
+  }
 
   if (!input.verification.ok)
     return { kind: "paused", reason: `cannot verify the changes: ${input.verification.error}`, files };
@@ -107,7 +113,13 @@ async function judge(input: GateInput): Promise<GateDecision> {
       files,
     };
   }
-  state.verifications.push({ command: command.command, exitCode: run.exitCode, sequence });
+  const fingerprint = workspaceFingerprint(await input.changes.report());
+  state.verifications.push({
+    command: command.command,
+    exitCode: run.exitCode,
+    sequence,
+    ...(fingerprint ? { fingerprint } : {}),
+  });
   if (run.exitCode === 0) return { kind: "completed", files };
   return failedVerification(state, command.command, run.exitCode, run.output, files);
 }
