@@ -45,6 +45,28 @@ describe("evidence, not narration (built binary, loopback model)", { timeout: 30
     expect(query(home, "SELECT status FROM tasks WHERE id = ?", failed.taskId)).toEqual({ status: "failed" });
   });
 
+  it("a model that ran a failing suite and claims it passes: not completed, and the answer carries the real result", async () => {
+    const cwd = gitProject(failingSuite);
+    const fake = await server({
+      replies: [
+        { toolCalls: [{ name: "run_command", input: { command: "npm test" } }] },
+        { text: "All tests pass." },
+      ],
+    });
+    const { home } = makeHome(fastRetryConfig);
+    const result = await runCli(["run", "check the tests", "--json", "--yes"], {
+      home,
+      cwd,
+      env: providerEnv(fake.url),
+    });
+    const report = JSON.parse(result.stdout);
+    expect(report.outcome).toBe("responded");
+    expect(report.verification).toEqual([{ command: "npm test", exitCode: 1 }]);
+    expect(report.reason).toBe(
+      "nothing was changed; the last verification run `npm test` exited 1, whatever the answer says",
+    );
+  });
+
   it("a verification that hangs is stopped by the watchdog: paused as stalled, not completed", async () => {
     const cwd = gitProject({
       "package.json": JSON.stringify({ name: "p", scripts: { test: "sleep 1000" } }),

@@ -34,7 +34,7 @@ export interface GateInput {
 }
 
 export type GateDecision =
-  | { kind: "responded"; files: FileChange[] }
+  | { kind: "responded"; files: FileChange[]; note?: string }
   | { kind: "completed"; files: FileChange[]; note?: string; checksChanged?: CheckChange[] }
   | { kind: "fix"; note: string; files: FileChange[] }
   | { kind: "failed"; reason: string; files: FileChange[] }
@@ -68,10 +68,10 @@ export async function evidenceGate(input: GateInput): Promise<GateDecision> {
 
 async function judge(input: GateInput): Promise<GateDecision> {
   const { state } = input;
-  if (!input.changes || state.lastChangeSequence < 0) return { kind: "responded", files: [] };
+  if (!input.changes || state.lastChangeSequence < 0) return responded(state, []);
   const report: ChangeReport = await input.changes.report();
   const files = report.files;
-  if (report.confirmed && files.length === 0) return { kind: "responded", files };
+  if (report.confirmed && files.length === 0) return responded(state, files);
   const unknown = report.confirmed
     ? ""
     : ` (whether files changed could not be confirmed: ${report.note ?? "unknown"})`;
@@ -122,6 +122,21 @@ async function judge(input: GateInput): Promise<GateDecision> {
   });
   if (run.exitCode === 0) return { kind: "completed", files };
   return failedVerification(state, command.command, run.exitCode, run.output, files);
+}
+
+/**
+ * Nothing changed, so nothing needs proving; but when the task's last verification run failed, the
+ * answer says so beside the model's text, which may claim the opposite (narration is not evidence).
+ */
+function responded(state: TaskState, files: FileChange[]): GateDecision {
+  const last = state.verifications.at(-1);
+  if (!last || last.exitCode === 0) return { kind: "responded", files };
+  const how = last.exitCode === null ? "did not finish" : `exited ${last.exitCode}`;
+  return {
+    kind: "responded",
+    files,
+    note: `nothing was changed; the last verification run \`${last.command}\` ${how}, whatever the answer says`,
+  };
 }
 
 function failedVerification(
