@@ -111,6 +111,38 @@ describe("honesty across interruptions (built binary, loopback model, real signa
     expect(after.taskId).not.toBe(report.taskId);
   });
 
+  it("Ctrl-C, then the process dies while winding down (a second Ctrl-C, a kill): the task stays cancelled, never resumed", async () => {
+    const cwd = gitProject(stateSuite);
+    const slow = slowCommand(cwd);
+    const fake = await server({
+      replies: [{ toolCalls: [{ name: "run_command", input: { command: slow.command } }] }],
+    });
+    const { home } = makeHome(fastRetryConfig);
+    const run = startCli(["run", "run the script", "--json", "--yes"], home, cwd, providerEnv(fake.url));
+    await until(
+      () => fileExists(slow.started)() && processesRunning(slow.marker).length > 0,
+      "the command to start",
+    );
+    const task = latestTask(home);
+    run.child.kill("SIGINT");
+    // The stop reached the command; the run is winding down (or just finished) when the process dies.
+    await until(() => processesRunning(slow.marker).length === 0, "the command to be stopped");
+    run.child.kill("SIGKILL");
+    await run.exited;
+    expect(query(home, "SELECT status FROM tasks WHERE id = ?", task.id)).toEqual({ status: "cancelled" });
+    fake.push({ text: "Nothing to continue." });
+    const after = JSON.parse(
+      (
+        await runCli(["run", "continue", "--session", task.session_id, "--json"], {
+          home,
+          cwd,
+          env: providerEnv(fake.url),
+        })
+      ).stdout,
+    );
+    expect(after.taskId).not.toBe(task.id);
+  });
+
   it("SIGTERM during a model stream after a change: cancelled, exit 1, the change still reported", async () => {
     const cwd = gitProject(stateSuite);
     const fake = await server({

@@ -18,7 +18,13 @@ export async function runTask(taskArgument: string, options: RunOptions): Promis
   const task = await taskWithStdin(taskArgument);
   const app = createApp({ flags: configFlagsFrom(options) });
   const controller = new AbortController();
-  const onSignal = () => controller.abort(new Error("interrupted by signal"));
+  // The ledger records the stop at once: a second Ctrl-C ends the process before the run winds down,
+  // and a task left "running" would be resumed by the next "continue" as if it had crashed.
+  let recordStop: (() => void) | null = null;
+  const onSignal = () => {
+    controller.abort(new Error("interrupted by signal"));
+    recordStop?.();
+  };
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   const tracker = trackRun(app.bus);
@@ -42,6 +48,7 @@ export async function runTask(taskArgument: string, options: RunOptions): Promis
     }
     if (output === "stream-json") streamEventsAsJson(app.bus, app.redactor);
     const ledgerRun = beginLedgerRun(app, { input: task, cwd, sessionId: sessionToUse(app, options) });
+    recordStop = () => ledgerRun.ledger.cancel(ledgerRun.taskId, "stopped by the user");
     const report = await app.agent
       .run({
         userKey: "owner",
