@@ -67,6 +67,79 @@ describe("evidence, not narration (built binary, loopback model)", { timeout: 30
     );
   });
 
+  it("an edit after the last passing run makes that run stale: the gate runs the check again", async () => {
+    const cwd = gitProject({
+      "package.json": JSON.stringify({ name: "p", scripts: { test: "sh check.sh" } }),
+      "check.sh": "grep -q good state.txt\n",
+      "state.txt": "start\n",
+    });
+    const fake = await server({
+      replies: [
+        { toolCalls: [{ name: "write_file", input: { path: "state.txt", content: "good\n" } }] },
+        { toolCalls: [{ name: "run_command", input: { command: "npm test" } }] },
+        { toolCalls: [{ name: "write_file", input: { path: "state.txt", content: "broken\n" } }] },
+        ...claims(3),
+      ],
+    });
+    const { home } = makeHome(fastRetryConfig);
+    const result = await runCli(["run", "make it good", "--json", "--yes"], {
+      home,
+      cwd,
+      env: providerEnv(fake.url),
+    });
+    const report = JSON.parse(result.stdout);
+    expect(report.outcome).toBe("failed");
+    expect(report.verification).toEqual([
+      { command: "npm test", exitCode: 0 },
+      { command: "npm test", exitCode: 1 },
+    ]);
+  });
+
+  it("without --yes the gate's check is refused: paused with the refusal, never completed", async () => {
+    const cwd = gitProject(failingSuite);
+    const fake = await server({
+      replies: [
+        { toolCalls: [{ name: "write_file", input: { path: "a.txt", content: "a\n" } }] },
+        { text: "Done, all tests pass." },
+      ],
+    });
+    const { home } = makeHome(fastRetryConfig);
+    const result = await runCli(["run", "write a.txt", "--json"], { home, cwd, env: providerEnv(fake.url) });
+    const report = JSON.parse(result.stdout);
+    expect(report.outcome).toBe("paused");
+    expect(result.code).toBe(3);
+    expect(report.reason).toContain("the verification `npm test` was refused");
+    expect(report.verification).toEqual([]);
+  });
+
+  it("a failure line buried in long output: judged by the exit code, and the fix round shows the model that line", async () => {
+    const cwd = gitProject({
+      "package.json": JSON.stringify({ name: "p", scripts: { test: "sh check.sh" } }),
+      "check.sh":
+        "seq 1 2000\necho 'FAIL: the real failure'\nseq 1 20000\necho 'summary: see above'\nexit 1\n",
+    });
+    const fake = await server({
+      replies: [
+        { toolCalls: [{ name: "write_file", input: { path: "a.txt", content: "a\n" } }] },
+        ...claims(3),
+      ],
+    });
+    const { home } = makeHome(fastRetryConfig);
+    const result = await runCli(["run", "write a.txt", "--json", "--yes"], {
+      home,
+      cwd,
+      env: providerEnv(fake.url),
+    });
+    const report = JSON.parse(result.stdout);
+    expect(report.outcome).toBe("failed");
+    expect(report.verification.at(-1)).toEqual({ command: "npm test", exitCode: 1 });
+    expect(report.reason).toContain("`npm test` exited 1");
+    // The fix round shows the model the failure printed first, not only the summary at the end.
+    const fixRequest = JSON.stringify(fake.chatRequests()[2]?.body);
+    expect(fixRequest).toContain("FAIL: the real failure");
+    expect(fixRequest).toContain("summary: see above");
+  });
+
   it("a verification that hangs is stopped by the watchdog: paused as stalled, not completed", async () => {
     const cwd = gitProject({
       "package.json": JSON.stringify({ name: "p", scripts: { test: "sleep 1000" } }),

@@ -155,7 +155,7 @@ function failedVerification(
     };
   }
   state.verificationFixRounds += 1;
-  const tail = output === null ? "" : `\nOutput (end):\n${output.slice(-4000)}`;
+  const tail = output === null ? "" : `\n${failureExcerpt(output)}`;
   return {
     kind: "fix",
     note:
@@ -163,4 +163,25 @@ function failedVerification(
       "Fix the cause with tool calls, then run the verification again. If you cannot fix it, say exactly what blocks you.",
     files,
   };
+}
+
+const failureLine = /\b(fail(ed|ure|ing|s)?|errors?|exception|panic(ked)?|assert(ion)?)\b|[✗✘×]/i;
+const excerptLines = 40;
+
+/**
+ * What the model is shown of a failed run: its start, the lines that name a failure wherever they
+ * are, and its end. The end alone hid a failure printed early in a long output (a summary last).
+ */
+export function failureExcerpt(output: string, limit = 4000): string {
+  if (output.length <= limit) return `Output:\n${output}`;
+  const head = output.slice(0, 800);
+  const tail = output.slice(-2400);
+  const middle = output.slice(800, -2400).split("\n");
+  const hits = middle.filter((line) => failureLine.test(line)).slice(0, excerptLines);
+  const named = hits.map((line) => (line.length > 300 ? `${line.slice(0, 300)}…` : line)).join("\n");
+  return (
+    `Output (start):\n${head}\n` +
+    (hits.length > 0 ? `Lines naming a failure in the omitted middle:\n${named}\n` : "") +
+    `Output (end):\n${tail}`
+  );
 }
