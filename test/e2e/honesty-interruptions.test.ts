@@ -70,6 +70,45 @@ describe("honesty across interruptions (built binary, loopback model, real signa
     await until(() => processesRunning(slow.marker).length === 0, "the orphaned command to end");
   });
 
+  it("kill -9 during the gate's own verification run: the resumed task runs it again and reports that result", async () => {
+    const cwd = gitProject({
+      "package.json": JSON.stringify({ name: "p", scripts: { test: "sh check.sh" } }),
+      // Slow the first time (the test kills Mercury then), failing fast once .markers/fast exists.
+      "check.sh": "if [ -f .markers/fast ]; then exit 1; fi\nsh .markers/cmd.sh\n",
+    });
+    const slow = slowCommand(cwd);
+    const fake = await server({
+      replies: [
+        { toolCalls: [{ name: "write_file", input: { path: "a.txt", content: "a\n" } }] },
+        { text: "Done, all tests pass." },
+      ],
+    });
+    const { home } = makeHome(fastRetryConfig);
+    const run = startCli(["run", "write a.txt", "--json", "--yes"], home, cwd, providerEnv(fake.url));
+    await until(
+      () => fileExists(slow.started)() && processesRunning(slow.marker).length > 0,
+      "the verification to start",
+    );
+    run.child.kill("SIGKILL");
+    await run.exited;
+    writeFileSync(join(cwd, ".markers", "fast"), "");
+    const task = latestTask(home);
+    expect(task.status).toBe("running");
+    fake.push(...giveUp);
+    const resumed = await runCli(["run", "continue", "--session", task.session_id, "--json", "--yes"], {
+      home,
+      cwd,
+      env: providerEnv(fake.url),
+    });
+    const report = JSON.parse(resumed.stdout);
+    expect(report).toMatchObject({ taskId: task.id, outcome: "failed" });
+    expect(report.filesChanged).toEqual([{ path: "a.txt", added: 1, removed: 0 }]);
+    expect(report.verification.every((entry: { exitCode: number | null }) => entry.exitCode === 1)).toBe(
+      true,
+    );
+    await until(() => processesRunning(slow.marker).length === 0, "the orphaned verification to end");
+  });
+
   it("SIGINT during a command: cancelled, exit 1, the ledger closed and no process left or recorded", async () => {
     const cwd = gitProject(stateSuite);
     const slow = slowCommand(cwd);
