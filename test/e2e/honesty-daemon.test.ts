@@ -36,9 +36,12 @@ function approvalRequests(pushes: ServerPush[]): { approvalId: string; summary: 
   });
 }
 
-/** The daemon's workspace as a committed git project whose suite passes. */
-function passingProject(workspace: string): void {
-  writeFileSync(join(workspace, "package.json"), JSON.stringify({ name: "p", scripts: { test: "exit 0" } }));
+/** The daemon's workspace as a committed git project whose suite exits `code`. */
+function project(workspace: string, code = 0): void {
+  writeFileSync(
+    join(workspace, "package.json"),
+    JSON.stringify({ name: "p", scripts: { test: `exit ${code}` } }),
+  );
   const git = (...args: string[]) =>
     execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", ...args], {
       cwd: workspace,
@@ -52,7 +55,7 @@ function passingProject(workspace: string): void {
 describe("the daemon killed during the gate's approval wait (real processes)", () => {
   it("after the restart the check is asked again; denied, the task pauses with the refusal, never completed", async () => {
     current = daemonHome(server.url);
-    passingProject(current.workspace);
+    project(current.workspace);
     server.push(
       { toolCalls: [{ name: "write_file", input: { path: "a.txt", content: "a\n" } }] },
       { text: "Done, all tests pass." },
@@ -108,5 +111,57 @@ describe("the daemon killed during the gate's approval wait (real processes)", (
     );
     expect(row?.reason).toContain("the verification `npm test` was refused");
     after.close();
+  });
+
+  it("'continue' in chat after the task failed its checks resumes that task; the model's claim does not complete it", async () => {
+    current = daemonHome(server.url);
+    project(current.workspace, 1);
+    server.push(
+      { toolCalls: [{ name: "write_file", input: { path: "a.txt", content: "a\n" } }] },
+      { text: "Done, all tests pass." },
+      { text: "Done, all tests pass." },
+      { text: "Done, all tests pass." },
+    );
+    const started = await current.cli(["start"]);
+    expect(started.code, started.stderr).toBe(0);
+    const client = await current.connect();
+    const pushes = await subscribe(client);
+    const approved = new Set<string>();
+    const daemon = current;
+    const statusOf = (id: string) =>
+      daemon.query<{ status: string }>("SELECT status FROM tasks WHERE id = ?", id)[0]?.status;
+    /** Approves every check the task asks to run, until it reaches `status`. */
+    const settle = (id: string, status: string) =>
+      waitFor(
+        async () => {
+          for (const request of approvalRequests(pushes)) {
+            if (approved.has(request.approvalId)) continue;
+            approved.add(request.approvalId);
+            await client.request({ type: "approve", approvalId: request.approvalId, decision: "once" });
+          }
+          return statusOf(id) === status;
+        },
+        15_000,
+        `task ${id} to be ${status}`,
+      );
+    const { taskId } = (await client.request({ type: "submit", text: "fix it", cwd: current.workspace })) as {
+      taskId: string;
+    };
+    await settle(taskId, "failed");
+
+    server.push(...Array.from({ length: 4 }, () => ({ text: "Fixed now, all tests pass." })));
+    const resumed = (await client.request({ type: "submit", text: "continue", cwd: current.workspace })) as {
+      taskId: string;
+    };
+    expect(resumed.taskId).toBe(taskId);
+    // submit marks it running before it answers; it ends failed again, judged on its change.
+    await settle(taskId, "failed");
+    const [row] = current.query<{ reason: string; continuations: number }>(
+      "SELECT reason, continuations FROM tasks WHERE id = ?",
+      taskId,
+    );
+    expect(row?.reason).toContain("verification failed: `npm test` exited 1");
+    expect(row?.continuations).toBe(1);
+    client.close();
   });
 });
