@@ -21,7 +21,7 @@ import type {
   VerificationRecord,
 } from "./events.js";
 import { TaskEvidenceStore } from "./evidence.js";
-import { closeDanglingToolCalls, interruptedToolMessage, trailingInterruptedCalls } from "./ledger-repair.js";
+import { closeDanglingToolCalls } from "./ledger-repair.js";
 import { type LoopResult, runAgentLoop, type ToolErrorRecord } from "./loop.js";
 import { TaskState } from "./state.js";
 import { wireTaskEvidence } from "./task-evidence.js";
@@ -175,8 +175,6 @@ export class Agent {
       const repair = closeDanglingToolCalls(history.map((stored) => stored.message));
       if (repair.length > 0) history.push(...this.transcripts.append(sessionId, taskId, repair));
       const state = new TaskState(taskId, sessionId, request.userKey, history);
-      for (const toolName of trailingInterruptedCalls(history.map((stored) => stored.message)))
-        state.toolErrors.push({ toolName, error: interruptedToolMessage, step: 0 });
       const evidence = wireTaskEvidence(
         {
           store: this.evidence,

@@ -1,6 +1,7 @@
 import type { ModelMessage } from "../model/types.js";
 import type { StoredMessage } from "../storage/transcripts.js";
 import type { UsageTotals, VerificationRecord } from "./events.js";
+import { interruptedToolMessage, trailingInterruptedCalls } from "./ledger-repair.js";
 
 export interface ToolFailureRecord {
   toolName: string;
@@ -62,6 +63,9 @@ export class TaskState {
     history: StoredMessage[],
   ) {
     this.history = [...history];
+    // A run that resumes right after a crash's repair reports the calls the crash cut off.
+    for (const toolName of trailingInterruptedCalls(history.map((stored) => stored.message)))
+      this.toolErrors.push({ toolName, error: interruptedToolMessage, step: 0 });
   }
 
   addUsage(delta: UsageTotals): void {
