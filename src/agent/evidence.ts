@@ -27,7 +27,13 @@ const evidenceSchema = z.object({
   verify: z.object({ command: z.string(), source: z.string() }).nullable().optional(),
   verifyError: z.string().optional(),
   verifications: z.array(
-    z.object({ command: z.string(), exitCode: z.number().int().nullable(), sequence: z.number().int() }),
+    z.object({
+      command: z.string(),
+      exitCode: z.number().int().nullable(),
+      sequence: z.number().int(),
+      /** The task's files right after the run (older records have none: ordering alone then). */
+      fingerprint: z.string().optional(),
+    }),
   ),
   lastChangeSequence: z.number().int(),
   callSequence: z.number().int(),

@@ -45,3 +45,23 @@ export function closeDanglingToolCalls(history: readonly ModelMessage[]): ModelM
     },
   ];
 }
+
+/**
+ * The calls a crash cut off, when the transcript ends with their repaired results (a run resuming
+ * right after the repair): the resumed run reports them as interrupted tool errors.
+ */
+export function trailingInterruptedCalls(history: readonly ModelMessage[]): string[] {
+  const names: string[] = [];
+  for (let index = history.length - 1; index >= 0; index--) {
+    const message = history[index];
+    if (message?.role !== "tool") break;
+    for (const part of parts(message)) {
+      const output = field(part, "output");
+      if (field(output, "value") === interruptedToolMessage) {
+        const name = field(part, "toolName");
+        names.push(typeof name === "string" ? name : "unknown");
+      }
+    }
+  }
+  return names.reverse();
+}

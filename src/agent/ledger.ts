@@ -130,11 +130,14 @@ export class WorkLedger {
    * "continue" from the user; a finished or cancelled task cannot run again.
    */
   markRunning(id: string, kind: "first" | "resume" | "continuation" = "first"): LedgerTask {
+    // A failed task runs again only by the user's "continue" (see continuable()).
+    const statuses =
+      kind === "continuation" ? "'queued','running','paused','failed'" : "'queued','running','paused'";
     const result = this.database
       .prepare(
         `UPDATE tasks SET status = 'running', reason = NULL, updated_at = ?,
            resumes = resumes + ?, continuations = continuations + ?
-         WHERE id = ? AND status IN ('queued','running','paused')`,
+         WHERE id = ? AND status IN (${statuses})`,
       )
       .run(this.now(), kind === "resume" ? 1 : 0, kind === "continuation" ? 1 : 0, id);
     if (result.changes === 0) {
@@ -213,8 +216,25 @@ export class WorkLedger {
   }
 
   /**
-   * The task a "continue" in this session resumes: the latest one paused, or left running by a
-   * process that died (a crash). Null when the session's latest task finished.
+   * The task a "continue" resumes: the session's latest task when it failed (its checks failed, its
+   * provider was down), else the user's latest paused task. A failed task's evidence stays with it,
+   * so "continue" after failing checks is judged on every change, never a fresh task that only talks.
+   */
+  continuable(userKey: string, sessionId: string): LedgerTask | null {
+    const row: unknown = this.database
+      .prepare("SELECT * FROM tasks WHERE session_id = ? ORDER BY updated_at DESC, rowid DESC LIMIT 1")
+      .get(sessionId);
+    if (row !== undefined) {
+      const task = toTask(row);
+      if (task.status === "failed" && task.userKey === userKey) return task;
+    }
+    return this.latestPaused(userKey);
+  }
+
+  /**
+   * The task a "continue" in this session resumes: the latest one paused, failed (see
+   * continuable()), or left running by a process that died (a crash). Null when the session's
+   * latest task completed, responded or was cancelled.
    */
   resumableInSession(sessionId: string): LedgerTask | null {
     const row: unknown = this.database
@@ -222,7 +242,7 @@ export class WorkLedger {
       .get(sessionId);
     if (row === undefined) return null;
     const task = toTask(row);
-    return task.status === "paused" || task.status === "running" || task.status === "queued" ? task : null;
+    return ["paused", "failed", "running", "queued"].includes(task.status) ? task : null;
   }
 
   list(

@@ -299,6 +299,7 @@ async function loop(
           endCause: "text-stop",
           outcome: "responded",
           text: state.finalText,
+          ...(decision.note ? { reason: decision.note } : {}),
           filesChanged: decision.files,
         };
       case "completed":

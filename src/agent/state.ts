@@ -1,6 +1,7 @@
 import type { ModelMessage } from "../model/types.js";
 import type { StoredMessage } from "../storage/transcripts.js";
 import type { UsageTotals, VerificationRecord } from "./events.js";
+import { interruptedToolMessage, trailingInterruptedCalls } from "./ledger-repair.js";
 
 export interface ToolFailureRecord {
   toolName: string;
@@ -35,7 +36,11 @@ export class TaskState {
   callSequence = 0;
   /** Sequence number of the last call that may have changed files (verification runs excluded). */
   lastChangeSequence = -1;
-  readonly verifications: (VerificationRecord & { sequence: number })[] = [];
+  /**
+   * Verification runs of the task; `fingerprint` is the task's files right after the run (see
+   * workspaceFingerprint), absent when they could not be told.
+   */
+  readonly verifications: (VerificationRecord & { sequence: number; fingerprint?: string })[] = [];
   verificationFixRounds = 0;
   /** Step at which the current step budget began (auto-continue starts a fresh one). */
   budgetStartStep = 0;
@@ -58,6 +63,9 @@ export class TaskState {
     history: StoredMessage[],
   ) {
     this.history = [...history];
+    // A run that resumes right after a crash's repair reports the calls the crash cut off.
+    for (const toolName of trailingInterruptedCalls(history.map((stored) => stored.message)))
+      this.toolErrors.push({ toolName, error: interruptedToolMessage, step: 0 });
   }
 
   addUsage(delta: UsageTotals): void {

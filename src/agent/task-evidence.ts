@@ -45,10 +45,11 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
   const save = () => {
     evidence.lastChangeSequence = state.lastChangeSequence;
     evidence.callSequence = state.callSequence;
-    evidence.verifications = state.verifications.map(({ command, exitCode, sequence }) => ({
+    evidence.verifications = state.verifications.map(({ command, exitCode, sequence, fingerprint }) => ({
       command,
       exitCode,
       sequence,
+      ...(fingerprint !== undefined ? { fingerprint } : {}),
     }));
     options.store.save(options.taskId, evidence);
   };

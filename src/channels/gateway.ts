@@ -94,7 +94,7 @@ export class DaemonGateway implements AgentGateway {
     const busy = [...this.running.values()].find((task) => task.sessionId === sessionId);
     if (busy && app.agent.steer(sessionId, text)) return { taskId: busy.taskId, sessionId };
     if (isContinueRequest(text)) {
-      const paused = ledger.latestPaused(input.userKey);
+      const paused = ledger.continuable(input.userKey, sessionId);
       if (paused && !this.running.has(paused.id)) {
         this.launch(ledger.markRunning(paused.id, "continuation"), text);
         return { taskId: paused.id, sessionId: paused.sessionId };

@@ -50,6 +50,28 @@ describe("WorkLedger", () => {
     expect(resumed).toMatchObject({ status: "running", continuations: 1, resumes: 0, reason: null });
   });
 
+  it("'continue' resumes the session's failed task (its evidence stays with it), never a cancelled one", () => {
+    const { ledger } = setup();
+    const failed = ledger.create(entry);
+    ledger.markRunning(failed.id);
+    ledger.finish(failed.id, { outcome: "failed", text: "", reason: "verification failed" });
+    expect(ledger.continuable("owner", "s1")?.id).toBe(failed.id);
+    expect(ledger.resumableInSession("s1")?.id).toBe(failed.id);
+    // Another person's "continue" does not take it, and only a continuation reopens a failed task.
+    expect(ledger.continuable("telegram:5", "s1")).toBeNull();
+    expect(() => ledger.markRunning(failed.id, "resume")).toThrow(LedgerError);
+    expect(ledger.markRunning(failed.id, "continuation")).toMatchObject({
+      status: "running",
+      continuations: 1,
+    });
+
+    const stopped = ledger.create({ ...entry, input: "stopped" });
+    ledger.markRunning(stopped.id);
+    ledger.cancel(stopped.id, "stopped by the user");
+    expect(ledger.resumableInSession("s1")).toBeNull();
+    expect(() => ledger.markRunning(stopped.id, "continuation")).toThrow(LedgerError);
+  });
+
   it("lists running and queued tasks as interrupted, in creation order, and counts resumes", () => {
     const { ledger } = setup();
     const first = ledger.create(entry);

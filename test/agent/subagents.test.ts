@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -36,7 +36,11 @@ const commandTool: ToolDefinition<{ command: string }> = {
   mutating: true,
   async execute(input, context) {
     const decision = await context.authorize({ kind: "command", command: input.command, cwd: context.cwd });
-    return decision.allowed ? { ok: true, output: "ran" } : { ok: false, error: decision.reason };
+    if (!decision.allowed) return { ok: false, error: decision.reason };
+    // The project's suite (see the sub-agent verification test) fails, reported as run_command does.
+    if (input.command === "npm test")
+      return { ok: false, error: "exit code: 1\nsignal: none\noutput: 1 failing" };
+    return { ok: true, output: "ran" };
   },
 };
 const scheduleTool: ToolDefinition<Record<string, never>> = {
@@ -250,6 +254,35 @@ describe("sub-agents can only narrow", () => {
     const report = await running;
     expect(report.outcome).toBe("cancelled");
     expect(s.registry.list()[0]?.status).toBe("cancelled");
+  });
+
+  it("a child that ran a failing suite and claims success is a failed call for its parent, whatever its text says", async () => {
+    const s = setup(
+      [
+        { toolCalls: [{ name: "delegate_task", input: { task: "run the tests" } }] },
+        { toolCalls: [{ name: "run_command", input: { command: "npm test" } }] },
+        { text: "All tests pass." },
+        { text: "parent done" },
+      ],
+      ["echo", "run_command", "delegate_task"],
+      1,
+      "ask",
+    );
+    writeFileSync(join(s.workspace, "package.json"), JSON.stringify({ scripts: { test: "exit 1" } }));
+    const running = s.run();
+    await new Promise<void>((resolve) => {
+      const check = () => (s.approvalEvents.length > 0 ? resolve() : setImmediate(check));
+      check();
+    });
+    s.broker.answer(s.approvalEvents[0]?.approvalId ?? "", "once", "owner");
+    const report = await running;
+    expect(report.outcome).not.toBe("completed");
+    expect(report.toolErrors).toContainEqual(
+      expect.objectContaining({
+        tool: "delegate_task",
+        error: expect.stringMatching(/^sub-agent responded, but its last verification `npm test` exited 1/),
+      }),
+    );
   });
 
   it("in an interactive task a child's approval is asked of the user, labelled with the child and parent; the parent's allow-all is not inherited", async () => {

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { copyFile, mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -25,6 +26,18 @@ export interface ChangeReport {
   root?: string;
   /** The state compared against the baseline (for undo: was a file changed again since?). */
   after?: { kind: "git"; tree: string } | { kind: "snapshot"; hashes: Record<string, string> };
+}
+
+/**
+ * What the task's files are now, as one string (the git tree, or a digest of the snapshot's hashes);
+ * null when the report cannot tell. A verification is evidence for the files it saw: the gate compares
+ * this at the end with the value taken right after the run.
+ */
+export function workspaceFingerprint(report: ChangeReport): string | null {
+  if (!report.confirmed || !report.after) return null;
+  if (report.after.kind === "git") return `git:${report.after.tree}`;
+  const entries = Object.entries(report.after.hashes).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `snapshot:${createHash("sha256").update(JSON.stringify(entries)).digest("hex")}`;
 }
 
 /** Records the working tree before the task's first mutating call and diffs it at the end. */

@@ -26,6 +26,12 @@ const definitionFiles: { pattern: RegExp; what: string }[] = [
     pattern: /(^|\/)(pytest\.ini|tox\.ini|setup\.cfg|conftest\.py|noxfile\.py|pyproject\.toml)$/,
     what: "test runner configuration",
   },
+  {
+    // Linters and type checkers judge too when the verification runs them (`npm run check`).
+    pattern:
+      /(^|\/)(biome\.jsonc?|\.eslintrc[\w.]*|eslint\.config\.[cm]?[jt]s|\.prettierrc[\w.]*|prettier\.config\.[cm]?js|ruff\.toml|\.ruff\.toml|mypy\.ini|\.flake8|\.pylintrc|pyrightconfig\.json|\.golangci\.ya?ml|clippy\.toml|phpunit\.xml(\.dist)?)$/,
+    what: "lint or type-check configuration",
+  },
   { pattern: /(^|\/)(\.github\/workflows\/|\.circleci\/|\.ci\/)/, what: "CI configuration" },
   {
     pattern: /(^|\/)(\.gitlab-ci\.yml|\.travis\.yml|azure-pipelines\.yml|Jenkinsfile)$/,
@@ -33,9 +39,12 @@ const definitionFiles: { pattern: RegExp; what: string }[] = [
   },
 ];
 
-/** Test files by their usual names and folders. */
+/**
+ * Test files by their usual names and folders, and what tests compare against (snapshots, golden
+ * files, fixtures, Go testdata): rewriting an expected output to match a wrong one weakens the test.
+ */
 const testFile =
-  /(^|\/)(tests?|__tests__|spec|specs)\/|(\.|_)(test|spec)\.[\w]+$|(^|\/)test_[\w]+\.py$|_test\.go$/;
+  /(^|\/)(tests?|__tests__|spec|specs|__snapshots__|__fixtures__|fixtures|testdata|golden)\/|(\.|_)(test|spec)\.[\w]+$|(^|\/)test_[\w]+\.py$|_test\.go$|\.snap$|\.golden$/;
 
 const scriptsSchema = z.object({ scripts: z.record(z.string(), z.string()).optional() }).loose();
 
@@ -95,7 +104,37 @@ function scriptsOf(content: Buffer | null): Record<string, string> | null {
   }
 }
 
+/** package.json keys that configure a test runner or linter in place of a config file. */
+const inlineCheckKeys = ["jest", "ava", "mocha", "c8", "nyc", "tap", "xo", "eslintConfig", "prettier"];
+
+function inlineConfigChange(before: Buffer | null, after: Buffer | null): string[] {
+  const read = (content: Buffer | null): Record<string, unknown> => {
+    if (content === null) return {};
+    try {
+      const parsed: unknown = JSON.parse(content.toString("utf8"));
+      return typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : {};
+    } catch {
+      return {}; // scriptsOf reports an unparseable package.json
+    }
+  };
+  const old = read(before);
+  const next = read(after);
+  return inlineCheckKeys
+    .filter((key) => JSON.stringify(old[key]) !== JSON.stringify(next[key]))
+    .map(
+      (key) =>
+        `"${key}" configuration ${old[key] === undefined ? "added" : next[key] === undefined ? "removed" : "changed"}`,
+    );
+}
+
 function scriptChange(before: Buffer | null, after: Buffer | null): string | null {
+  const inline = inlineConfigChange(before, after);
+  const scripts = scriptsChange(before, after);
+  const all = [...(scripts ? [scripts] : []), ...inline];
+  return all.length > 0 ? all.join(", ") : null;
+}
+
+function scriptsChange(before: Buffer | null, after: Buffer | null): string | null {
   const old = scriptsOf(before);
   const next = scriptsOf(after);
   if (old === null && next === null) return null;

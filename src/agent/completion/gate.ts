@@ -1,6 +1,6 @@
 import type { FileChange } from "../events.js";
 import type { TaskState } from "../state.js";
-import type { ChangeReport, ChangeTracker } from "./changes.js";
+import { type ChangeReport, type ChangeTracker, workspaceFingerprint } from "./changes.js";
 import { type CheckChange, describeCheckChanges } from "./check-changes.js";
 import type { VerificationCommand } from "./verification.js";
 
@@ -34,7 +34,7 @@ export interface GateInput {
 }
 
 export type GateDecision =
-  | { kind: "responded"; files: FileChange[] }
+  | { kind: "responded"; files: FileChange[]; note?: string }
   | { kind: "completed"; files: FileChange[]; note?: string; checksChanged?: CheckChange[] }
   | { kind: "fix"; note: string; files: FileChange[] }
   | { kind: "failed"; reason: string; files: FileChange[] }
@@ -68,17 +68,23 @@ export async function evidenceGate(input: GateInput): Promise<GateDecision> {
 
 async function judge(input: GateInput): Promise<GateDecision> {
   const { state } = input;
-  if (!input.changes || state.lastChangeSequence < 0) return { kind: "responded", files: [] };
+  if (!input.changes || state.lastChangeSequence < 0) return responded(state, []);
   const report: ChangeReport = await input.changes.report();
   const files = report.files;
-  if (report.confirmed && files.length === 0) return { kind: "responded", files };
+  if (report.confirmed && files.length === 0) return responded(state, files);
   const unknown = report.confirmed
     ? ""
     : ` (whether files changed could not be confirmed: ${report.note ?? "unknown"})`;
 
+  // Evidence is for the files it saw: a run after the last recorded change whose files differ from
+  // today's (changed by hand, by a process, or by a call a crash cut off) is stale and runs again.
+  const now = workspaceFingerprint(report);
   const latest = state.verifications.filter((record) => record.sequence > state.lastChangeSequence).at(-1);
-  if (latest?.exitCode === 0) return { kind: "completed", files };
-  if (latest) return failedVerification(state, latest.command, latest.exitCode, null, files);
+  const stale = latest?.fingerprint !== undefined && now !== null && latest.fingerprint !== now;
+  if (latest && !stale) {
+    if (latest.exitCode === 0) return { kind: "completed", files };
+    return failedVerification(state, latest.command, latest.exitCode, null, files);
+  }
 
   if (!input.verification.ok)
     return { kind: "paused", reason: `cannot verify the changes: ${input.verification.error}`, files };
@@ -107,9 +113,30 @@ async function judge(input: GateInput): Promise<GateDecision> {
       files,
     };
   }
-  state.verifications.push({ command: command.command, exitCode: run.exitCode, sequence });
+  const fingerprint = workspaceFingerprint(await input.changes.report());
+  state.verifications.push({
+    command: command.command,
+    exitCode: run.exitCode,
+    sequence,
+    ...(fingerprint ? { fingerprint } : {}),
+  });
   if (run.exitCode === 0) return { kind: "completed", files };
   return failedVerification(state, command.command, run.exitCode, run.output, files);
+}
+
+/**
+ * Nothing changed, so nothing needs proving; but when the task's last verification run failed, the
+ * answer says so beside the model's text, which may claim the opposite (narration is not evidence).
+ */
+function responded(state: TaskState, files: FileChange[]): GateDecision {
+  const last = state.verifications.at(-1);
+  if (!last || last.exitCode === 0) return { kind: "responded", files };
+  const how = last.exitCode === null ? "did not finish" : `exited ${last.exitCode}`;
+  return {
+    kind: "responded",
+    files,
+    note: `nothing was changed; the last verification run \`${last.command}\` ${how}, whatever the answer says`,
+  };
 }
 
 function failedVerification(
@@ -128,7 +155,7 @@ function failedVerification(
     };
   }
   state.verificationFixRounds += 1;
-  const tail = output === null ? "" : `\nOutput (end):\n${output.slice(-4000)}`;
+  const tail = output === null ? "" : `\n${failureExcerpt(output)}`;
   return {
     kind: "fix",
     note:
@@ -136,4 +163,25 @@ function failedVerification(
       "Fix the cause with tool calls, then run the verification again. If you cannot fix it, say exactly what blocks you.",
     files,
   };
+}
+
+const failureLine = /\b(fail(ed|ure|ing|s)?|errors?|exception|panic(ked)?|assert(ion)?)\b|[✗✘×]/i;
+const excerptLines = 40;
+
+/**
+ * What the model is shown of a failed run: its start, the lines that name a failure wherever they
+ * are, and its end. The end alone hid a failure printed early in a long output (a summary last).
+ */
+export function failureExcerpt(output: string, limit = 4000): string {
+  if (output.length <= limit) return `Output:\n${output}`;
+  const head = output.slice(0, 800);
+  const tail = output.slice(-2400);
+  const middle = output.slice(800, -2400).split("\n");
+  const hits = middle.filter((line) => failureLine.test(line)).slice(0, excerptLines);
+  const named = hits.map((line) => (line.length > 300 ? `${line.slice(0, 300)}…` : line)).join("\n");
+  return (
+    `Output (start):\n${head}\n` +
+    (hits.length > 0 ? `Lines naming a failure in the omitted middle:\n${named}\n` : "") +
+    `Output (end):\n${tail}`
+  );
 }

@@ -6,6 +6,7 @@ import type { ToolContext } from "../../tools/types.js";
 import type { LoopDependencies } from "../loop.js";
 import type { TaskState } from "../state.js";
 import { type ExecutedCall, executeToolCall, toolResultMessage } from "../tool-executor.js";
+import { workspaceFingerprint } from "./changes.js";
 import type { VerificationRun } from "./gate.js";
 import { isVerificationCommand, type VerificationCommand } from "./verification.js";
 import type { StallWatchdog } from "./watchdog.js";
@@ -36,6 +37,12 @@ export class ToolRunner {
     const verification = call.toolName === "run_command" ? this.verificationOf(call.input) : null;
     if (tool?.mutating) await this.beginTracking();
     const sequence = ++state.callSequence;
+    if (tool?.mutating && !verification) {
+      // Recorded (and saved) before the call runs: a crash in the middle of it leaves files changed
+      // that no later record mentions, and an earlier passing run must not pass for evidence then.
+      state.lastChangeSequence = sequence;
+      deps.recordEvidence?.();
+    }
     const executed = await executeToolCall(call, deps.tools, this.context(call.callId));
     this.watchdog.touch();
     const output = executed.result.ok ? executed.result.output : executed.result.error;
@@ -46,9 +53,14 @@ export class ToolRunner {
       ok: executed.result.ok,
       output,
     });
-    if (tool?.mutating && !verification) state.lastChangeSequence = sequence;
     if (verification && !refused(executed)) {
-      state.verifications.push({ command: verification.command, exitCode: parseExitCode(output), sequence });
+      const fingerprint = await this.fingerprint();
+      state.verifications.push({
+        command: verification.command,
+        exitCode: parseExitCode(output),
+        sequence,
+        ...(fingerprint ? { fingerprint } : {}),
+      });
     }
     if (executed.result.ok && executed.tool?.mutating) {
       state.mutatingSuccesses += 1;
@@ -132,6 +144,14 @@ export class ToolRunner {
       }
     }
     return this.verification && isVerificationCommand(command, this.verification) ? this.verification : null;
+  }
+
+  /** The task's files now (after a verification run), when a baseline exists to compare with. */
+  async fingerprint(): Promise<string | null> {
+    const changes = this.deps.changes;
+    if (!changes || this.state.lastChangeSequence < 0) return null;
+    const report = await this.watchdog.whileWaiting(() => changes.report());
+    return workspaceFingerprint(report);
   }
 
   private async beginTracking(): Promise<void> {

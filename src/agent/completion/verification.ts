@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { z } from "zod";
 
 export interface VerificationCommand {
@@ -87,9 +87,22 @@ const projectManifests = [
 /**
  * A folder that is no project: no manifest and no verification command (configured or detected).
  * Plain file tasks there ("make notes.txt with …") complete with "no checks to run here" instead of
- * pausing for a verification that cannot exist (issue 13).
+ * pausing for a verification that cannot exist (issue 13). A subfolder of a repository whose top
+ * (or a folder in between) holds a manifest is part of that project, not a plain folder: its
+ * changes can break the project's checks.
  */
 export function isPlainFolder(cwd: string, configured?: string | null): boolean {
   if (configured && configured.trim() !== "") return false;
-  return !projectManifests.some((name) => existsSync(join(cwd, name)));
+  const folders = foldersUpToRepositoryTop(resolve(cwd));
+  return !folders.some((folder) => projectManifests.some((name) => existsSync(join(folder, name))));
+}
+
+/** `cwd`, then its parents up to the git repository's top; only `cwd` outside a repository. */
+function foldersUpToRepositoryTop(cwd: string): string[] {
+  const chain: string[] = [];
+  for (let folder = cwd; ; folder = dirname(folder)) {
+    chain.push(folder);
+    if (existsSync(join(folder, ".git"))) return chain;
+    if (dirname(folder) === folder) return [cwd];
+  }
 }

@@ -177,12 +177,20 @@ export function delegateTaskTool(deps: DelegateDeps): ToolDefinition<z.infer<typ
           ...(report.reason ? { reason: report.reason } : {}),
           filesChanged: report.filesChanged,
           verification: report.verification,
+          // Failed calls (a refused check, an interrupted command) are facts beside the child's words.
+          ...(report.toolErrors.length > 0 ? { toolErrors: report.toolErrors } : {}),
           usage: deps.usageOf(id),
         };
-        const succeeded = report.outcome === "completed" || report.outcome === "responded";
-        return succeeded
-          ? { ok: true, output: JSON.stringify(result) }
-          : { ok: false, error: `sub-agent ${report.outcome}: ${JSON.stringify(result)}` };
+        // The child's own words are not its result: a child whose last check failed did not succeed,
+        // whatever its text says (a "responded" child can have run a failing suite and claimed a pass).
+        const lastCheck = report.verification.at(-1);
+        const checksFailed = lastCheck !== undefined && lastCheck.exitCode !== 0;
+        const succeeded = (report.outcome === "completed" || report.outcome === "responded") && !checksFailed;
+        if (succeeded) return { ok: true, output: JSON.stringify(result) };
+        const how = checksFailed
+          ? `${report.outcome}, but its last verification \`${lastCheck.command}\` ${lastCheck.exitCode === null ? "did not finish" : `exited ${lastCheck.exitCode}`}`
+          : report.outcome;
+        return { ok: false, error: `sub-agent ${how}: ${JSON.stringify(result)}` };
       } catch (error) {
         registry.finish(id, controller.signal.aborted ? "cancelled" : "failed");
         return {

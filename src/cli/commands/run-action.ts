@@ -22,7 +22,13 @@ export async function runTask(taskArgument: string, options: RunOptions): Promis
   // The AI SDK and the provider's package load while the task is set up, not after it.
   const modelReady = app.chain.prepare();
   const controller = new AbortController();
-  const onSignal = () => controller.abort(new Error("interrupted by signal"));
+  // The ledger records the stop at once: a second Ctrl-C ends the process before the run winds down,
+  // and a task left "running" would be resumed by the next "continue" as if it had crashed.
+  let recordStop: (() => void) | null = null;
+  const onSignal = () => {
+    controller.abort(new Error("interrupted by signal"));
+    recordStop?.();
+  };
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   const tracker = trackRun(app.bus);
@@ -49,6 +55,7 @@ export async function runTask(taskArgument: string, options: RunOptions): Promis
     // Loaded before the task starts, so the first step's stall watchdog never counts loading code:
     // a loaded machine stretches that load, not the model's silence (docs/DECISIONS.md).
     await modelReady;
+    recordStop = () => ledgerRun.ledger.cancel(ledgerRun.taskId, "stopped by the user");
     const report = await app.agent
       .run({
         userKey: "owner",

@@ -25,7 +25,8 @@ export function beginLedgerRun(
   if (entry.sessionId && isContinueRequest(entry.input)) {
     const resumable = ledger.resumableInSession(entry.sessionId);
     if (resumable) {
-      ledger.markRunning(resumable.id, resumable.status === "paused" ? "continuation" : "resume");
+      const stopped = resumable.status === "paused" || resumable.status === "failed";
+      ledger.markRunning(resumable.id, stopped ? "continuation" : "resume");
       return { taskId: resumable.id, sessionId: resumable.sessionId, ledger };
     }
   }
