@@ -52,10 +52,10 @@ export async function runTask(taskArgument: string, options: RunOptions): Promis
     }
     if (output === "stream-json") streamEventsAsJson(app.bus, app.redactor);
     const ledgerRun = beginLedgerRun(app, { input: task, cwd, sessionId: sessionToUse(app, options) });
+    recordStop = () => ledgerRun.ledger.cancel(ledgerRun.taskId, "stopped by the user");
     // Loaded before the task starts, so the first step's stall watchdog never counts loading code:
     // a loaded machine stretches that load, not the model's silence (docs/DECISIONS.md).
     await modelReady;
-    recordStop = () => ledgerRun.ledger.cancel(ledgerRun.taskId, "stopped by the user");
     const report = await app.agent
       .run({
         userKey: "owner",
