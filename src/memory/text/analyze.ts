@@ -48,8 +48,13 @@ export function termOf(token: string): string | undefined {
  * removed, English words Porter-stemmed, CJK runs segmented into words plus character bigrams.
  */
 export function analyze(text: string): string[] {
+  return termsOfTokens(tokenize(text));
+}
+
+/** `analyze` of text already tokenized (for callers that also need the tokens, e.g. negation). */
+export function termsOfTokens(tokens: readonly string[]): string[] {
   const terms: string[] = [];
-  for (const token of tokenize(text)) {
+  for (const token of tokens) {
     if (isCjk(token)) {
       terms.push(...segmentCjk(token));
       continue;

@@ -20,8 +20,14 @@ function segmenterFor(locale: string): Intl.Segmenter {
   return segmenter;
 }
 
+function isAscii(text: string): boolean {
+  for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) > 0x7f) return false;
+  return true;
+}
+
 export function isCjk(token: string): boolean {
-  return CJK_CHAR.test(token);
+  // Plain ASCII first: compiling the script classes costs a short-lived process a few tenths of a ms.
+  return !isAscii(token) && CJK_CHAR.test(token);
 }
 
 function localeOf(run: string): string {
