@@ -33,12 +33,30 @@ export function tokenize(text: string): string[] {
   return tokens;
 }
 
+/**
+ * Porter stems already computed in this process. A stem costs a few µs (the package tests a dozen
+ * suffix rules), and a search analyzes its query and up to 100 candidates whose words repeat; the
+ * cache is bounded so a long-running daemon's memory stays flat.
+ */
+const stems = new Map<string, string>();
+const STEM_CACHE_SIZE = 20_000;
+
+function stem(word: string): string {
+  let stemmed = stems.get(word);
+  if (stemmed === undefined) {
+    stemmed = stemmer(word);
+    if (stems.size >= STEM_CACHE_SIZE) stems.clear();
+    stems.set(word, stemmed);
+  }
+  return stemmed;
+}
+
 /** The index term for one non-CJK token, or undefined when it carries no topic. */
 export function termOf(token: string): string | undefined {
   if (isStopword(token)) return undefined;
   if (ASCII_WORD.test(token)) {
     if (token.length < 2) return undefined;
-    return stemmer(token);
+    return stem(token);
   }
   return token;
 }
