@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeHome, providerEnv, runCli } from "../helpers/cli.js";
@@ -17,26 +17,11 @@ function loadTracer(directory: string): Record<string, string> {
   return { NODE_OPTIONS: `--import=${hook}` };
 }
 
-/**
- * The build bundles the `memory add|search` fast path (scripts/bundle-memory-fast.mjs): a file of
- * the bundle stands for the dist/ modules its manifest says it holds, so the checks below still
- * name modules.
- */
-const manifestPath = new URL("../../dist/cli/commands/memory-fast/manifest.json", import.meta.url);
-const bundled: Record<string, string[]> = existsSync(manifestPath)
-  ? (JSON.parse(readFileSync(manifestPath, "utf8")) as Record<string, string[]>)
-  : {};
-
 function loaded(stderr: string): string[] {
   return stderr
     .split("\n")
     .filter((line) => line.startsWith("LOADED "))
-    .map((line) => line.slice("LOADED ".length))
-    .flatMap((url) => {
-      const at = url.lastIndexOf("/dist/");
-      const modules = at < 0 ? undefined : bundled[url.slice(at + "/dist/".length)];
-      return modules ? [url, ...modules.map((module) => `${url.slice(0, at)}/${module}`)] : [url];
-    });
+    .map((line) => line.slice("LOADED ".length));
 }
 
 /** What a memory command must never load: the AI SDK, providers, the agent, tools, MCP, the daemon. */
