@@ -1,5 +1,4 @@
-import { termCounts, termsOfTokens, tokenize } from "../text/analyze.js";
-import { hasNegation } from "../text/negation.js";
+import { hasNegation, termCounts, termsOfTokens, tokenize } from "../text/analyze.js";
 
 /**
  * Final ranking of retrieved memories. Pure and deterministic.
