@@ -40,9 +40,10 @@ export async function searchMemories(
     if (input.project !== undefined && memory.project !== null && memory.project !== input.project) return [];
     return [{ memory, relevance: hit.relevance }];
   });
-  return rankRecalled(candidates, now)
-    .slice(0, input.limit ?? 10)
-    .map((entry) => ({ memory: viewOf(entry.memory, now), relevance: entry.relevance }));
+  return rankRecalled(candidates, now, input.limit ?? 10).map((entry) => ({
+    memory: viewOf(entry.memory, now),
+    relevance: entry.relevance,
+  }));
 }
 
 /** The always-present block of core facts and open conflicts (see store/profile.ts). */

@@ -1,4 +1,5 @@
 import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 
@@ -18,7 +19,8 @@ export const SCHEMA_VERSION = 11;
  */
 export function connect(path: string): SqliteDatabase {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-  const database = new Database(path);
+  const binding = nativeBinding();
+  const database = binding === null ? new Database(path) : new Database(path, { nativeBinding: binding });
   try {
     // The busy timeout first: switching a fresh file to WAL takes a lock another process may hold.
     // Deleted rows are overwritten, not left in free pages (secure_delete): `memory forget` must
@@ -32,6 +34,25 @@ export function connect(path: string): SqliteDatabase {
     database.close();
     throw error;
   }
+}
+
+let bindingPath: string | null | undefined;
+
+/**
+ * Where npm's install of better-sqlite3 put its compiled addon. Without it, better-sqlite3 asks the
+ * `bindings` package, which reads a stack trace to find the caller and tries a dozen paths: ~4 ms of
+ * each `mercury memory` command (BENCHMARKS.md, memory-command latency). Elsewhere (a build of its
+ * own in another folder), null: `bindings` searches as before.
+ */
+function nativeBinding(): string | null {
+  if (bindingPath !== undefined) return bindingPath;
+  try {
+    bindingPath = createRequire(import.meta.url).resolve("better-sqlite3/build/Release/better_sqlite3.node");
+  } catch (error) {
+    if (!(error instanceof Error && "code" in error && error.code === "MODULE_NOT_FOUND")) throw error;
+    bindingPath = null;
+  }
+  return bindingPath;
 }
 
 export function schemaVersion(database: SqliteDatabase): number {

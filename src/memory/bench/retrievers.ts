@@ -2,7 +2,7 @@ import { openMemoryDatabase, type SqliteDatabase } from "../../storage/database.
 import { CONTEXT_CAP } from "../search/bm25.js";
 import { SearchIndex, type SearchIndexOptions } from "../search/search-index.js";
 import type { ContextPart, IndexedDocument } from "../search/types.js";
-import { STOPWORDS } from "../text/stopwords.js";
+import { STOPWORDS } from "../text/analyze.js";
 import { type Conversation, normalizeEvidenceId, type Session, type Turn } from "./locomo.js";
 
 /** One retriever under test: loaded with one conversation, asked its questions, then closed. */

@@ -1,6 +1,6 @@
 import { stemmer } from "stemmer";
+import { isNegation } from "../text/analyze.js";
 import { isCjk, isStopword, normalize, tokenize } from "../text/index.js";
-import { isNegation } from "../text/negation.js";
 import {
   ADDITIVE_MARKERS,
   CHANGE_MARKERS,

@@ -1,5 +1,4 @@
-import { analyze, cosineOfCounts, termCounts, tokenize } from "../text/analyze.js";
-import { hasNegation } from "../text/negation.js";
+import { hasNegation, termCounts, termsOfTokens, tokenize } from "../text/analyze.js";
 
 /**
  * Final ranking of retrieved memories. Pure and deterministic.
@@ -93,37 +92,43 @@ export function rankCandidates<K>(
   const lambda = options.lambda ?? 0.75;
   const threshold = options.duplicateThreshold ?? 0.9;
   const limit = options.limit ?? candidates.length;
-  const scored = candidates.map((candidate, order) => {
-    const boost = boostOf(candidate.features, options.now);
-    return {
-      order,
-      terms: termCounts(analyze(candidate.text)),
-      // A statement and its negation share every content word but are never duplicates.
-      negated: hasNegation(tokenize(candidate.text)),
-      ranked: {
-        key: candidate.key,
-        score: scoreOf(candidate.relevance, candidate.features, options.now),
-        relevance: candidate.relevance,
-        boost,
-        tierFactor: TIER_FACTOR[candidate.features.tier],
-      },
-    };
-  });
+  const scored: Scored<K>[] = candidates.map((candidate, order) => ({
+    order,
+    text: candidate.text,
+    content: undefined,
+    maxSimilarity: 0,
+    compared: 0,
+    ranked: {
+      key: candidate.key,
+      score: scoreOf(candidate.relevance, candidate.features, options.now),
+      relevance: candidate.relevance,
+      boost: boostOf(candidate.features, options.now),
+      tierFactor: TIER_FACTOR[candidate.features.tier],
+    },
+  }));
   scored.sort((a, b) => b.ranked.score - a.ranked.score || a.order - b.order);
   const maxScore = scored[0]?.ranked.score ?? 0;
-  const selected: typeof scored = [];
+  const selected: Scored<K>[] = [];
   const remaining = [...scored];
-  const maxSimilarity = new Map<number, number>(remaining.map((item) => [item.order, 0]));
+  // Greedy MMR, evaluated lazily with the same result as comparing every remaining candidate with
+  // each pick: `remaining` is in score order, a candidate's value is at most λ·score/maxScore (minus
+  // what similarity is known so far), and a value that cannot beat the best one found is not worth
+  // the similarities (nor the text analysis) it would need. Picks depend only on earlier picks, so
+  // a caller wanting 10 of 100 stops after 10.
   while (selected.length < limit && remaining.length > 0) {
     let bestIndex = -1;
     let bestValue = Number.NEGATIVE_INFINITY;
     for (let index = 0; index < remaining.length; index++) {
       const item = remaining[index];
       if (!item) continue;
-      const similarity = maxSimilarity.get(item.order) ?? 0;
-      if (similarity >= threshold) continue;
       const normalized = maxScore > 0 ? item.ranked.score / maxScore : 0;
-      const value = lambda * normalized - (1 - lambda) * similarity;
+      // Later candidates score no higher and similarity only lowers a value: none can win.
+      if (lambda * normalized <= bestValue) break;
+      if (item.maxSimilarity >= threshold) continue;
+      if (lambda * normalized - (1 - lambda) * item.maxSimilarity <= bestValue) continue;
+      compareWithPicks(item, selected);
+      if (item.maxSimilarity >= threshold) continue;
+      const value = lambda * normalized - (1 - lambda) * item.maxSimilarity;
       if (value > bestValue) {
         bestValue = value;
         bestIndex = index;
@@ -133,11 +138,72 @@ export function rankCandidates<K>(
     const [chosen] = remaining.splice(bestIndex, 1);
     if (!chosen) break;
     selected.push(chosen);
-    for (const item of remaining) {
-      if (item.negated !== chosen.negated) continue;
-      const similarity = cosineOfCounts(item.terms, chosen.terms);
-      if (similarity > (maxSimilarity.get(item.order) ?? 0)) maxSimilarity.set(item.order, similarity);
-    }
   }
   return selected.map((item) => item.ranked);
+}
+
+interface Content {
+  terms: Map<string, number>;
+  /** Sum of the squared counts (an exact integer). */
+  norm: number;
+  negated: boolean;
+}
+
+interface Scored<K> {
+  order: number;
+  text: string;
+  /** Analyzed on first comparison. */
+  content: Content | undefined;
+  /** Highest similarity to the picks compared so far (the first `compared` of them). */
+  maxSimilarity: number;
+  compared: number;
+  ranked: RankedCandidate<K>;
+}
+
+function contentOf(item: Scored<unknown>): Content {
+  if (item.content === undefined) {
+    const tokens = tokenize(item.text);
+    const terms = termCounts(termsOfTokens(tokens));
+    // A statement and its negation share every content word but are never duplicates.
+    item.content = { terms, norm: squaredNorm(terms), negated: hasNegation(tokens) };
+  }
+  return item.content;
+}
+
+/** Brings the candidate's highest similarity up to date with every pick made so far. */
+function compareWithPicks(item: Scored<unknown>, picks: readonly Scored<unknown>[]): void {
+  for (; item.compared < picks.length; item.compared++) {
+    const pick = picks[item.compared];
+    if (!pick) continue;
+    const own = contentOf(item);
+    const other = contentOf(pick);
+    if (own.negated !== other.negated) continue;
+    const similarity = cosine(own.terms, own.norm, other.terms, other.norm);
+    if (similarity > item.maxSimilarity) item.maxSimilarity = similarity;
+  }
+}
+
+function squaredNorm(counts: ReadonlyMap<string, number>): number {
+  let norm = 0;
+  for (const count of counts.values()) norm += count * count;
+  return norm;
+}
+
+/**
+ * `cosineOfCounts` (text/analyze.ts) with both squared norms computed once per candidate instead of
+ * once per pair: the counts are small integers, so every sum is exact and the value is the same.
+ */
+function cosine(
+  a: ReadonlyMap<string, number>,
+  normA: number,
+  b: ReadonlyMap<string, number>,
+  normB: number,
+): number {
+  if (normA === 0 || normB === 0) return 0;
+  let dot = 0;
+  for (const [term, count] of a) {
+    const other = b.get(term);
+    if (other !== undefined) dot += count * other;
+  }
+  return dot / Math.sqrt(normA * normB);
 }

@@ -1,4 +1,4 @@
-import { getLoadablePath } from "sqlite-vec";
+import { createRequire } from "node:module";
 import type { SqliteDatabase } from "../../storage/database.js";
 
 /**
@@ -14,13 +14,23 @@ export class VectorExtensionError extends Error {
 const loaded = new WeakSet<SqliteDatabase>();
 
 /**
+ * The package is required when a vector table is first used, not imported with this module: its ES
+ * entry imports `node:process` and `node:url`, ~3-5 ms of every `mercury memory` process (BENCHMARKS.md,
+ * memory-command latency) that words-only search never needed. Its CommonJS entry is the same code.
+ */
+function loadablePath(): string {
+  const { getLoadablePath } = createRequire(import.meta.url)("sqlite-vec") as typeof import("sqlite-vec");
+  return getLoadablePath();
+}
+
+/**
  * Loads sqlite-vec once per connection. Throws VectorExtensionError saying what to do. `path`
  * overrides where the library is looked for (tests of the failure).
  */
 export function loadVectorExtension(database: SqliteDatabase, path?: string): void {
   if (loaded.has(database) && path === undefined) return;
   try {
-    path ??= getLoadablePath();
+    path ??= loadablePath();
   } catch (error) {
     throw new VectorExtensionError(
       `vector search needs the sqlite-vec extension, which is not available here: ${(error as Error).message} ` +

@@ -5,10 +5,12 @@ import type { Memory } from "./types.js";
  * Final order of retrieved memories: the retrieval engine's documented ranking (relevance
  * dominates; importance, confirmations and recency are bounded boosts; lower tiers rank lower) with
  * MMR removing near-duplicates. Recency counts from the last use or confirmation, else creation.
+ * With `limit`, the first `limit` of that same order (MMR stops picking there).
  */
 export function rankRecalled<T extends { memory: Memory; relevance: number }>(
   candidates: readonly T[],
   now: Date,
+  limit?: number,
 ): T[] {
   const ranked = rankCandidates(
     candidates.map((entry, index) => {
@@ -29,7 +31,7 @@ export function rankRecalled<T extends { memory: Memory; relevance: number }>(
         },
       };
     }),
-    { now },
+    limit === undefined ? { now } : { now, limit },
   );
   return ranked.flatMap((item) => {
     const entry = candidates[item.key];

@@ -1,5 +1,16 @@
-export { analyze, cosineOfCounts, lexicalSimilarity, termCounts, termOf, tokenize } from "./analyze.js";
-export { isCjk, segmentCjk } from "./cjk.js";
-export { hasNegation, isNegation } from "./negation.js";
-export { foldDiacritics, normalize } from "./normalize.js";
-export { isStopword, STOPWORDS } from "./stopwords.js";
+export {
+  analyze,
+  cosineOfCounts,
+  foldDiacritics,
+  hasNegation,
+  isCjk,
+  isNegation,
+  isStopword,
+  lexicalSimilarity,
+  normalize,
+  STOPWORDS,
+  segmentCjk,
+  termCounts,
+  termOf,
+  tokenize,
+} from "./analyze.js";

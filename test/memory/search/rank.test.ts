@@ -7,6 +7,7 @@ import {
   rankCandidates,
   scoreOf,
 } from "../../../src/memory/search/rank.js";
+import { hasNegation, lexicalSimilarity, tokenize } from "../../../src/memory/text/analyze.js";
 
 const NOW = new Date("2026-06-01T00:00:00Z");
 const DAY = 86_400_000;
@@ -141,5 +142,65 @@ describe("MMR", () => {
 
   it("returns nothing for no candidates", () => {
     expect(rankCandidates([], { now: NOW })).toEqual([]);
+  });
+});
+
+describe("MMR evaluated lazily", () => {
+  /** The documented greedy MMR, computed the plain way: every remaining candidate against every pick. */
+  function reference(candidates: RankCandidate<string>[], limit: number): string[] {
+    const scored = candidates
+      .map((entry, order) => ({ entry, order, score: scoreOf(entry.relevance, entry.features, NOW) }))
+      .sort((a, b) => b.score - a.score || a.order - b.order);
+    const maxScore = scored[0]?.score ?? 0;
+    const picked: typeof scored = [];
+    const remaining = [...scored];
+    while (picked.length < limit && remaining.length > 0) {
+      let best = -1;
+      let bestValue = Number.NEGATIVE_INFINITY;
+      remaining.forEach((item, index) => {
+        let similarity = 0;
+        for (const pick of picked) {
+          if (hasNegation(tokenize(pick.entry.text)) !== hasNegation(tokenize(item.entry.text))) continue;
+          similarity = Math.max(similarity, lexicalSimilarity(pick.entry.text, item.entry.text));
+        }
+        if (similarity >= 0.9) return;
+        const value = 0.75 * (maxScore > 0 ? item.score / maxScore : 0) - 0.25 * similarity;
+        if (value > bestValue) {
+          bestValue = value;
+          best = index;
+        }
+      });
+      if (best < 0) break;
+      picked.push(...remaining.splice(best, 1));
+    }
+    return picked.map((item) => item.entry.key);
+  }
+
+  it("picks what comparing every candidate with every pick picks, for any limit", () => {
+    const subjects = ["coffee", "tea", "hiking", "chess", "jazz", "sushi", "paris", "python"];
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    for (let trial = 0; trial < 30; trial++) {
+      const candidates = Array.from({ length: 40 }, (_, index) => {
+        const a = subjects[Math.floor(next() * subjects.length)];
+        const b = subjects[Math.floor(next() * subjects.length)];
+        // Many near-duplicates and negations, so the similarity terms decide picks.
+        const text = next() < 0.2 ? `The user does not like ${a} or ${b}.` : `The user likes ${a} and ${b}.`;
+        return candidate(
+          `m${index}`,
+          Math.round(next() * 20) / 20,
+          text,
+          features({ confirmations: index % 3 }),
+        );
+      });
+      for (const limit of [1, 5, 10, 40]) {
+        expect(rankCandidates(candidates, { now: NOW, limit }).map((item) => item.key)).toEqual(
+          reference(candidates, limit),
+        );
+      }
+    }
   });
 });

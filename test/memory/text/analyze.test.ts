@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { analyze, lexicalSimilarity, tokenize } from "../../../src/memory/text/analyze.js";
-import { hasNegation } from "../../../src/memory/text/negation.js";
-import { normalize } from "../../../src/memory/text/normalize.js";
+import {
+  analyze,
+  hasNegation,
+  lexicalSimilarity,
+  normalize,
+  tokenize,
+} from "../../../src/memory/text/analyze.js";
 
 describe("normalize and tokenize", () => {
   it("folds case, width and curly quotes, and drops possessives", () => {
