@@ -22,7 +22,7 @@ class CountingEmbedder implements Embedder {
   readonly id = this.inner.id;
   readonly dimensions = this.inner.dimensions;
   texts = 0;
-  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+  async embed(texts: string[]): Promise<Float32Array[]> {
     this.texts += texts.length;
     return this.inner.embed(texts);
   }
