@@ -52,15 +52,17 @@ describe("memory add with the embedding server up", () => {
       expect(added.stderr).not.toContain("notice");
       const database = new Database(join(home, "mercury.db"), { readonly: true });
       try {
-        // The vec0 table's rowid shadow table is a plain table: readable without the extension.
+        // The default store (binary): codes and float vectors in plain tables, readable without the extension.
         const tables = database.prepare("SELECT name FROM search_vector_tables").pluck().all() as string[];
-        expect(tables.length).toBe(1);
-        const rows = database
-          .prepare(
-            `SELECT COUNT(*) AS n FROM ${tables[0]}_rowids r JOIN search_docs d ON d.id = r.rowid WHERE d.vector_model IS NOT NULL`,
-          )
-          .get() as { n: number };
-        expect(rows.n).toBe(1);
+        expect([...tables].sort()).toEqual(["search_vec_full_8", "search_vec_simhash_8"]);
+        for (const table of tables) {
+          const rows = database
+            .prepare(
+              `SELECT COUNT(*) AS n FROM ${table} v JOIN search_docs d ON d.id = v.id WHERE d.vector_model IS NOT NULL`,
+            )
+            .get() as { n: number };
+          expect(rows.n, table).toBe(1);
+        }
       } finally {
         database.close();
       }

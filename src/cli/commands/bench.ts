@@ -4,7 +4,7 @@ import { BenchDataError, loadLocomo } from "../../memory/bench/locomo.js";
 import { type MemoryScaleReport, runMemoryScaleBench } from "../../memory/bench/memory-scale.js";
 import { type RetrievalReport, runRetrievalBench } from "../../memory/bench/retrieval.js";
 import { plainFts5Retriever } from "../../memory/bench/retrievers.js";
-import type { Quantization } from "../../memory/search/vectors.js";
+import { DEFAULT_QUANTIZATION, type Quantization } from "../../memory/search/vectors.js";
 
 export interface BenchIo {
   stdout: (text: string) => void;
@@ -82,7 +82,7 @@ export function registerBenchCommands(program: Command, io: BenchIo = defaultIo)
       "--quantization <kind>",
       "vector storage: float, int8 or binary (rescored)",
       quantizationOf,
-      "float",
+      DEFAULT_QUANTIZATION,
     )
     .option("--json", "print one JSON document")
     .action(async (options: { n: number; queries: number; quantization: Quantization; json?: boolean }) => {

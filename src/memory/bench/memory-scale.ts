@@ -6,7 +6,7 @@ import { openDatabase } from "../../storage/database.js";
 import { HashEmbedder } from "../search/hash-embedder.js";
 import { DEFAULT_POOL, SearchIndex } from "../search/search-index.js";
 import type { IndexedDocument } from "../search/types.js";
-import type { Quantization } from "../search/vectors.js";
+import { DEFAULT_QUANTIZATION, type Quantization } from "../search/vectors.js";
 import { percentile, round } from "./metrics.js";
 import { syntheticMemories, syntheticMemoryStream, syntheticQueries } from "./synthetic.js";
 
@@ -60,7 +60,7 @@ export interface MemoryScaleOptions {
   batchSize?: number;
   /** Directory for the temporary database (default: the OS temp dir). */
   directory?: string;
-  /** How the vectors are stored and scanned (default "float"). */
+  /** How the vectors are stored and scanned (default: the live store's, DEFAULT_QUANTIZATION). */
   quantization?: Quantization;
   /** Timed single-memory additions (default 50). */
   adds?: number;
@@ -105,7 +105,7 @@ export async function runMemoryScaleBench(options: MemoryScaleOptions): Promise<
     const agreement = await agreementOf(lexical, exhaustive, queries);
 
     const embedder = new HashEmbedder(384);
-    const quantization = options.quantization ?? "float";
+    const quantization = options.quantization ?? DEFAULT_QUANTIZATION;
     const hybrid = new SearchIndex(database, { embedder, quantization });
     const embedStart = performance.now();
     await hybrid.embedPending({ batchSize: 1000 });
@@ -208,7 +208,7 @@ async function vectorRecall(index: SearchIndex, queries: readonly string[]): Pro
     const exact = await index.nearestVectors(query, SEARCHED, 10, true);
     const tenth = exact[exact.length - 1]?.similarity;
     if (tenth === undefined) continue;
-    // As search() asks: a pool of DEFAULT_POOL (the quantized scan rescoring RESCORE_FACTOR times as many).
+    // As search() asks: a pool of DEFAULT_POOL (the quantized scan rescoring rescoreCandidates() of them).
     const top = (await index.nearestVectors(query, SEARCHED, DEFAULT_POOL)).slice(0, exact.length);
     // Tie-aware: a document as similar as the exact tenth counts, whichever of equals was kept.
     found += top.filter((hit) => hit.similarity >= tenth - 1e-6).length;

@@ -17,7 +17,8 @@ export const FIRST_STAGE_BUDGET = 3_000;
  * ("user" in nearly every memory; BM25 idf near its floor) are left out when others remain,
  * and when the remaining words match more than `budget` documents in all, the candidates
  * are, in this order: (1) documents holding every one of the words that weigh most (weight x idf),
- * ranked, starting with all the words and dropping the lightest until two remain (FTS5 intersects
+ * among the query's own words (not its related terms), ranked, starting with all of them and
+ * dropping the lightest until two remain (FTS5 intersects
  * from the rarest word's list, so each costs about what it returns): the documents exact BM25
  * puts first; (2) documents holding the rarest words whose document counts fit in the budget,
  * ranked; (3) the newest documents holding any word (costs only the rows taken). The second stage
@@ -50,7 +51,14 @@ export function firstStage(
   };
   const weight = (entry: { term: string; df: number }) =>
     (queryWeights.get(entry.term) ?? 0) * bm25Idf(stats.documents, entry.df);
-  const heaviest = [...selective]
+  // The ladder intersects the words the query holds itself, not the related terms it was expanded
+  // with (lower weight): a document rarely says both "asthma" and its related "allergy", so the
+  // all-words step came back empty and cost a whole intersection (several ms at a million) for
+  // nothing. Related terms still bring their documents in through the rarest words and the second
+  // stage. With fewer than two of its own words, the query's related terms join the ladder.
+  const ownWeight = Math.max(...selective.map((entry) => queryWeights.get(entry.term) ?? 0));
+  const own = selective.filter((entry) => (queryWeights.get(entry.term) ?? 0) >= ownWeight);
+  const heaviest = [...(own.length >= 2 ? own : selective)]
     .sort((x, y) => weight(y) - weight(x) || compareText(x.term, y.term))
     .map((entry) => entry.term);
   for (let count = heaviest.length; count >= 2 && found.size < limit; count--)

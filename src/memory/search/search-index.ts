@@ -44,7 +44,7 @@ export interface LexicalResult {
 
 export interface SearchIndexOptions {
   embedder?: Embedder;
-  /** How vectors are stored and scanned (default "float"); see vectors.ts. */
+  /** How vectors are stored and scanned (default DEFAULT_QUANTIZATION, "binary"); see vectors.ts. */
   quantization?: Quantization;
   /**
    * Pseudo-relevance feedback on the lexical list (default off: on LongMemEval dev it moved
@@ -289,7 +289,7 @@ export class SearchIndex {
     const scopeFilter = this.lexical.scopeFilter(stats.ids);
     return exact
       ? vectors.searchExact(vector, stats.ids, limit)
-      : vectors.search(vector, stats.ids, limit, scopeFilter.length === 0);
+      : vectors.search(vector, stats.ids, limit, scopeFilter.length === 0, stats.documents);
   }
 
   /**

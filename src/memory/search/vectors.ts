@@ -1,17 +1,18 @@
 import type { SqliteDatabase } from "../../storage/database.js";
 import { CODE_BITS, CODE_SCHEME, Hyperplanes } from "./simhash.js";
 import { loadVectorExtension } from "./sqlite-vec.js";
+import { forEachStoredVector, kindOfScheme } from "./vector-adoption.js";
 
 /**
  * Embedding vectors, one row per document (rowid = search_docs.id), with the scope (search_scopes.id)
  * so a search reads only the vectors it may see. Inserts and deletes are single rows in the caller's
  * transaction: nothing is cached or reloaded.
  *
- * "float" (default): a sqlite-vec `vec0` table partitioned by scope; its k-nearest-neighbour search
+ * "float": a sqlite-vec `vec0` table partitioned by scope; its k-nearest-neighbour search
  * is an exact scan, about 0.4 microseconds per 384-dimension vector on one core (no SIMD in the
  * prebuilt extension): 40 ms at 100,000 documents.
  *
- * "binary": a CODE_BITS-bit SimHash code per document (simhash.ts) in a plain table, scanned with
+ * "binary" (default since 2026-12-01): a CODE_BITS-bit SimHash code per document (simhash.ts) in a plain table, scanned with
  * sqlite-vec's vec_distance_hamming under SQLite's ORDER BY ... LIMIT (keeps only the best k; vec0's
  * own top-k selection grows with k and costs more at 800), and the float vectors in another plain
  * table, read by primary key: the best RESCORE_FACTOR x k codes are rescored by exact cosine in the
@@ -22,7 +23,21 @@ import { loadVectorExtension } from "./sqlite-vec.js";
  */
 export type Quantization = "float" | "int8" | "binary";
 
+/** The live store's kind: recall@10 against an exact scan 0.99-1 at 100,000 (BENCHMARKS.md). */
+export const DEFAULT_QUANTIZATION: Quantization = "binary";
+
 export const RESCORE_FACTOR = 8;
+
+/**
+ * Codes rescored for `limit` results among `documents`. A code's Hamming distance is a noisy
+ * estimate of the angle, so the number of documents that look nearer than a true neighbour grows
+ * with the store: the candidates grow with the square root of its size beyond 100,000 documents (a
+ * compromise between recall, which would need linear growth, and the rescoring reads, one page per
+ * candidate). A cost rule, not fitted to any data.
+ */
+export function rescoreCandidates(limit: number, documents: number): number {
+  return Math.ceil(limit * RESCORE_FACTOR * Math.max(1, Math.sqrt(documents / 100_000)));
+}
 
 export interface VectorResult {
   documentId: number;
@@ -92,6 +107,10 @@ class Vec0Vectors {
             )
           : undefined,
     };
+  }
+
+  get tables(): string[] {
+    return [this.table];
   }
 
   put(documentId: number, scopeId: number, vector: Float32Array): void {
@@ -184,6 +203,10 @@ class BinaryVectors {
     };
   }
 
+  get tables(): string[] {
+    return [this.codes, this.full];
+  }
+
   put(documentId: number, scopeId: number, vector: Float32Array): void {
     this.statements.insertCode.run(documentId, scopeId, this.hyperplanes.code(vector));
     this.statements.insertFull.run(documentId, vectorBlob(vector));
@@ -194,12 +217,13 @@ class BinaryVectors {
     scopeIds: readonly number[],
     limit: number,
     everyScope: boolean,
+    documents: number,
   ): VectorResult[] {
     return (everyScope ? this.statements.searchAll : this.statements.search).all({
       query: vectorBlob(query),
       code: this.hyperplanes.code(query),
       scopes: JSON.stringify(scopeIds),
-      candidates: limit * RESCORE_FACTOR,
+      candidates: rescoreCandidates(limit, documents),
     }) as VectorResult[];
   }
 
@@ -221,7 +245,7 @@ export class VectorStore {
     database: SqliteDatabase,
     readonly model: string,
     readonly dimensions: number,
-    readonly quantization: Quantization = "float",
+    readonly quantization: Quantization = DEFAULT_QUANTIZATION,
   ) {
     if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 8192)
       throw new RangeError(`vector dimensions must be an integer in [1, 8192], got ${dimensions}`);
@@ -245,9 +269,12 @@ export class VectorStore {
   }
 
   /**
-   * One embedder at a time: vectors of another model (or size, or quantization, or code scheme) are
-   * never compared with this one's. When the configuration changes, every vector table is emptied and
-   * every document becomes pending, so embedPending() re-embeds them all.
+   * One embedder at a time: vectors of another model (or size) are never compared with this one's.
+   * When the model or size changes, every vector table is emptied and every document becomes
+   * pending, so embedPending() re-embeds them all. When only the storage kind or code scheme
+   * changes (float to binary, the default since 2026-12-01), the stored float vectors are moved
+   * into this store's tables in one transaction: nothing is re-embedded (binary codes cost about
+   * 0.5 ms each for a dense 384-dimension vector on a busy core: 5 s per 10,000 memories, once).
    */
   private forgetOtherModels(database: SqliteDatabase): void {
     const scheme = this.quantization === "binary" ? `${CODE_SCHEME}/${CODE_BITS}` : this.quantization;
@@ -255,12 +282,31 @@ export class VectorStore {
     const current = database
       .prepare("SELECT value FROM search_state WHERE key = 'vector_configuration'")
       .pluck()
-      .get();
+      .get() as string | undefined;
     if (current === configuration) return;
+    const [model, dimensions, previousScheme] = current?.split("\u0000") ?? [];
+    const sameVectors =
+      model === this.model && Number(dimensions) === this.dimensions && previousScheme !== undefined;
     database.transaction(() => {
+      if (sameVectors) {
+        const from = kindOfScheme(previousScheme);
+        forEachStoredVector(database, from, this.dimensions, (page) => {
+          for (const stored of page) this.store.put(stored.id, stored.scopeId, stored.vector);
+        });
+      }
+      // Tables of another kind are dropped, not emptied: a vec0 table keeps its chunks' bytes, and
+      // SQLite's secure_delete zeroes only freed pages, so no vector outlives a later forget there.
+      const kept = new Set(this.store.tables);
       const tables = database.prepare("SELECT name FROM search_vector_tables").pluck().all() as string[];
-      for (const table of tables) database.exec(`DELETE FROM ${table}`);
-      database.exec("UPDATE search_docs SET vector_model = NULL WHERE vector_model IS NOT NULL");
+      for (const table of tables) {
+        if (kept.has(table)) continue;
+        database.exec(`DROP TABLE IF EXISTS ${table}`);
+        database.prepare("DELETE FROM search_vector_tables WHERE name = ?").run(table);
+      }
+      if (!sameVectors) {
+        for (const table of kept) database.exec(`DELETE FROM ${table}`);
+        database.exec("UPDATE search_docs SET vector_model = NULL WHERE vector_model IS NOT NULL");
+      }
       database
         .prepare("INSERT OR REPLACE INTO search_state (key, value) VALUES ('vector_configuration', ?)")
         .run(configuration);
@@ -284,17 +330,19 @@ export class VectorStore {
 
   /**
    * The `limit` nearest documents of the scopes, by cosine similarity, best first. `everyScope`: the
-   * scopes hold every document, so nothing needs filtering.
+   * scopes hold every document, so nothing needs filtering. `documents`: how many the scopes hold
+   * (the binary scan rescores more candidates in a larger store).
    */
   search(
     query: Float32Array,
     scopeIds: readonly number[],
     limit: number,
     everyScope = false,
+    documents = 0,
   ): VectorResult[] {
     const results =
       this.store instanceof BinaryVectors
-        ? this.store.search(query, scopeIds, limit, everyScope)
+        ? this.store.search(query, scopeIds, limit, everyScope, documents)
         : this.store.search(query, scopeIds, limit);
     return bestFirst(results, limit);
   }

@@ -1,5 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { BM25_B, BM25_K1, bm25Idf } from "../../../src/memory/search/bm25.js";
+import { LexicalIndex } from "../../../src/memory/search/lexical.js";
+import { relatedTerms } from "../../../src/memory/search/query.js";
 import { FIRST_STAGE_BUDGET, SearchIndex } from "../../../src/memory/search/search-index.js";
 import type { IndexedDocument } from "../../../src/memory/search/types.js";
 import { analyze, termCounts } from "../../../src/memory/text/analyze.js";
@@ -343,5 +345,28 @@ describe("SearchIndex first stage bounded by the work of the query", () => {
       scopes: ["owner"],
     });
     expect(hits[0]?.id).toBe(answer);
+  });
+
+  it("with a bounded first stage, intersects the query's own words only, not the related terms it was expanded with", async () => {
+    const docs: IndexedDocument[] = [];
+    let id = 0;
+    for (let i = 0; i < 300; i++) docs.push(memory(++id, `user takes medication for asthma, dose ${i}`));
+    for (let i = 0; i < 300; i++) docs.push(memory(++id, `user's cousin number ${i} has an allergy`));
+    for (let i = 0; i < 600; i++) docs.push(memory(++id, `user likes item${i % 50}`));
+    new SearchIndex(database).upsertMany(docs);
+    expect(relatedTerms("medic")).toContain("allergi");
+    const intersected: string[][] = [];
+    // A spy calls through: the search runs as it does, and the intersections it asked for are kept.
+    const spy = vi.spyOn(LexicalIndex.prototype, "candidates");
+    const bounded = new SearchIndex(database, { firstStageBudget: 100 });
+    const hits = await bounded.search("What medication does the user take for asthma?", {
+      namespace: "memory",
+      scopes: ["owner"],
+    });
+    for (const call of spy.mock.calls) if (call[3]?.all) intersected.push([...call[0]]);
+    spy.mockRestore();
+    expect(hits[0]?.id).toBeLessThanOrEqual(300);
+    expect(intersected.length).toBeGreaterThan(0);
+    for (const terms of intersected) expect(terms).not.toContain("allergi");
   });
 });
