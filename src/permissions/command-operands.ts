@@ -5,6 +5,7 @@ import type { WalkScope } from "./command-walk-scope.js";
 import { isWithin } from "./context.js";
 import { gitConfigRisk } from "./git-config.js";
 import { hardlineCheck, writeTargets } from "./hardline.js";
+import { ownEntry } from "./own-key.js";
 import { resolveReal } from "./paths.js";
 import { judgeReadonly } from "./readonly.js";
 import { sensitiveRoots } from "./sensitive.js";
@@ -31,7 +32,7 @@ export function interpreterChecks(final: Invocation, scope: WalkScope): void {
       reason: `${written} is not a standard system program`,
     });
   }
-  const inlineFlags = interpreterInlineFlags[program];
+  const inlineFlags = ownEntry(interpreterInlineFlags, program);
   if (inlineFlags !== undefined || program === "source" || program === ".") {
     const args = final.words.slice(1).map((word) => word.text);
     // `-e CODE`, `-eCODE`, and a cluster ending in the flag (`perl -pe`, `ruby -ne`, `python3 -Ic`).

@@ -14,6 +14,7 @@ import { producedText, producedWords, readScript, shellReadsStdin } from "./comm
 import { crontabCommands, stdinJudge, stdinText } from "./command-stdin-runners.js";
 import { finalProgram, flattenPipeline, programsIn } from "./command-structure.js";
 import type { WalkScope } from "./command-walk-scope.js";
+import { configWriteFindings } from "./config-writers.js";
 import type { PermissionContext } from "./context.js";
 import { downloaders, hardlineCheck, protectedWriteTarget } from "./hardline.js";
 import { inlineCodeFindings } from "./inline-code.js";
@@ -357,6 +358,7 @@ class Walker {
       const args = invocation.words.slice(1).map((word) => word.text);
       const persistence = persistenceFinding(invocation.program, args);
       if (persistence) this.add(persistence);
+      configWriteFindings(invocation.program, args, this.scope());
     }
     const scripts = projectScriptText(program, finalArgs, this.context.cwd);
     if (scripts !== null) for (const line of scripts.split("\n")) this.innerDenies(line);

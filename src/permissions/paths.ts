@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import { dirname, isAbsolute, join, sep } from "node:path";
 import { isMissing, isWithin, type PermissionContext } from "./context.js";
 import { inodeKey, secretInodes } from "./secret-inodes.js";
-import { isEnvFile, sensitiveMatch } from "./sensitive.js";
+import { isEnvFile, isPackageToolConfig, sensitiveMatch } from "./sensitive.js";
 import type { Decision } from "./types.js";
 import { hasInvisibleCharacters } from "./unicode.js";
 
@@ -236,6 +236,14 @@ export function checkPath(
   }
   if (isEnvFile(real)) {
     return ask("path.env-file", `${real} is an environment file that usually holds secrets`, subject, real);
+  }
+  if (isPackageToolConfig(real)) {
+    return ask(
+      "path.env-file",
+      `${real} is a package tool's settings file: it can hold registry tokens and names programs the tool runs later`,
+      subject,
+      real,
+    );
   }
   const roots = access === "write" ? context.writeRoots : [...context.writeRoots, ...context.readRoots];
   if (!roots.some((root) => isWithin(real, root))) {

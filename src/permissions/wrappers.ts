@@ -1,4 +1,5 @@
 import { basename } from "node:path";
+import { ownEntry } from "./own-key.js";
 import type { EvaluatedWord, Finding } from "./shell-words.js";
 import { foldForComparison } from "./unicode.js";
 
@@ -202,7 +203,7 @@ export function unwrap(words: EvaluatedWord[], via: string[] = [], depth = 0): U
     out.innerScripts.push(texts.slice(index).join(" "));
     return out;
   }
-  const spec = wrappers[program];
+  const spec = ownEntry(wrappers, program);
   if (!spec) return out;
   // `command -v NAME` only looks a name up; `-v` must come before the name (`command ls -v` runs ls).
   if (program === "command" && commandLookup(texts)) return out;
