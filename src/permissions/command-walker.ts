@@ -18,6 +18,7 @@ import { configWriteFindings } from "./config-writers.js";
 import type { PermissionContext } from "./context.js";
 import { downloaders, hardlineCheck, protectedWriteTarget } from "./hardline.js";
 import { inlineCodeFindings } from "./inline-code.js";
+import { type CreatedLink, linksCreatedBy, withLinks } from "./link-overlay.js";
 import { type PathFs, resolveReal } from "./paths.js";
 import { persistenceFinding } from "./persistence.js";
 import { projectScriptText } from "./project-scripts.js";
@@ -70,6 +71,17 @@ export function analyzeSource(
     out.findings.push({ decision: "ask", rule: "command.chain", reason: "several commands are chained" });
   }
   for (const stmt of parsed.stmts) walker.stmt(stmt);
+  // A substitution the converter has no field for (an array literal's elements) is still judged.
+  if (parsed.substitutions.length > 0) {
+    const seen = out.findings.some((finding) => /^command\.(process-)?substitution$/.test(finding.rule));
+    if (!seen)
+      out.findings.push({
+        decision: "ask",
+        rule: "command.substitution",
+        reason: "the command runs command substitutions, whose output becomes part of the command",
+      });
+    for (const stmt of parsed.substitutions) new Walker(context, fsApi, out, depth).stmt(stmt);
+  }
   return parsed.stmts;
 }
 
@@ -77,7 +89,8 @@ class Walker {
   constructor(
     /** Not readonly: a `cd` earlier in the command moves where later relative paths point. */
     private context: PermissionContext,
-    private readonly fsApi: PathFs,
+    /** Not readonly: a symlink made earlier in the command (`ln -s ~ h; cat h/…`) is part of the view. */
+    private fsApi: PathFs,
     private readonly out: Analysis,
     private readonly depth: number,
   ) {}
@@ -199,7 +212,11 @@ class Walker {
           });
         }
         for (const inner of command.stmts) this.stmt(inner);
-        for (const word of command.words) this.evaluate(word);
+        // `[[ -f ~/.ssh/id_rsa ]]`, `for f in ~/.aws/credentials`: a word naming a secret is refused here too.
+        for (const word of command.words) {
+          const evaluated = this.evaluate(word);
+          if (evaluated.exact && !evaluated.glob) sensitiveArgument(this.scope(), evaluated.text);
+        }
         return;
     }
   }
@@ -297,6 +314,15 @@ class Walker {
   }
 
   private call(call: Extract<Command, { type: "call" }>): void {
+    const created: CreatedLink[] = [];
+    try {
+      this.callChecks(call, created);
+    } finally {
+      this.fsApi = withLinks(this.fsApi, created);
+    }
+  }
+
+  private callChecks(call: Extract<Command, { type: "call" }>, created: CreatedLink[]): void {
     for (const assign of call.assigns) {
       if (assign.value) this.evaluate(assign.value);
       this.add({
@@ -317,6 +343,11 @@ class Walker {
     }
     const unwrapped = unwrap(words);
     for (const finding of unwrapped.findings) this.add(finding);
+    for (const invocation of unwrapped.invocations) {
+      if (invocation.program !== "ln") continue;
+      const args = invocation.words.slice(1).map((word) => word.text);
+      created.push(...linksCreatedBy(args, this.context, this.fsApi));
+    }
     // `{rm,-rf,/}` is `rm -rf /` to bash: judge the brace-expanded words against the hardline too.
     if (words.some((word) => word.findings.some((finding) => finding.rule === "command.brace-expansion"))) {
       const expanded = words.flatMap((word) =>
