@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { type PathScope, pathFinding } from "./command-paths.js";
 import { protectedWriteTarget } from "./hardline-targets.js";
+import type { Finding } from "./shell-words.js";
 
 /**
  * Commands that write a tool's own settings or install programs, where the file they write is not
@@ -22,6 +23,8 @@ export function configWriteFindings(program: string, args: string[], scope: Path
       rule: "path.git-internals",
       reason: `${why}: what is written there runs later, outside the sandbox, when git or the user runs git; only a person approves it`,
     });
+  const control = mercuryControl(program, args);
+  if (control) scope.add(control);
   switch (program) {
     case "git": {
       const { sub, rest } = gitSubcommand(args);
@@ -161,4 +164,34 @@ function optionValue(args: string[], names: string[]): string | undefined {
     }
   }
   return undefined;
+}
+
+const serviceQueries = /^(status|show|cat|is-active|is-enabled|is-failed|list-units|list-unit-files|help)$/;
+
+/**
+ * Mercury's own command line and service: `mercury telegram approve`, `mercury memory forget`,
+ * `mercury policy …`, `systemctl --user stop mercury`, `pkill mercury`. They read and change its
+ * database, settings, approvals and the daemon itself — the agent never grants itself anything or
+ * stops its own watchdog, so they are refused like writes into Mercury's folder.
+ */
+function mercuryControl(program: string, args: string[]): Finding | null {
+  const refuse = (what: string): Finding => ({
+    decision: "deny",
+    rule: "path.mercury-state",
+    reason: `${what} changes Mercury's own state, permissions or daemon; only the user runs it`,
+  });
+  if (program === "mercury") {
+    if (args.length === 1 && /^(--version|-V|--help|-h)$/.test(args[0] as string)) return null;
+    return refuse(`mercury ${args.join(" ")}`.trim());
+  }
+  const operands = args.filter((arg) => !arg.startsWith("-"));
+  if (
+    program === "systemctl" &&
+    !serviceQueries.test(operands[0] ?? "") &&
+    operands.slice(1).some((unit) => /mercury/i.test(unit))
+  )
+    return refuse(`systemctl ${operands.join(" ")}`);
+  if ((program === "pkill" || program === "killall") && operands.some((name) => /mercury/i.test(name)))
+    return refuse(`${program} ${operands.join(" ")}`);
+  return null;
 }

@@ -177,6 +177,21 @@ export const session5CommandAttacks: CommandAttack[] = [
     "[[ -f ~/.ssh/id_rsa ]]",
     "[[ -s %MH%/.env ]]",
   ]),
+  // Class: Mercury's own command line and service (the agent granting itself access or stopping itself).
+  ...deny("Mercury's own controls", "path.mercury-state", [
+    "mercury telegram approve 123",
+    "mercury memory forget --all",
+    "mercury policy check -- ls",
+    "mercury stop",
+    "mercury service uninstall",
+    "/usr/local/bin/mercury memory export",
+    "nohup mercury start",
+    "systemctl --user stop mercury",
+    "systemctl --user disable mercury.service",
+    "systemctl --user mask mercury",
+    "pkill mercury",
+    "killall -9 mercury",
+  ]),
   // Class: a folder that is itself a git repository; its config runs programs like a .git's.
   ...ask("bare repository config", "command.git-repo-config", [
     "git -C bare log",
