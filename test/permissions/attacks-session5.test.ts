@@ -84,6 +84,7 @@ describe("red-team pass 5", () => {
       "git config -l",
       "npm install lodash",
       "ln -s src s",
+      "systemctl --user status mercury",
     ]) {
       const request = { kind: "command" as const, command, cwd: sandbox.project };
       const result = await decide(request, sandbox.context);
