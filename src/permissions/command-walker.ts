@@ -11,7 +11,7 @@ import {
 } from "./command-paths.js";
 import { type Analysis, expandBraces, hasControlCharacters, interpreters } from "./command-rules.js";
 import { producedText, producedWords, readScript, shellReadsStdin } from "./command-stdin.js";
-import { crontabCommands, stdinJudge, stdinText } from "./command-stdin-runners.js";
+import { crontabCommands, escapedCommands, stdinJudge, stdinText } from "./command-stdin-runners.js";
 import { finalProgram, flattenPipeline, programsIn } from "./command-structure.js";
 import type { WalkScope } from "./command-walk-scope.js";
 import { configWriteFindings } from "./config-writers.js";
@@ -26,6 +26,13 @@ import { type Command, parseShell, type Redirect, type Stmt, stmtsInWord } from 
 import { type EvaluatedWord, evaluateWord, type Finding } from "./shell-words.js";
 import { hasNonAscii } from "./unicode.js";
 import { isShell, unwrap } from "./wrappers.js";
+
+const commandVariables =
+  /^(GIT_SSH_COMMAND|GIT_SSH|GIT_PAGER|PAGER|MANPAGER|GIT_EDITOR|EDITOR|VISUAL|GIT_SEQUENCE_EDITOR|GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|SUDO_ASKPASS|GIT_PROXY_COMMAND|RSYNC_RSH|CVS_RSH|BROWSER|LESSOPEN|LESSCLOSE|PROMPT_COMMAND)$/;
+
+function shellOfValue(text: string): string {
+  return text.replace(/^\|+/, "");
+}
 
 /** Walks the parsed command and records a finding for everything that stops it from being allowed. */
 export function analyzeSource(
@@ -146,6 +153,7 @@ class Walker {
     if (judge === "code") this.inlineCode(text);
     else if (judge === "crontab") this.innerDenies(crontabCommands(text));
     else if (judge === "builder") this.xargsWords(stmt, text);
+    else if (judge === "escapes") this.innerDenies(escapedCommands(text));
     else this.innerDenies(text);
   }
 
@@ -236,6 +244,7 @@ class Walker {
         const text = fed ? producedText(previous, this.context) : null;
         if (text !== null && judge === "code") this.inlineCode(text);
         else if (text !== null && judge === "crontab") this.innerDenies(crontabCommands(text));
+        else if (text !== null && judge === "escapes") this.innerDenies(escapedCommands(text));
         else if (text !== null) this.innerDenies(text);
       }
       if (previous) this.xargsFeed(element, previous);
@@ -324,7 +333,11 @@ class Walker {
 
   private callChecks(call: Extract<Command, { type: "call" }>, created: CreatedLink[]): void {
     for (const assign of call.assigns) {
-      if (assign.value) this.evaluate(assign.value);
+      if (assign.value) {
+        const value = this.evaluate(assign.value);
+        // `GIT_SSH_COMMAND='rm -rf ~' git fetch`: variables whose value a program runs as a command.
+        if (commandVariables.test(assign.name) && value.exact) this.innerDenies(shellOfValue(value.text));
+      }
       this.add({
         decision: "ask",
         rule: "command.assignment",

@@ -25,6 +25,8 @@ export function configWriteFindings(program: string, args: string[], scope: Path
     });
   const control = mercuryControl(program, args);
   if (control) scope.add(control);
+  const daemon = containerDaemon(program, args);
+  if (daemon) scope.add(daemon);
   switch (program) {
     case "git": {
       const { sub, rest } = gitSubcommand(args);
@@ -194,4 +196,23 @@ function mercuryControl(program: string, args: string[]): Finding | null {
   if ((program === "pkill" || program === "killall") && operands.some((name) => /mercury/i.test(name)))
     return refuse(`${program} ${operands.join(" ")}`);
   return null;
+}
+
+const containerTools = new Set(["docker", "podman", "nerdctl", "docker-compose", "kubectl", "lxc", "incus"]);
+const containerQueries =
+  /^(version|info|ps|images|image|inspect|logs|top|stats|events|search|help|get|describe|config)$/;
+
+/**
+ * Container tools drive a daemon outside the sandbox, usually as root: `docker run -v /:/h …` reads
+ * and writes the whole machine. Anything but a query is a person's call (`command.privilege`).
+ */
+function containerDaemon(program: string, args: string[]): Finding | null {
+  if (!containerTools.has(program)) return null;
+  const operands = args.filter((arg) => !arg.startsWith("-"));
+  if (operands.length === 0 || containerQueries.test(operands[0] as string)) return null;
+  return {
+    decision: "ask",
+    rule: "command.privilege",
+    reason: `${program} ${operands[0]} asks a container daemon outside the sandbox (often running as root) to act`,
+  };
 }

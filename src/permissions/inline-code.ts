@@ -18,7 +18,7 @@ import { isHardDenial } from "./speculation.js";
 const stringLiteral = /(["'`])((?:\\.|(?!\1)[^\\])*)\1/gs;
 
 const homeExpression =
-  /expanduser\(\s*["']~\/?["']\s*\)|Path\.home\(\)|homedir\(\)|environ(?:\.get\(\s*|\[\s*)["']HOME["']|getenv\(\s*["']HOME["']|process\.env\.HOME\b|process\.env\[\s*["']HOME["']|ENV\[\s*["']HOME["']|\$ENV\{\s*HOME\s*\}|Dir\.home|\$HOME\b|os\.UserHomeDir\(\)|\$env:HOME|home_dir\(\)/;
+  /expanduser\(\s*["']~\/?["']\s*\)|Path\.home\(\)|homedir\(\)|environ(?:\.get\(\s*|\[\s*)["']HOME["']|getenv\(\s*["']HOME["']|env\.get\(\s*["']HOME["']|process\.env\.HOME\b|process\.env\[\s*["']HOME["']|ENV\[\s*["']HOME["']|\$ENV\{\s*HOME\s*\}|Dir\.home|\$HOME\b|os\.UserHomeDir\(\)|\$env:HOME|home_dir\(\)/;
 
 const mercuryHomeExpression = /MERCURY_HOME/;
 

@@ -192,6 +192,32 @@ export const session5CommandAttacks: CommandAttack[] = [
     "pkill mercury",
     "killall -9 mercury",
   ]),
+  // Class: a hardline command behind a tool's shell escape, an option value or a command variable.
+  ...deny("shell escapes, command variables, more interpreters", "hardline.rm-root", [
+    "mawk 'BEGIN{system(\"rm -rf ~\")}'",
+    "nawk 'BEGIN{system(\"rm -rf /\")}'",
+    "echo '.shell rm -rf ~' | sqlite3",
+    "sqlite3 x.db <<< '.system rm -rf ~'",
+    "echo '!rm -rf ~' | ed",
+    "ed -s README.md <<< '!rm -rf ~'",
+    "psql <<< '\\! rm -rf ~'",
+    "gdb -ex '!rm -rf ~'",
+    "zip -T --unzip-command='rm -rf ~ #' x.zip README.md",
+    "julia -e 'run(`rm -rf ~`)'",
+    "Rscript -e 'system(\"rm -rf ~\")'",
+    "GIT_SSH_COMMAND='rm -rf ~' git fetch",
+    "PAGER='rm -rf ~' git log",
+    "EDITOR='rm -rf ~' git commit",
+    "LESSOPEN='|rm -rf ~ %s' less README.md",
+  ]),
+  // Class: container tools, whose daemon acts outside the sandbox (often as root).
+  ...ask("container daemons", "command.privilege", [
+    "docker run -v /:/h alpine sh",
+    "docker run --privileged alpine sh",
+    "podman run --rm alpine id",
+    "kubectl apply -f deploy.yaml",
+    "docker compose up -d",
+  ]),
   // Class: a folder that is itself a git repository; its config runs programs like a .git's.
   ...ask("bare repository config", "command.git-repo-config", [
     "git -C bare log",
@@ -229,4 +255,8 @@ export const session5PersonOnly: string[] = [
   "echo 'yarnPath: ./evil.js' >> .yarnrc.yml",
   "echo 'rm -rf ~' > hooked/.husky/pre-commit",
   "cp cleanup.sh hooked/.husky/pre-push",
+  // A glob target writes in the folder its fixed part names.
+  "truncate -s 0 ~/*",
+  "chmod +x .git/hooks/*",
+  "cp src/*.ts ~/",
 ];

@@ -71,6 +71,8 @@ describe("red-team pass 5", () => {
       "cat .env.example",
       "ls -la",
       "[[ -f README.md ]] && echo yes",
+      "ls src/*.ts",
+      "cat src/*.ts",
     ]) {
       const result = await decide({ kind: "command", command, cwd: sandbox.project }, sandbox.context);
       if (command.includes("&&")) expect(result.rule, command).toBe("command.chain");
@@ -85,6 +87,9 @@ describe("red-team pass 5", () => {
       "npm install lodash",
       "ln -s src s",
       "systemctl --user status mercury",
+      "docker ps",
+      "truncate -s 0 *.md",
+      "sqlite3 x.db <<< 'select 1;'",
     ]) {
       const request = { kind: "command" as const, command, cwd: sandbox.project };
       const result = await decide(request, sandbox.context);
