@@ -25,14 +25,7 @@ import { projectScriptText } from "./project-scripts.js";
 import { type Command, parseShell, type Redirect, type Stmt, stmtsInWord } from "./shell-ast.js";
 import { type EvaluatedWord, evaluateWord, type Finding } from "./shell-words.js";
 import { hasNonAscii } from "./unicode.js";
-import { isShell, unwrap } from "./wrappers.js";
-
-const commandVariables =
-  /^(GIT_SSH_COMMAND|GIT_SSH|GIT_PAGER|PAGER|MANPAGER|GIT_EDITOR|EDITOR|VISUAL|GIT_SEQUENCE_EDITOR|GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|SUDO_ASKPASS|GIT_PROXY_COMMAND|RSYNC_RSH|CVS_RSH|BROWSER|LESSOPEN|LESSCLOSE|PROMPT_COMMAND)$/;
-
-function shellOfValue(text: string): string {
-  return text.replace(/^\|+/, "");
-}
+import { commandVariables, isShell, shellOfValue, unwrap } from "./wrappers.js";
 
 /** Walks the parsed command and records a finding for everything that stops it from being allowed. */
 export function analyzeSource(
@@ -220,6 +213,11 @@ class Walker {
           });
         }
         for (const inner of command.stmts) this.stmt(inner);
+        // `export GIT_SSH_COMMAND='rm -rf ~'`: a command-valued variable set for what follows.
+        for (const assign of command.assigns ?? []) {
+          const value = assign.value ? evaluateWord(assign.value, this.context) : null;
+          if (value?.exact && commandVariables.test(assign.name)) this.innerDenies(shellOfValue(value.text));
+        }
         // `[[ -f ~/.ssh/id_rsa ]]`, `for f in ~/.aws/credentials`: a word naming a secret is refused here too.
         for (const word of command.words) {
           const evaluated = this.evaluate(word);

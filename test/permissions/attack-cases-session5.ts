@@ -209,6 +209,10 @@ export const session5CommandAttacks: CommandAttack[] = [
     "PAGER='rm -rf ~' git log",
     "EDITOR='rm -rf ~' git commit",
     "LESSOPEN='|rm -rf ~ %s' less README.md",
+    "env GIT_SSH_COMMAND='rm -rf ~' git fetch",
+    "env PAGER='rm -rf ~' git log",
+    "export GIT_SSH_COMMAND='rm -rf ~'; git fetch",
+    "declare -x PAGER='rm -rf ~'; git log",
   ]),
   // Class: container tools, whose daemon acts outside the sandbox (often as root).
   ...ask("container daemons", "command.privilege", [
