@@ -100,6 +100,24 @@ describe("red-team pass 5", () => {
   });
 });
 
+describe("file tools on the pass-5 classes", () => {
+  it.each([
+    ["~/.codex/auth.json", "read", "deny", "path.sensitive"],
+    ["~/.claude/.credentials.json", "write", "deny", "path.sensitive"],
+    ["%MH%/.env.bak", "read", "deny", "path.sensitive"],
+    ["/run/secrets/token", "read", "deny", "path.sensitive"],
+    [".envrc", "read", "ask", "path.env-file"],
+    [".envrc", "write", "ask", "path.env-file"],
+    [".npmrc", "write", "ask", "path.env-file"],
+    ["terraform.tfstate", "read", "ask", "path.env-file"],
+    ["hooked/.husky/pre-commit", "write", "ask", "path.git-internals"],
+    ["/dev/sda", "read", "deny", "hardline.device"],
+  ] as const)("%s (%s) -> %s %s", async (path, access, decision, rule) => {
+    const result = await decide({ kind: "path", path: sandbox.fill(path), access }, sandbox.context);
+    expect({ decision: result.decision, rule: result.rule }).toEqual({ decision, rule });
+  });
+});
+
 describe("sed's script reader", () => {
   it.each([
     ["1,20p", true],
