@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { type PathScope, pathFinding } from "./command-paths.js";
+import { credentialPrinter } from "./credential-commands.js";
 import { protectedWriteTarget } from "./hardline-targets.js";
 import type { Finding } from "./shell-words.js";
 
@@ -23,6 +24,8 @@ export function configWriteFindings(program: string, args: string[], scope: Path
       rule: "path.git-internals",
       reason: `${why}: what is written there runs later, outside the sandbox, when git or the user runs git; only a person approves it`,
     });
+  const printed = credentialPrinter(program, args);
+  if (printed) scope.add(printed);
   const control = mercuryControl(program, args);
   if (control) scope.add(control);
   const daemon = containerDaemon(program, args);

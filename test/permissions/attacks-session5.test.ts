@@ -71,6 +71,7 @@ describe("red-team pass 5", () => {
       "cat .env.example",
       "ls -la",
       "[[ -f README.md ]] && echo yes",
+      "git log -- credential-helper.ts",
       "ls src/*.ts",
       "cat src/*.ts",
     ]) {
@@ -88,6 +89,8 @@ describe("red-team pass 5", () => {
       "ln -s src s",
       "systemctl --user status mercury",
       "docker ps",
+      "pass ls",
+      "kubectl config view",
       "truncate -s 0 *.md",
       "sqlite3 x.db <<< 'select 1;'",
     ]) {
