@@ -284,6 +284,11 @@ export const session5PersonOnly: string[] = [
   "echo 'yarnPath: ./evil.js' >> .yarnrc.yml",
   "echo 'rm -rf ~' > hooked/.husky/pre-commit",
   "cp cleanup.sh hooked/.husky/pre-push",
+  // Interpreter code that writes files and names a place outside the workspace.
+  "python3 -c \"open('/home/u/.bashrc','a').write('id')\"",
+  "node -e \"require('fs').appendFileSync(require('os').homedir()+'/.bashrc','id')\"",
+  'perl -e \'open F,">>$ENV{HOME}/.bashrc"; print F "id"\'',
+  "python3 -c \"open('%PROJECT%/.git/hooks/pre-commit','w').write('id')\"",
   // A glob target writes in the folder its fixed part names.
   "truncate -s 0 ~/*",
   "chmod +x .git/hooks/*",

@@ -90,6 +90,8 @@ describe("red-team pass 5", () => {
       "systemctl --user status mercury",
       "docker ps",
       "pass ls",
+      "python3 -c \"open('out.txt','w').write('x')\"",
+      "node -e \"console.log(require('os').homedir())\"",
       "kubectl config view",
       "truncate -s 0 *.md",
       "sqlite3 x.db <<< 'select 1;'",
