@@ -26,6 +26,7 @@ import { type Command, parseShell, type Redirect, type Stmt, stmtsInWord } from 
 import { type EvaluatedWord, evaluateWord, type Finding } from "./shell-words.js";
 import { hasNonAscii } from "./unicode.js";
 import { commandVariables, isShell, shellOfValue, unwrap } from "./wrappers.js";
+import { WrittenFiles } from "./written-files.js";
 
 /** Walks the parsed command and records a finding for everything that stops it from being allowed. */
 export function analyzeSource(
@@ -86,6 +87,8 @@ export function analyzeSource(
 }
 
 class Walker {
+  private readonly written = new WrittenFiles();
+
   constructor(
     /** Not readonly: a `cd` earlier in the command moves where later relative paths point. */
     private context: PermissionContext,
@@ -126,6 +129,7 @@ class Walker {
       this.add({ decision: "ask", rule: "command.compound", reason: "coproc starts a background process" });
     for (const redirect of stmt.redirects) this.redirect(redirect);
     if (stmt.command) this.command(stmt.command);
+    this.written.record(stmt, this.context);
     this.scriptOnStdin(stmt);
   }
 
@@ -384,7 +388,11 @@ class Walker {
       const scriptFile = runner.words
         .slice(1)
         .find((word) => !word.text.startsWith("-") && !word.text.startsWith("+"));
-      if (scriptFile?.exact) this.innerDenies(readScript(scriptFile.text, this.context.cwd));
+      if (scriptFile?.exact)
+        this.innerDenies(
+          this.written.text(scriptFile.text, this.context.cwd) ??
+            readScript(scriptFile.text, this.context.cwd),
+        );
     }
     const final = unwrapped.invocations[unwrapped.invocations.length - 1];
     if (!final) return;
@@ -402,6 +410,7 @@ class Walker {
       if (persistence) this.add(persistence);
       configWriteFindings(invocation.program, args, this.scope());
     }
+    for (const line of this.written.runBy(program, finalArgs, this.context.cwd)) this.innerDenies(line);
     const scripts = projectScriptText(program, finalArgs, this.context.cwd);
     if (scripts !== null) for (const line of scripts.split("\n")) this.innerDenies(line);
     for (const invocation of unwrapped.invocations) {

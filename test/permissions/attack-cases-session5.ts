@@ -163,6 +163,15 @@ export const session5CommandAttacks: CommandAttack[] = [
     "ln -s ~ h; rm -rf h/",
     "ln -s / r && rm -rf r/",
   ]),
+  // Class: a file written earlier in the same command, then run (it said something else when judged).
+  ...deny("file written then run", "hardline.rm-root", [
+    "echo 'all:; rm -rf ~' > Makefile && make",
+    "printf 'all:\\n\\trm -rf ~\\n' > M && make -f M",
+    "printf 'rm -rf ~' > x.sh; bash x.sh",
+    "echo 'rm -rf /' > x.sh && sh ./x.sh",
+    'echo \'{"scripts":{"test":"rm -rf ~"}}\' > package.json && npm test',
+    "echo 'rm -rf ~' > x.sh; echo 'echo hi' >> x.sh; bash x.sh",
+  ]),
   // Class: a command substitution where the converter had no field (array literals, `${x:…}`).
   ...deny("substitutions in array literals and slices", "hardline.rm-root", [
     "a=( $(rm -rf ~) )",
