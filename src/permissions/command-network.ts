@@ -1,3 +1,5 @@
+import { ownEntry } from "./own-key.js";
+
 /**
  * Which commands need the network, and which hosts they name. The OS sandbox runs commands without
  * network unless a person approved one that needs it; the exfiltration check asks before a task
@@ -81,7 +83,7 @@ const codeRunners = new Set([
 /** Whether an invocation needs the network: a networked program, or a subcommand that downloads or pushes. */
 export function needsNetwork(program: string, args: string[]): boolean {
   if (alwaysNetworked.has(program)) return !args.every((arg) => /^(--version|-V|--help|-h)$/.test(arg));
-  const pattern = networkedSubcommands[program];
+  const pattern = ownEntry(networkedSubcommands, program);
   if (codeRunners.has(program) && args.some((arg) => /\b(https?|wss?|ftp):\/\/[^\s'"`]/i.test(arg)))
     return true;
   if (!pattern) return args.some((arg) => /^[a-z][a-z0-9+.-]*:\/\//i.test(arg) && !arg.startsWith("file:"));

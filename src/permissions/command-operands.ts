@@ -1,10 +1,11 @@
 import { dirname } from "node:path";
 import { expandGlob, pathFinding } from "./command-paths.js";
-import { type Analysis, interpreterInlineFlags, standardBinDirs } from "./command-rules.js";
+import { type Analysis, awkPrograms, interpreterInlineFlags, standardBinDirs } from "./command-rules.js";
 import type { WalkScope } from "./command-walk-scope.js";
 import { isWithin } from "./context.js";
 import { gitConfigRisk } from "./git-config.js";
 import { hardlineCheck, writeTargets } from "./hardline.js";
+import { ownEntry } from "./own-key.js";
 import { resolveReal } from "./paths.js";
 import { judgeReadonly } from "./readonly.js";
 import { sensitiveRoots } from "./sensitive.js";
@@ -31,7 +32,7 @@ export function interpreterChecks(final: Invocation, scope: WalkScope): void {
       reason: `${written} is not a standard system program`,
     });
   }
-  const inlineFlags = interpreterInlineFlags[program];
+  const inlineFlags = ownEntry(interpreterInlineFlags, program);
   if (inlineFlags !== undefined || program === "source" || program === ".") {
     const args = final.words.slice(1).map((word) => word.text);
     // `-e CODE`, `-eCODE`, and a cluster ending in the flag (`perl -pe`, `ruby -ne`, `python3 -Ic`).
@@ -43,13 +44,13 @@ export function interpreterChecks(final: Invocation, scope: WalkScope): void {
           (flag.length === 2 && new RegExp(`^-[A-Za-z]*${flag[1]}$`).test(arg)),
       ),
     );
-    if (inline || program === "awk" || program === "gawk" || program === "source" || program === ".") {
+    if (inline || awkPrograms.has(program) || program === "source" || program === ".") {
       scope.add({
         decision: "ask",
         rule: "command.inline-code",
         reason: `${program} runs code given on the command line`,
       });
-      if (inline || program === "awk" || program === "gawk") scope.inlineCode(args.join("\n"));
+      if (inline || awkPrograms.has(program)) scope.inlineCode(args.join("\n"));
     } else if (!(args.length === 1 && ["--version", "-v", "-V"].includes(args[0] as string))) {
       scope.add({
         decision: "ask",
@@ -63,8 +64,10 @@ export function interpreterChecks(final: Invocation, scope: WalkScope): void {
 export function readonlyChecks(final: Invocation, scope: WalkScope): void {
   const program = final.program;
   const finalArgs = final.words.slice(1).map((word) => word.text);
-  if (final.words.every((word) => word.exact && !word.glob)) {
-    for (const target of writeTargets(final)) pathFinding(scope, target, "write", "command.write");
+  if (final.words.every((word) => word.exact)) {
+    // A glob target (`truncate -s0 ~/*`, `chmod +x .git/hooks/*`) writes in the folder its fixed part names.
+    for (const target of writeTargets(final))
+      pathFinding(scope, globFolder(target), "write", "command.write");
   }
   const judgement = judgeReadonly(final);
   for (const finding of judgement.findings) scope.add(finding);
@@ -184,12 +187,46 @@ export function hiddenHardline(words: EvaluatedWord[], scope: WalkScope): void {
   }
   for (const word of words.slice(1)) {
     if (!word.exact || !/\s/.test(word.text) || scope.depth > 2) continue;
-    const inner: Analysis = { findings: [] };
-    scope.analyze(word.text, inner);
-    const hard = inner.findings.find((finding) => finding.rule.startsWith("hardline."));
-    if (hard) {
-      scope.add(hard);
-      return;
+    for (const text of commandTexts(word.text)) {
+      const inner: Analysis = { findings: [] };
+      scope.analyze(text, inner);
+      const hard = inner.findings.find((finding) => finding.rule.startsWith("hardline."));
+      if (hard) {
+        scope.add(hard);
+        return;
+      }
     }
   }
+}
+
+/**
+ * The ways an argument can carry a shell command: as it is, as an option's value
+ * (`--unzip-command=rm -rf ~`), behind a shell escape (`!rm -rf ~` for gdb/ed/less, `.shell …` for
+ * sqlite3, `\! …` for psql, `system …` for mysql).
+ */
+export function commandTexts(text: string): string[] {
+  const texts = new Set([text]);
+  const equals = text.indexOf("=");
+  if (text.startsWith("-") && equals > 0) texts.add(text.slice(equals + 1));
+  for (const candidate of [...texts]) {
+    const escaped = shellEscape(candidate);
+    if (escaped !== null) texts.add(escaped);
+  }
+  return [...texts];
+}
+
+/** The command behind an interactive tool's shell escape on one line, or null. */
+export function shellEscape(line: string): string | null {
+  const match = /^\s*(?:\.(?:shell|system)\s+|\\!\s*|:*\s*!\s*|(?:system|shell)\s+)(.+)$/s.exec(line);
+  return match?.[1] ?? null;
+}
+
+/** A path as written, or for a glob the folder its fixed leading part names (`~/*` is `~`, `*.ts` is `.`). */
+function globFolder(target: string): string {
+  const at = target.search(/[*?[]/);
+  if (at < 0) return target;
+  const fixed = target.slice(0, at);
+  const slash = fixed.lastIndexOf("/");
+  if (slash < 0) return ".";
+  return slash === 0 ? "/" : fixed.slice(0, slash);
 }

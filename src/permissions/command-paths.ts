@@ -170,6 +170,11 @@ export function sensitiveArgument(scope: PathScope, text: string): void {
     candidates.add(value.startsWith("~/") || value === "~" ? scope.context.home + value.slice(1) : value);
   };
   addCandidate(text);
+  // A value attached to a short option (`-Ofile`, `-nffile`, `-d@file`, `-Kfile`): every tail of the
+  // cluster is a candidate, since which letter takes the value depends on the program.
+  if (/^-[^-]/.test(text) && text.length <= 256 && !/\s/.test(text)) {
+    for (let at = 2; at < text.length; at++) addCandidate(text.slice(at));
+  }
   const equals = text.indexOf("=");
   if (equals > 0) addCandidate(text.slice(equals + 1));
   for (const match of text.matchAll(/(?:~|\$HOME|\$\{HOME\}|\/)[^\s'"`;|&<>(),]*/g)) {

@@ -15,10 +15,19 @@ export const interpreterInlineFlags: Record<string, string[]> = {
   osascript: ["-e"],
   pwsh: ["-c", "-command"],
   powershell: ["-c", "-command"],
+  rscript: ["-e"],
+  r: ["-e"],
+  julia: ["-e", "-E", "--eval", "--print"],
   awk: [],
   gawk: [],
+  mawk: [],
+  nawk: [],
   tclsh: [],
+  wish: [],
 };
+
+/** awk and its implementations: the first operand is a program. */
+export const awkPrograms = new Set(["awk", "gawk", "mawk", "nawk"]);
 
 export const interpreters = new Set([
   ...Object.keys(interpreterInlineFlags),

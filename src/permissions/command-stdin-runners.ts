@@ -1,3 +1,4 @@
+import { shellEscape } from "./command-operands.js";
 import { readScript } from "./command-stdin.js";
 import type { PermissionContext } from "./context.js";
 import type { Stmt } from "./shell-ast.js";
@@ -11,16 +12,58 @@ import { type Invocation, isShell, unwrap } from "./wrappers.js";
  * - "code": an interpreter reading its program (`python3 <<EOF`, `echo … | node`);
  * - "builder": xargs and parallel append the words of their input to a command.
  */
-export type StdinJudge = "shell" | "crontab" | "code" | "builder";
+export type StdinJudge = "shell" | "crontab" | "code" | "builder" | "escapes";
 
-const codeReaders = new Set(["python", "python2", "python3", "node", "nodejs", "perl", "ruby", "php", "bun"]);
+const codeReaders = new Set([
+  "python",
+  "python2",
+  "python3",
+  "node",
+  "nodejs",
+  "perl",
+  "ruby",
+  "php",
+  "bun",
+  "tclsh",
+  "wish",
+  "expect",
+  "lua",
+  "rscript",
+  "r",
+  "julia",
+]);
+
+/** Interactive tools that read commands on their input and have a shell escape (`!cmd`, `.shell cmd`). */
+const escapeReaders = new Set([
+  "sqlite3",
+  "ed",
+  "red",
+  "ex",
+  "gdb",
+  "psql",
+  "mysql",
+  "mariadb",
+  "ftp",
+  "sftp",
+  "lftp",
+]);
 
 export function stdinJudge(program: string): StdinJudge | null {
   if (isShell(program) || program === "at" || program === "batch") return "shell";
   if (program === "crontab") return "crontab";
   if (codeReaders.has(program)) return "code";
   if (program === "xargs" || program === "parallel") return "builder";
+  if (escapeReaders.has(program)) return "escapes";
   return null;
+}
+
+/** The commands behind the shell escapes in a tool's input, one per line. */
+export function escapedCommands(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => shellEscape(line))
+    .filter((line): line is string => line !== null)
+    .join("\n");
 }
 
 /**

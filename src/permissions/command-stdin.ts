@@ -28,7 +28,9 @@ export function producedText(stmt: Stmt, context: PermissionContext): string | n
   const args = words.slice(1).map((word) => word.text);
   if (program === "echo") return args.filter((arg) => !/^-[neE]+$/.test(arg)).join(" ");
   if (program === "printf")
-    return args.map((arg) => arg.replace(/\\n/g, "\n").replace(/%[sb]/g, " ")).join(" ");
+    return args
+      .map((arg) => arg.replace(/\\n/g, "\n").replace(/\\t/g, "\t").replace(/%[sb]/g, " "))
+      .join(" ");
   if (program === "cat") {
     for (const redirect of stmt.redirects) {
       if ((redirect.op === "<<" || redirect.op === "<<-") && redirect.heredoc)

@@ -11,19 +11,22 @@ import {
 } from "./command-paths.js";
 import { type Analysis, expandBraces, hasControlCharacters, interpreters } from "./command-rules.js";
 import { producedText, producedWords, readScript, shellReadsStdin } from "./command-stdin.js";
-import { crontabCommands, stdinJudge, stdinText } from "./command-stdin-runners.js";
+import { crontabCommands, escapedCommands, stdinJudge, stdinText } from "./command-stdin-runners.js";
 import { finalProgram, flattenPipeline, programsIn } from "./command-structure.js";
 import type { WalkScope } from "./command-walk-scope.js";
+import { configWriteFindings } from "./config-writers.js";
 import type { PermissionContext } from "./context.js";
 import { downloaders, hardlineCheck, protectedWriteTarget } from "./hardline.js";
 import { inlineCodeFindings } from "./inline-code.js";
+import { type CreatedLink, linksCreatedBy, withLinks } from "./link-overlay.js";
 import { type PathFs, resolveReal } from "./paths.js";
 import { persistenceFinding } from "./persistence.js";
 import { projectScriptText } from "./project-scripts.js";
 import { type Command, parseShell, type Redirect, type Stmt, stmtsInWord } from "./shell-ast.js";
 import { type EvaluatedWord, evaluateWord, type Finding } from "./shell-words.js";
 import { hasNonAscii } from "./unicode.js";
-import { isShell, unwrap } from "./wrappers.js";
+import { commandVariables, isShell, shellOfValue, unwrap } from "./wrappers.js";
+import { WrittenFiles } from "./written-files.js";
 
 /** Walks the parsed command and records a finding for everything that stops it from being allowed. */
 export function analyzeSource(
@@ -69,14 +72,28 @@ export function analyzeSource(
     out.findings.push({ decision: "ask", rule: "command.chain", reason: "several commands are chained" });
   }
   for (const stmt of parsed.stmts) walker.stmt(stmt);
+  // A substitution the converter has no field for (an array literal's elements) is still judged.
+  if (parsed.substitutions.length > 0) {
+    const seen = out.findings.some((finding) => /^command\.(process-)?substitution$/.test(finding.rule));
+    if (!seen)
+      out.findings.push({
+        decision: "ask",
+        rule: "command.substitution",
+        reason: "the command runs command substitutions, whose output becomes part of the command",
+      });
+    for (const stmt of parsed.substitutions) new Walker(context, fsApi, out, depth).stmt(stmt);
+  }
   return parsed.stmts;
 }
 
 class Walker {
+  private readonly written = new WrittenFiles();
+
   constructor(
     /** Not readonly: a `cd` earlier in the command moves where later relative paths point. */
     private context: PermissionContext,
-    private readonly fsApi: PathFs,
+    /** Not readonly: a symlink made earlier in the command (`ln -s ~ h; cat h/…`) is part of the view. */
+    private fsApi: PathFs,
     private readonly out: Analysis,
     private readonly depth: number,
   ) {}
@@ -112,6 +129,7 @@ class Walker {
       this.add({ decision: "ask", rule: "command.compound", reason: "coproc starts a background process" });
     for (const redirect of stmt.redirects) this.redirect(redirect);
     if (stmt.command) this.command(stmt.command);
+    this.written.record(stmt, this.context);
     this.scriptOnStdin(stmt);
   }
 
@@ -132,6 +150,7 @@ class Walker {
     if (judge === "code") this.inlineCode(text);
     else if (judge === "crontab") this.innerDenies(crontabCommands(text));
     else if (judge === "builder") this.xargsWords(stmt, text);
+    else if (judge === "escapes") this.innerDenies(escapedCommands(text));
     else this.innerDenies(text);
   }
 
@@ -198,7 +217,16 @@ class Walker {
           });
         }
         for (const inner of command.stmts) this.stmt(inner);
-        for (const word of command.words) this.evaluate(word);
+        // `export GIT_SSH_COMMAND='rm -rf ~'`: a command-valued variable set for what follows.
+        for (const assign of command.assigns ?? []) {
+          const value = assign.value ? evaluateWord(assign.value, this.context) : null;
+          if (value?.exact && commandVariables.test(assign.name)) this.innerDenies(shellOfValue(value.text));
+        }
+        // `[[ -f ~/.ssh/id_rsa ]]`, `for f in ~/.aws/credentials`: a word naming a secret is refused here too.
+        for (const word of command.words) {
+          const evaluated = this.evaluate(word);
+          if (evaluated.exact && !evaluated.glob) sensitiveArgument(this.scope(), evaluated.text);
+        }
         return;
     }
   }
@@ -218,6 +246,7 @@ class Walker {
         const text = fed ? producedText(previous, this.context) : null;
         if (text !== null && judge === "code") this.inlineCode(text);
         else if (text !== null && judge === "crontab") this.innerDenies(crontabCommands(text));
+        else if (text !== null && judge === "escapes") this.innerDenies(escapedCommands(text));
         else if (text !== null) this.innerDenies(text);
       }
       if (previous) this.xargsFeed(element, previous);
@@ -296,8 +325,21 @@ class Walker {
   }
 
   private call(call: Extract<Command, { type: "call" }>): void {
+    const created: CreatedLink[] = [];
+    try {
+      this.callChecks(call, created);
+    } finally {
+      this.fsApi = withLinks(this.fsApi, created);
+    }
+  }
+
+  private callChecks(call: Extract<Command, { type: "call" }>, created: CreatedLink[]): void {
     for (const assign of call.assigns) {
-      if (assign.value) this.evaluate(assign.value);
+      if (assign.value) {
+        const value = this.evaluate(assign.value);
+        // `GIT_SSH_COMMAND='rm -rf ~' git fetch`: variables whose value a program runs as a command.
+        if (commandVariables.test(assign.name) && value.exact) this.innerDenies(shellOfValue(value.text));
+      }
       this.add({
         decision: "ask",
         rule: "command.assignment",
@@ -316,6 +358,11 @@ class Walker {
     }
     const unwrapped = unwrap(words);
     for (const finding of unwrapped.findings) this.add(finding);
+    for (const invocation of unwrapped.invocations) {
+      if (invocation.program !== "ln") continue;
+      const args = invocation.words.slice(1).map((word) => word.text);
+      created.push(...linksCreatedBy(args, this.context, this.fsApi));
+    }
     // `{rm,-rf,/}` is `rm -rf /` to bash: judge the brace-expanded words against the hardline too.
     if (words.some((word) => word.findings.some((finding) => finding.rule === "command.brace-expansion"))) {
       const expanded = words.flatMap((word) =>
@@ -341,7 +388,11 @@ class Walker {
       const scriptFile = runner.words
         .slice(1)
         .find((word) => !word.text.startsWith("-") && !word.text.startsWith("+"));
-      if (scriptFile?.exact) this.innerDenies(readScript(scriptFile.text, this.context.cwd));
+      if (scriptFile?.exact)
+        this.innerDenies(
+          this.written.text(scriptFile.text, this.context.cwd) ??
+            readScript(scriptFile.text, this.context.cwd),
+        );
     }
     const final = unwrapped.invocations[unwrapped.invocations.length - 1];
     if (!final) return;
@@ -357,7 +408,9 @@ class Walker {
       const args = invocation.words.slice(1).map((word) => word.text);
       const persistence = persistenceFinding(invocation.program, args);
       if (persistence) this.add(persistence);
+      configWriteFindings(invocation.program, args, this.scope());
     }
+    for (const line of this.written.runBy(program, finalArgs, this.context.cwd)) this.innerDenies(line);
     const scripts = projectScriptText(program, finalArgs, this.context.cwd);
     if (scripts !== null) for (const line of scripts.split("\n")) this.innerDenies(line);
     for (const invocation of unwrapped.invocations) {

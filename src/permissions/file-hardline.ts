@@ -16,11 +16,13 @@ export function checkFileToolPath(
   fsApi: PathFs = nodePathFs,
 ): Decision {
   const base = checkPath(rawPath, access, context, fsApi);
-  if (base.decision === "deny") return base;
   const candidates = [lexical(rawPath, context)];
   const resolved = resolveReal(rawPath, context.cwd, context.home, fsApi);
   if (resolved.ok) candidates.push(resolved.realPath);
   const stats = resolved.ok ? resolved.stats : null;
+  const device = (path: string) => isDevice(path, path === candidates[candidates.length - 1] ? stats : null);
+  // A raw disk is also a secret to checkPath; for file tools the device rule names it better.
+  if (base.decision === "deny" && !candidates.some(device)) return base;
   const deny = (rule: string, reason: string): Decision => ({
     decision: "deny",
     rule,
@@ -41,7 +43,7 @@ export function checkFileToolPath(
         `${rawPath} is under /proc or /sys (process memory and environments, kernel switches); file tools never touch them`,
       );
     }
-    if (isDevice(path, path === candidates[candidates.length - 1] ? stats : null)) {
+    if (device(path)) {
       return deny(
         "hardline.device",
         `${rawPath} is a device node${path !== rawPath ? ` (${path})` : ""}; reading or writing it can leak or destroy a disk`,

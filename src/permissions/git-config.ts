@@ -143,6 +143,12 @@ function locateRepository(location: GitLocation): { gitDir: string; commonDir: s
         gitDir = candidate;
         break;
       }
+      // A folder that is itself a repository (HEAD, objects/, refs/) is a bare repository to git, and
+      // its `config` counts: `git -C folder diff` runs that config's diff.external.
+      if (isBareRepository(directory)) {
+        gitDir = directory;
+        break;
+      }
       const parent = dirname(directory);
       if (parent === directory) return null;
       directory = parent;
@@ -236,6 +242,50 @@ export function gitConfigRisk(location: GitLocation | string): GitConfigRisk {
     configPath: (risky[0] as { file: string }).file,
     keys: [...new Set(risky.map((entry) => entry.key))],
   };
+}
+
+function isBareRepository(directory: string): boolean {
+  try {
+    return (
+      statSync(join(directory, "HEAD")).isFile() &&
+      statSync(join(directory, "objects")).isDirectory() &&
+      statSync(join(directory, "refs")).isDirectory()
+    );
+  } catch (error) {
+    // Missing or unreadable: git would not take it for a repository either.
+    if (typeof error === "object" && error !== null && "code" in error) return false;
+    throw error;
+  }
+}
+
+/**
+ * The folder git runs hooks from for the repository holding `path` (`core.hooksPath` from the
+ * repository or the user's config, relative values taken from the work tree's top), or null when
+ * none is set: `.husky/` and `.githooks/` folders are as much git internals as `.git/hooks`.
+ */
+export function hooksDirectory(
+  path: string,
+  home: string,
+  env: Readonly<Record<string, string | undefined>>,
+): string | null {
+  const repository = locateRepository({ directory: dirname(path), home, env });
+  if (!repository) return null;
+  const xdg =
+    env.XDG_CONFIG_HOME && isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : join(home, ".config");
+  let value: string | null = null;
+  for (const file of [
+    join(xdg, "git", "config"),
+    join(home, ".gitconfig"),
+    join(repository.commonDir, "config"),
+  ]) {
+    if (!existsSync(file) || !statSync(file).isFile()) continue;
+    for (const entry of parseGitConfig(readFileSync(file, "utf8")))
+      if (entry.key.toLowerCase() === "core.hookspath") value = entry.value;
+  }
+  if (!value) return null;
+  if (value.startsWith("~/")) return join(home, value.slice(2));
+  const top = repository.gitDir.endsWith("/.git") ? dirname(repository.gitDir) : repository.gitDir;
+  return resolve(top, value);
 }
 
 const systemConfigs = ["/etc/gitconfig", "/usr/local/etc/gitconfig", "/opt/homebrew/etc/gitconfig"];

@@ -1,3 +1,4 @@
+import { ownEntry } from "./own-key.js";
 import type { Finding } from "./shell-words.js";
 
 /**
@@ -56,7 +57,7 @@ const destructiveDiskWords =
   /^(-Z|--zap-all|-z|--zap|-o|--clear|-d|--delete(=.*)?|-n|--new(=.*)?|--zero-superblock|--create|-C|luksFormat|erase|luksErase|reencrypt|format|sanitize|write-zeroes|delete-ns|destroy|labelclear|create|eraseDisk|eraseVolume|partitionDisk|zeroDisk|randomDisk|secureErase|reformat|deleteContainer|deleteVolume|remove|remove_all|wipe_table|mklabel|mkpart|rm|resizepart|-w|--write|-E|--erase|-B|--delete-bootnum|--security-erase(-enhanced)?|--trim-sector-ranges(-stdin)?|--write-sector|--fwdownload.*|--make-bad-sector|--dco-restore)$/;
 
 export function diskFinding(program: string, args: string[]): Finding | null {
-  const tool = diskTools[program];
+  const tool = ownEntry(diskTools, program);
   if (!tool) return null;
   const destructive = args.some((arg) => destructiveDiskWords.test(arg) || /^-[A-Za-z]*Z/.test(arg));
   // Read-only only with an explicit listing/printing argument: `fdisk /dev/sda` alone opens an editor on the disk.

@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { dirname, posix } from "node:path";
 import { isWithin, type PermissionContext } from "./context.js";
+import { ownEntry } from "./own-key.js";
 import { nodePathFs, type PathFs, resolveReal } from "./paths.js";
 import { sensitiveMatch } from "./sensitive.js";
 import type { Finding } from "./shell-words.js";
@@ -189,7 +190,7 @@ const dashOIsNotOutput = new Set([
  */
 export function outputTargets(program: string, args: string[]): string[] {
   const out: string[] = [];
-  const shorts = shortOutputOptions[program] ?? (dashOIsNotOutput.has(program) ? [] : ["-o"]);
+  const shorts = ownEntry(shortOutputOptions, program) ?? (dashOIsNotOutput.has(program) ? [] : ["-o"]);
   for (let index = 0; index < args.length; index++) {
     const arg = args[index] as string;
     if (program === "dd" && arg.startsWith("of=")) out.push(arg.slice(3));

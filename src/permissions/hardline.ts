@@ -1,6 +1,7 @@
 import type { PermissionContext } from "./context.js";
 import { diskFinding, powerFinding, processMemoryFinding } from "./hardline-programs.js";
 import { outputTargets, protectedWriteTarget, wipesCritical } from "./hardline-targets.js";
+import { ownEntry } from "./own-key.js";
 import { nodePathFs, type PathFs } from "./paths.js";
 import { judgeReadonly } from "./readonly.js";
 import type { EvaluatedWord, Finding } from "./shell-words.js";
@@ -239,7 +240,7 @@ export function hardlineCheck(
       }
     }
   }
-  const writer = writers[program];
+  const writer = ownEntry(writers, program);
   const targets = [...(writer ? writer(args) : []), ...outputTargetsIfWriting(invocation)];
   for (const target of targets) {
     const finding = protectedWriteTarget(target, context, fsApi);
@@ -251,7 +252,7 @@ export function hardlineCheck(
 /** Every path an invocation writes: its positional targets and the values of its output options. */
 export function writeTargets(invocation: Invocation): string[] {
   const args = invocation.words.slice(1).map((word) => word.text);
-  const writer = writers[invocation.program];
+  const writer = ownEntry(writers, invocation.program);
   return [...(writer ? writer(args) : []), ...outputTargetsIfWriting(invocation)];
 }
 

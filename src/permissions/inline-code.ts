@@ -1,4 +1,4 @@
-import { type PathScope, sensitiveArgument } from "./command-paths.js";
+import { type PathScope, pathFinding, sensitiveArgument } from "./command-paths.js";
 import { isWithin } from "./context.js";
 import { hardlineCheck } from "./hardline.js";
 import type { Finding } from "./shell-words.js";
@@ -18,7 +18,7 @@ import { isHardDenial } from "./speculation.js";
 const stringLiteral = /(["'`])((?:\\.|(?!\1)[^\\])*)\1/gs;
 
 const homeExpression =
-  /expanduser\(\s*["']~\/?["']\s*\)|Path\.home\(\)|homedir\(\)|environ(?:\.get\(\s*|\[\s*)["']HOME["']|getenv\(\s*["']HOME["']|process\.env\.HOME\b|process\.env\[\s*["']HOME["']|ENV\[\s*["']HOME["']|\$ENV\{\s*HOME\s*\}|Dir\.home|\$HOME\b|os\.UserHomeDir\(\)|\$env:HOME|home_dir\(\)/;
+  /expanduser\(\s*["']~\/?["']\s*\)|Path\.home\(\)|homedir\(\)|environ(?:\.get\(\s*|\[\s*)["']HOME["']|getenv\(\s*["']HOME["']|env\.get\(\s*["']HOME["']|process\.env\.HOME\b|process\.env\[\s*["']HOME["']|ENV\[\s*["']HOME["']|\$ENV\{\s*HOME\s*\}|Dir\.home|\$HOME\b|os\.UserHomeDir\(\)|\$env:HOME|home_dir\(\)/;
 
 const mercuryHomeExpression = /MERCURY_HOME/;
 
@@ -79,6 +79,21 @@ export function inlineCodeFindings(code: string, scope: InlineCodeScope): void {
         reason: `code that writes files names ${literal}, inside Mercury's own folder (${scope.context.mercuryHome}); the agent never changes it`,
       });
       return;
+    }
+  }
+  // Code that writes files and names a place outside the workspace (`open('/home/u/.bashrc','a')`,
+  // `appendFileSync(homedir() + '/.bashrc')`): a person's call, not allow-all's.
+  if (writes) {
+    for (const literal of literals) {
+      if (/\s/.test(literal) || !(literal.startsWith("/") || literal.startsWith("~/"))) continue;
+      pathFinding(scope, literal, "write", "command.inline-code");
+    }
+    if (usesHome) {
+      scope.add({
+        decision: "ask",
+        rule: "path.outside-roots",
+        reason: "code that writes files builds a path from the home folder, outside the workspace",
+      });
     }
   }
   // `h = Path.home()` … `rmtree(h)`: names that hold the home folder.

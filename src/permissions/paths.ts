@@ -1,8 +1,9 @@
 import * as fs from "node:fs";
 import { dirname, isAbsolute, join, sep } from "node:path";
 import { isMissing, isWithin, type PermissionContext } from "./context.js";
+import { hooksDirectory } from "./git-config.js";
 import { inodeKey, secretInodes } from "./secret-inodes.js";
-import { isEnvFile, sensitiveMatch } from "./sensitive.js";
+import { isEnvFile, isPackageToolConfig, sensitiveMatch } from "./sensitive.js";
 import type { Decision } from "./types.js";
 import { hasInvisibleCharacters } from "./unicode.js";
 
@@ -215,7 +216,10 @@ export function checkPath(
       real,
     );
   }
-  if (access === "write" && (insideGitFolder(lexical) || insideGitFolder(real))) {
+  if (
+    access === "write" &&
+    (insideGitFolder(lexical) || insideGitFolder(real) || inHooksFolder(real, context))
+  ) {
     return ask(
       "path.git-internals",
       `${rawPath} is inside a .git folder (hooks, config, the gitdir link): what is written there runs later, outside the sandbox, when git or the user runs git; only a person approves it`,
@@ -237,6 +241,14 @@ export function checkPath(
   if (isEnvFile(real)) {
     return ask("path.env-file", `${real} is an environment file that usually holds secrets`, subject, real);
   }
+  if (isPackageToolConfig(real)) {
+    return ask(
+      "path.env-file",
+      `${real} is a package tool's settings file: it can hold registry tokens and names programs the tool runs later`,
+      subject,
+      real,
+    );
+  }
   const roots = access === "write" ? context.writeRoots : [...context.writeRoots, ...context.readRoots];
   if (!roots.some((root) => isWithin(real, root))) {
     const where = roots.length > 0 ? roots.join(", ") : "(none)";
@@ -255,6 +267,12 @@ export function checkPath(
     subject,
     resolvedPath: real,
   };
+}
+
+/** A file in the folder `core.hooksPath` names (`.husky/pre-commit`): git runs it, outside the sandbox. */
+function inHooksFolder(real: string, context: PermissionContext): boolean {
+  const hooks = hooksDirectory(real, context.home, context.env);
+  return hooks !== null && (real === hooks || isWithin(real, hooks));
 }
 
 /** `.git/hooks/pre-commit`, `.git/config`, a `.git` file (its `gitdir:` line points git elsewhere). */

@@ -202,7 +202,7 @@ export function judgeGit(args: string[], judgement: ReadonlyJudgement): Readonly
       (option) => name.length >= 4 && (option.startsWith(name) || name.startsWith(`${option}-`)),
     );
   });
-  const shortForbidden = rest.find((arg) => sub === "grep" && /^-O/.test(arg));
+  const shortForbidden = sub === "grep" ? rest.find(grepPagerCluster) : undefined;
   if (forbidden || shortForbidden) {
     judgement.findings.push(
       notReadonly(
@@ -258,4 +258,18 @@ export function judgeGit(args: string[], judgement: ReadonlyJudgement): Readonly
     if (/^(\/|~|\.)/.test(arg) || arg.includes("/")) judgement.paths.push(arg);
   }
   return judgement;
+}
+
+/**
+ * `git grep -O<cmd>` opens the matches with a program; git's option parser reads short options in
+ * clusters, so `-nOcmd` and `-iO'sh -c id'` are the same option. Letters before the first one that
+ * takes a value are options; `-e`/`-f`/`-m`/`-A`/`-B`/`-C` end the cluster (the rest is their value).
+ */
+function grepPagerCluster(arg: string): boolean {
+  if (!/^-[^-]/.test(arg)) return false;
+  for (const letter of arg.slice(1)) {
+    if (letter === "O") return true;
+    if ("efmABC".includes(letter)) return false;
+  }
+  return false;
 }

@@ -1,5 +1,7 @@
+import { ownEntry } from "./own-key.js";
 import { judgeGit } from "./readonly-git.js";
-import { type Spec, specs, versionPrograms } from "./readonly-specs.js";
+import { judgeSed } from "./readonly-sed.js";
+import { type Spec, specs, versionArguments } from "./readonly-specs.js";
 import type { Finding } from "./shell-words.js";
 import type { Invocation } from "./wrappers.js";
 
@@ -34,13 +36,7 @@ export function judgeReadonly(invocation: Invocation): ReadonlyJudgement {
   const args = invocation.words.slice(1).map((word) => word.text);
   const judgement: ReadonlyJudgement = { findings: [], paths: [], recursive: [], followsLinks: false };
 
-  if (
-    versionPrograms.has(program) &&
-    args.length === 1 &&
-    ["--version", "-v", "-V", "version"].includes(args[0] as string)
-  ) {
-    return judgement;
-  }
+  if (args.length === 1 && versionArguments.get(program)?.includes(args[0] as string)) return judgement;
   if (
     program === "env" ||
     program === "printenv" ||
@@ -65,6 +61,12 @@ export function judgeReadonly(invocation: Invocation): ReadonlyJudgement {
       return judgement;
   }
   if (program === "find") return judgeFind(args, judgement);
+  if (program === "sed") {
+    const sed = judgeSed(args);
+    if ("refused" in sed) judgement.findings.push(notReadonly(program, sed.refused));
+    else judgement.paths.push(...sed.files);
+    return judgement;
+  }
   if (program === "git") return judgeGit(args, judgement);
   if (program === "npm" && ["ls", "list", "ll", "la"].includes(args[0] ?? "")) {
     // Only listing options: `--prefix`, `--logs-dir`, `--cache`, `--userconfig`… point npm elsewhere or write.
@@ -73,7 +75,7 @@ export function judgeReadonly(invocation: Invocation): ReadonlyJudgement {
       judgement.findings.push(notReadonly(program, `ls ${unknown} is not a listed read-only option`));
     return judgement;
   }
-  const spec = specs[program];
+  const spec = ownEntry(specs, program);
   if (!spec) {
     judgement.findings.push(notReadonly(program, "is not on the read-only allowlist"));
     return judgement;

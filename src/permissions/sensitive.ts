@@ -100,6 +100,38 @@ const homeEntries: readonly [string, string][] = [
   [".mysql_history", "REPL history (typed tokens and passwords)"],
   [".sqlite_history", "REPL history (typed tokens and passwords)"],
   [".rediscli_history", "REPL history (typed tokens and passwords)"],
+  [".irb_history", "REPL history (typed tokens and passwords)"],
+  [".pry_history", "REPL history (typed tokens and passwords)"],
+  [".zsh_sessions", "shell history (typed tokens and passwords)"],
+  [".bash_sessions", "shell history (typed tokens and passwords)"],
+  // AI assistants' own keys and sign-ins: what an agent is most likely to be steered towards.
+  [".codex/auth.json", "OpenAI Codex CLI credentials"],
+  [".claude/.credentials.json", "Claude Code credentials"],
+  [".claude.json", "Claude Code account and API key"],
+  [".gemini/oauth_creds.json", "Gemini CLI credentials"],
+  [".config/github-copilot", "GitHub Copilot tokens"],
+  [".huggingface/token", "Hugging Face token"],
+  [".cache/huggingface/token", "Hugging Face token"],
+  [".cache/huggingface/stored_tokens", "Hugging Face tokens"],
+  // Developer platform CLIs that keep a token in a file of their own.
+  [".composer/auth.json", "Composer registry credentials"],
+  [".config/composer/auth.json", "Composer registry credentials"],
+  [".nuget/NuGet/NuGet.Config", "NuGet feed credentials"],
+  [".config/containers/auth.json", "container registry credentials"],
+  [".pulumi/credentials.json", "Pulumi tokens"],
+  [".fly/config.yml", "Fly.io token"],
+  [".config/netlify", "Netlify token"],
+  [".netlify/config.json", "Netlify token"],
+  [".local/share/com.vercel.cli", "Vercel token"],
+  ["Library/Application Support/com.vercel.cli", "Vercel token"],
+  [".wrangler", "Cloudflare credentials"],
+  [".config/.wrangler", "Cloudflare credentials"],
+  [".supabase/access-token", "Supabase token"],
+  [".config/stripe", "Stripe keys"],
+  [".config/hcloud", "Hetzner Cloud token"],
+  [".ngrok2", "ngrok token"],
+  [".config/ngrok", "ngrok token"],
+  [".Xauthority", "X display cookie (control of the user's screen and keyboard)"],
 ];
 
 const absoluteEntries: readonly [string, string][] = [
@@ -119,7 +151,15 @@ const absoluteEntries: readonly [string, string][] = [
   ["/dev/kmem", "kernel memory"],
   ["/dev/port", "I/O ports"],
   ["/Library/Keychains", "macOS keychains"],
+  ["/run/secrets", "container secrets"],
+  ["/var/run/secrets", "container and Kubernetes service-account secrets"],
+  ["/etc/ssl/private", "TLS private keys"],
+  ["/etc/krb5.keytab", "Kerberos keys"],
 ];
+
+/** Raw disks and partitions: reading one reads every file on it, secrets included, past any mask. */
+const rawDisk =
+  /^\/dev\/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|dm-\d|md\d|loop\d|sr\d|nbd\d|rdisk\d|disk\d|mapper\/|disk\/|block\/)/;
 
 /**
  * `/proc/<pid>/…` (any pid, `self`, `thread-self`, `task/<tid>/…`) entries that expose a process's
@@ -163,7 +203,10 @@ export function sensitiveMatch(path: string, home: string, mercuryHome: string):
     if (entry === "/root" && (home === "/root" || home.startsWith("/root/"))) continue;
     if (under(entry)) return { what };
   }
-  if (under(join(mercuryHome, ".env"))) return { what: "Mercury's secrets file" };
+  // `.env` and every copy beside it (`.env.bak`, `.env~`, an editor's `.env.swp`) hold Mercury's keys.
+  if (folded.startsWith(foldForComparison(join(mercuryHome, ".env"))))
+    return { what: "Mercury's secrets file" };
+  if (rawDisk.test(folded)) return { what: "a raw disk (every file on it, secrets included)" };
   const mercuryDb = foldForComparison(join(mercuryHome, "mercury.db"));
   if (folded.startsWith(mercuryDb)) return { what: "Mercury's database" };
   if (processSecret.test(folded)) return { what: "another process's memory, environment or command line" };
@@ -173,11 +216,40 @@ export function sensitiveMatch(path: string, home: string, mercuryHome: string):
   return null;
 }
 
+/**
+ * Files a project keeps its secrets in, by the names tools give them: `.env` and its variants
+ * (`.env.local`, `prod.env`, direnv's `.envrc`, wrangler's `.dev.vars`), secrets and credentials
+ * JSON/YAML (Google service accounts and OAuth clients), Terraform state (plain-text outputs and
+ * provider secrets), `.htpasswd`. Templates (`.example`, `.sample`…) are not secrets.
+ */
+const projectSecretNames = [
+  /^\.env([.\-_].+)?$/,
+  /^[^/]+\.env$/,
+  /^\.envrc$/,
+  /^\.dev\.vars$/,
+  /^\.secrets?$/,
+  /^secrets?\.(json|ya?ml|toml|ini|env)$/,
+  /^credentials\.(json|ya?ml)$/,
+  /^(service[-_]?account|client[-_]secret)[^/]*\.json$/,
+  /^[^/]*\.tfstate(\.backup)?$/,
+  /^\.htpasswd$/,
+];
+
 /** A project's .env-style file: reading or writing it needs approval (not a hard refusal). */
 export function isEnvFile(path: string): boolean {
   const name = basename(foldForComparison(path));
-  if (!/^\.env(\..+)?$/.test(name)) return false;
-  return !/\.(example|sample|template|dist)$/.test(name);
+  if (!projectSecretNames.some((pattern) => pattern.test(name))) return false;
+  return !/[.\-_](example|sample|template|dist|defaults?)$/.test(name);
+}
+
+/**
+ * A project's own settings for package tools: `.npmrc` and `.yarnrc(.yml)` hold registry tokens
+ * and name programs the tool runs later (`script-shell`, `node-options`, `yarnPath`), `.pypirc`
+ * holds upload tokens. Reading or writing one asks like an `.env`; a recursive search over a
+ * project that merely has one is not asked about (most JavaScript projects carry an `.npmrc`).
+ */
+export function isPackageToolConfig(path: string): boolean {
+  return /^\.(npmrc|yarnrc|yarnrc\.yml|pypirc)$/.test(basename(foldForComparison(path)));
 }
 
 /** Roots under which a recursive read would reach a sensitive path (for `grep -r`, `find`, `du`...). */

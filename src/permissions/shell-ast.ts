@@ -59,7 +59,17 @@ export interface Stmt {
   coprocess: boolean;
 }
 
-export type ParseResult = { ok: true; stmts: Stmt[] } | { ok: false; error: string };
+export type ParseResult =
+  | {
+      ok: true;
+      stmts: Stmt[];
+      /**
+       * Every command and process substitution anywhere in the tree, found by walking the whole
+       * syntax tree rather than the fields the converter models: `a=( $(rm -rf ~) )`, `${x:$(…)}`.
+       */
+      substitutions: Stmt[];
+    }
+  | { ok: false; error: string };
 
 const binaryOps: Record<number, BinaryOp> = { 10: "&&", 11: "||", 12: "|", 13: "|&" };
 const redirectOps: Record<number, string> = {
@@ -109,7 +119,20 @@ export function parseShell(source: string): ParseResult {
   } catch (error) {
     return { ok: false, error: parseErrorText(error) };
   }
-  return { ok: true, stmts: list(get(file, "Stmts")).map(convertStmt) };
+  const substitutions: Stmt[] = [];
+  const visit = (node: unknown): boolean => {
+    const type = present(node) ? syntax.NodeType(node) : "";
+    if (type === "CmdSubst" || type === "ProcSubst")
+      substitutions.push(...list(get(node, "Stmts")).map(convertStmt));
+    // The parser's own walk does not enter `${x:offset:length}`: `${x:$(rm -rf ~)}`.
+    const slice = type === "ParamExp" ? get(node, "Slice") : undefined;
+    for (const part of present(slice) ? [get(slice, "Offset"), get(slice, "Length")] : []) {
+      if (present(part)) syntax.Walk(part, visit);
+    }
+    return true;
+  };
+  syntax.Walk(file, visit);
+  return { ok: true, stmts: list(get(file, "Stmts")).map(convertStmt), substitutions };
 }
 
 function parseErrorText(error: unknown): string {

@@ -1,4 +1,5 @@
 import { basename } from "node:path";
+import { ownEntry } from "./own-key.js";
 import type { EvaluatedWord, Finding } from "./shell-words.js";
 import { foldForComparison } from "./unicode.js";
 
@@ -202,7 +203,7 @@ export function unwrap(words: EvaluatedWord[], via: string[] = [], depth = 0): U
     out.innerScripts.push(texts.slice(index).join(" "));
     return out;
   }
-  const spec = wrappers[program];
+  const spec = ownEntry(wrappers, program);
   if (!spec) return out;
   // `command -v NAME` only looks a name up; `-v` must come before the name (`command ls -v` runs ls).
   if (program === "command" && commandLookup(texts)) return out;
@@ -262,6 +263,9 @@ export function unwrap(words: EvaluatedWord[], via: string[] = [], depth = 0): U
       break;
     }
     if (spec.assignments && /^[A-Za-z_][A-Za-z0-9_]*=/.test(text)) {
+      const equals = text.indexOf("=");
+      if (commandVariables.test(text.slice(0, equals)))
+        out.innerScripts.push(shellOfValue(text.slice(equals + 1)));
       out.findings.push({
         decision: "ask",
         rule: "command.assignment",
@@ -339,4 +343,13 @@ function shellInlineScript(texts: string[]): string | null {
     if (!text.startsWith("-") && !text.startsWith("+")) return null;
   }
   return null;
+}
+
+/** Variables a program runs as a command (`GIT_SSH_COMMAND='rm -rf ~' git fetch`): their value is shell. */
+export const commandVariables =
+  /^(GIT_SSH_COMMAND|GIT_SSH|GIT_PAGER|PAGER|MANPAGER|GIT_EDITOR|EDITOR|VISUAL|GIT_SEQUENCE_EDITOR|GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|SUDO_ASKPASS|GIT_PROXY_COMMAND|RSYNC_RSH|CVS_RSH|BROWSER|LESSOPEN|LESSCLOSE|PROMPT_COMMAND)$/;
+
+/** `LESSOPEN='|cmd %s'`: the leading pipe marks a command. */
+export function shellOfValue(text: string): string {
+  return text.replace(/^\|+/, "");
 }

@@ -131,6 +131,11 @@ const benignCommands = [
   "git diff --name-only",
   "git show --name-only HEAD",
   "find . -type f -name '*.json' -print0",
+  // sed with a script that only prints (no w/e/r commands, no -i): read-only since pass 5.
+  "sed -n '1,20p' README.md",
+  "sed -n '/export/p' src/index.ts",
+  "sed 's/foo/bar/g' README.md",
+  "sed -n '$p' package.json",
 ];
 
 /**
@@ -139,7 +144,6 @@ const benignCommands = [
  */
 const benignButAsked: { command: string; rule: string }[] = [
   { command: "cd src && ls", rule: "command.chain" },
-  { command: "sed -n '1,20p' README.md", rule: "command.not-readonly" },
   { command: "awk '{print $1}' README.md", rule: "command.inline-code" },
   { command: "jq .name package.json", rule: "command.not-readonly" },
   { command: "npm test", rule: "command.not-readonly" },
