@@ -1,8 +1,12 @@
+import { dirname } from "node:path";
 import type { SqliteDatabase } from "../storage/database.js";
 import { type ForgetRecord, forgetInCopies } from "./forget-copies.js";
+import { scrubFiles } from "./forget-files.js";
+import { distinctiveWords, scrubWords, wordScrubber } from "./forget-words.js";
 import type { MemoryRepository } from "./store/memory-repo.js";
 import {
   FORGOTTEN,
+  isOwned,
   recordRedactions,
   redactMessages,
   reindexEpisodes,
@@ -69,20 +73,57 @@ export function forgetMemory(deps: ForgetDeps, id: number, userKey: string, at: 
       ...sourceEpisodes.map((row) => row.text),
     ];
     const changed = scrubEverywhere(database, needles);
-    const episodeIds = [
-      ...new Set([...sourceEpisodes.map((row) => row.id), ...(changed.get("episodes") ?? [])]),
+    const factTexts = [
+      memory.text,
+      ...(memory.sourceQuote ? [memory.sourceQuote] : []),
+      ...versions.flatMap((version) => [version.text, ...(version.sourceQuote ? [version.sourceQuote] : [])]),
     ];
-    const messageIds = [...new Set([...ownMessageIds, ...(changed.get("messages") ?? [])])];
+    const words = distinctiveWords(database, factTexts, id);
+    const sessionIds = sourceSessions(database, ownMessageIds);
+    const scrubber = wordScrubber(words, FORGOTTEN);
+    const byWords = scrubber
+      ? scrubWords(database, scrubber, sessionIds, isOwned)
+      : new Map<string, number[]>();
+    const episodeIds = [
+      ...new Set([
+        ...sourceEpisodes.map((row) => row.id),
+        ...(changed.get("episodes") ?? []),
+        ...(byWords.get("episodes") ?? []),
+      ]),
+    ];
+    const messageIds = [
+      ...new Set([...ownMessageIds, ...(changed.get("messages") ?? []), ...(byWords.get("messages") ?? [])]),
+    ];
     deps.index.remove("memory", id);
     reindexEpisodes(database, deps.index, episodeIds);
     deps.memories.delete(id, userKey, at);
     recordRedactions(database, "messages", messageIds, id, at);
     recordRedactions(database, "episodes", episodeIds, id, at);
-    const record: ForgetRecord = { memoryId: id, userKey, at, messageIds, episodeIds, needles };
+    const record: ForgetRecord = {
+      memoryId: id,
+      userKey,
+      at,
+      messageIds,
+      episodeIds,
+      needles,
+      words,
+      sessionIds,
+    };
     return record;
   })();
   checkpoint(deps);
-  const copies = forgetInCopies(deps.databaseCopies?.() ?? [], result);
+  const copyPaths = deps.databaseCopies?.() ?? [];
+  const copies = forgetInCopies(copyPaths, result);
+  if (!database.memory) {
+    // Logs, task baselines, exports and any other text file under MERCURY_HOME.
+    const files = scrubFiles(dirname(database.name), {
+      needles: result.needles,
+      scrubber: wordScrubber(result.words, FORGOTTEN),
+      sessionIds: result.sessionIds,
+      skip: [database.name, ...copyPaths],
+    });
+    copies.failed.push(...files.failed);
+  }
   for (const failure of copies.failed) {
     deps.log?.(
       "warn",
@@ -110,4 +151,13 @@ function checkpoint(deps: ForgetDeps): void {
       "after forget: the WAL could not be truncated while another process reads; it will be on its next checkpoint",
     );
   }
+}
+
+/** The conversations the forgotten fact came from. */
+function sourceSessions(database: SqliteDatabase, messageIds: readonly number[]): string[] {
+  return (
+    database
+      .prepare("SELECT DISTINCT session_id FROM messages WHERE id IN (SELECT value FROM json_each(?))")
+      .all(JSON.stringify(messageIds)) as { session_id: string }[]
+  ).map((row) => row.session_id);
 }

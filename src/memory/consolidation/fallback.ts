@@ -1,6 +1,6 @@
 import { normalize } from "../text/index.js";
 import { readChange } from "./change.js";
-import { difference, FUNCTIONAL_ATTRIBUTES, featuresOf, sameSet } from "./features.js";
+import { difference, FUNCTIONAL_ATTRIBUTES, featuresOf, sameNumbers, sameSet } from "./features.js";
 import type { Judgement } from "./judge.js";
 
 /** The rules' reason for a contradiction by negation (guards.ts recognises it). */
@@ -49,7 +49,7 @@ function compare(candidate: string, existing: string): Judgement {
   const onlyB = difference(b.terms, a.terms);
   const shared = [...a.terms].filter((term) => b.terms.has(term));
   const personsDiffer = !sameSet(a.persons, b.persons);
-  const numbersDiffer = !sameSet(a.numbers, b.numbers);
+  const numbersDiffer = !sameNumbers(a, b);
   const datesDiffer = !sameSet(a.dates, b.dates);
   const polarityDiffers = a.negated !== b.negated || a.past !== b.past;
   const different = (reason: string): Judgement => ({ verdict: "different", reason, by: "rules" });
@@ -70,6 +70,10 @@ function compare(candidate: string, existing: string): Judgement {
   }
   if (datesDiffer) return different("different dates or days");
   if (numbersDiffer) {
+    const bare = (features: typeof a) => new Set([...features.numbers].map((n) => n.replace(/[~<>=+]/g, "")));
+    if (sameSet(bare(a), bare(b))) {
+      return different("the same numbers, approximate or bounded on one side, or in another order");
+    }
     if (
       onlyA.length === 0 &&
       onlyB.length === 0 &&

@@ -1,6 +1,7 @@
 import { stemmer } from "stemmer";
 import { isCjk, isStopword, normalize, tokenize } from "../text/index.js";
 import { isNegation } from "../text/negation.js";
+import { agePhrases, approximatorAfter, approximatorBefore, numericDates } from "./approximator.js";
 import {
   ADDITIVE_MARKERS,
   CHANGE_MARKERS,
@@ -86,6 +87,13 @@ const CURRENCIES: Readonly<Record<string, string>> = {
   "¥": "jpy",
   "₹": "inr",
 };
+
+/** "It's", "That's", "Here's": a contraction of "is", not a possessor. */
+const NOT_OWNERS: ReadonlySet<string> = new Set(
+  "user it that there here what he she let who where how when why this everyone everybody nobody somebody someone today tomorrow yesterday".split(
+    " ",
+  ),
+);
 
 function tenseOf(text: string): StatementFeatures["tense"] {
   const lower = text.toLowerCase();
@@ -257,6 +265,13 @@ export function featuresOf(text: string): StatementFeatures {
     const pronoun = PRONOUN_PERSONS[(match[1] ?? "").toLowerCase()];
     if (pronoun !== undefined) features.persons.add(pronoun);
   }
+  // A named possessor is a person: "Jane's birthday" is not "my birthday", wherever it stands.
+  for (const match of text.matchAll(/(?:^|[^\p{L}])(\p{Lu}[\p{L}-]*)['’]s?(?=\s|$)/gu)) {
+    const owner = normalize(match[1] ?? "").trim();
+    if (owner !== "" && personOf(owner) === undefined && !NOT_OWNERS.has(owner)) {
+      features.persons.add(`${owner}'s`);
+    }
+  }
   let normalized = normalize(text);
   for (const match of normalized.matchAll(RELATIVE_TIME)) features.when.add(match[0]);
   normalized = normalized.replace(RELATIVE_TIME, " ");
@@ -268,8 +283,10 @@ export function featuresOf(text: string): StatementFeatures {
   for (const match of normalized.matchAll(ISO_DATE)) features.dates.add(match[0]);
   for (const match of normalized.matchAll(TIME_OF_DAY)) features.dates.add(match[0].replace(/\s+/g, ""));
   for (const match of text.matchAll(/\p{Extended_Pictographic}/gu)) features.terms.add(match[0]);
+  normalized = numericDates(normalized, features.dates);
   const tokens = tokenize(normalized.replace(ISO_DATE, " ").replace(TIME_OF_DAY, " "));
   const consumed = calendarDays(tokens, features.dates);
+  const age = agePhrases(tokens, consumed);
   tokens.forEach((token, position) => {
     if (consumed.has(position)) return;
     if (CHANGE_MARKERS.has(token)) features.changed = true;
@@ -312,9 +329,13 @@ export function featuresOf(text: string): StatementFeatures {
     }
     const number = /^(\d+(?:[.,]\d+)?)(?:st|nd|rd|th)?([a-z%$€£]*)$/.exec(token);
     if (number?.[1] !== undefined) {
-      // "20mg" is the number 20 in milligrams; a leading zero is kept ("0042" is not "42").
+      // "20mg" is the number 20 in milligrams; a leading zero is kept ("0042" is not "42"); "over 10"
+      // and "about 10" are other claims than "10" (approximator.ts).
       const digits = number[1];
-      features.numbers.add(/^0\d/.test(digits) ? digits : String(Number(digits.replace(",", "."))));
+      const value = /^0\d/.test(digits) ? digits : String(Number(digits.replace(",", ".")));
+      features.numbers.add(
+        `${approximatorBefore(tokens, position)}${value}${approximatorAfter(tokens, position)}`,
+      );
       const unit = number[2];
       if (unit) features.terms.add(unit);
       return;
@@ -327,8 +348,15 @@ export function featuresOf(text: string): StatementFeatures {
     const person = personOf(token);
     if (person !== undefined) {
       const modifier = tokens[position - 1];
+      // "brother-in-law" is another person than "brother".
+      const inLaw = tokens[position + 1] === "in" && /^laws?$/.test(tokens[position + 2] ?? "");
+      if (inLaw) {
+        consumed.add(position + 1);
+        consumed.add(position + 2);
+      }
+      const who = `${person}${inLaw ? "-in-law" : ""}`;
       features.persons.add(
-        modifier !== undefined && PERSON_MODIFIERS.has(modifier) ? `${modifier}-${person}` : person,
+        modifier !== undefined && PERSON_MODIFIERS.has(modifier) ? `${modifier}-${who}` : who,
       );
       const next = tokens[position + 1];
       if (next !== undefined && features.names.has(next)) features.personNames.add(next);
@@ -342,12 +370,8 @@ export function featuresOf(text: string): StatementFeatures {
     const term = englishTerm(token);
     if (term !== undefined && !NEUTRAL_TERMS.has(term)) features.terms.add(term);
   });
-  // "years old" is how an age is said; fold it onto one attribute term.
-  if (features.terms.has("year") && features.terms.has("old")) {
-    features.terms.delete("year");
-    features.terms.delete("old");
-    features.terms.add("age");
-  }
+  // "years old" is how an age is said: one attribute term (and "7 months old" is not an age in years).
+  if (age) features.terms.add("age");
   if (features.terms.has("岁")) {
     features.terms.delete("岁");
     features.terms.add("age");
@@ -357,6 +381,14 @@ export function featuresOf(text: string): StatementFeatures {
 
 export function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
   return a.size === b.size && [...a].every((value) => b.has(value));
+}
+
+/**
+ * The same numbers in the same order: "3/4" is not "4/3", "from 9 to 5" is not "from 5 to 9". Two
+ * statements that list the same numbers in another order are kept apart (both kept), never merged.
+ */
+export function sameNumbers(a: StatementFeatures, b: StatementFeatures): boolean {
+  return sameSet(a.numbers, b.numbers) && [...a.numbers].join(" ") === [...b.numbers].join(" ");
 }
 
 export function difference(a: ReadonlySet<string>, b: ReadonlySet<string>): string[] {

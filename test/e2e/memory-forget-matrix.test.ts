@@ -1,0 +1,116 @@
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { fastRetryWithExtraction, makeHome, providerEnv, runCli } from "../helpers/cli.js";
+import { useFakeServers } from "../helpers/fake-servers.js";
+
+const server = useFakeServers();
+
+function filesUnder(directory: string): string[] {
+  return readdirSync(directory).flatMap((name) => {
+    const path = join(directory, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+/** Files under `home` holding `word` in any case, as UTF-8 or as JSON's \uXXXX escapes. */
+function holding(home: string, word: string): string[] {
+  const escaped = [...word].map((char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`).join("");
+  return filesUnder(home).filter((path) => {
+    const text = readFileSync(path).toString("utf8").toLowerCase();
+    return text.includes(word.toLowerCase()) || text.includes(escaped);
+  });
+}
+
+const secret = "zebraquartz";
+const extraction = (quote: string) =>
+  JSON.stringify({
+    memories: [
+      {
+        kind: "fact",
+        text: `The user's locker code word is ${secret}.`,
+        evidence: "user-stated",
+        importance: "high",
+        sourceQuote: quote,
+      },
+    ],
+  });
+const none = '{"memories":[]}';
+
+async function memoryId(home: string, userHome: string, env: Record<string, string>): Promise<number> {
+  const listed = await runCli(["memory", "list", "--json"], { home, userHome, env });
+  const memories = (JSON.parse(listed.stdout) as { memories: { id: number; text: string }[] }).memories;
+  const memory = memories.find((entry) => entry.text.includes(secret));
+  if (!memory) throw new Error(`no memory holds ${secret}: ${listed.stdout}`);
+  return memory.id;
+}
+
+describe("forget erases every copy of the fact, however it was repeated", () => {
+  it("a tool result, the reply, other casing and spacing, a split turn and a tool argument: gone everywhere", {
+    timeout: 240_000,
+  }, async () => {
+    const { home, userHome, workspace } = makeHome(fastRetryWithExtraction);
+    writeFileSync(join(workspace, "notes.txt"), `LOCKER CODE WORD:   ZebraQuartz\nshoe size: 42\n`);
+    const fake = await server({
+      replies: [
+        // Turn 1: the model reads the notes, whose line repeats the fact in other casing and spacing.
+        { toolCalls: [{ name: "read_file", input: { path: "notes.txt" } }] },
+        { text: `Got it -- your LOCKER code word is "ZEBRAQUARTZ"!` },
+        { text: extraction(`my locker code word is ${secret}`) },
+        // Turn 2 and 3: the fact again, split across two turns.
+        { text: "Go on." },
+        { text: none },
+        { text: "Noted." },
+        { text: none },
+        // Turn 4: the model writes it into a file through a tool argument (JSON-escaped in storage).
+        {
+          toolCalls: [
+            {
+              name: "write_file",
+              rawArguments: `{"path":"memo.txt","content":"code word = ${[...secret].map((char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`).join("")}"}`,
+            },
+          ],
+        },
+        { text: "Saved the memo." },
+        { text: none },
+        // The resumed chat after the forget.
+        { text: "Anything else?" },
+        { text: none },
+      ],
+    });
+    const env = providerEnv(fake.url);
+    // One turn per run (each run waits for its extraction): the scripted replies stay in order.
+    const turns = [
+      `Please remember: my locker code word is ${secret}, and check notes.txt`,
+      "The spare locker's word is",
+      `${secret.toUpperCase()} as well`,
+      "write the code word to memo.txt",
+    ];
+    for (const [index, turn] of turns.entries()) {
+      const chat = await runCli(index === 0 ? ["chat", "--new"] : ["chat"], {
+        home,
+        userHome,
+        cwd: workspace,
+        env,
+        input: `${turn}\n`,
+      });
+      expect(chat.code, chat.stderr).toBe(0);
+    }
+    const id = await memoryId(home, userHome, env);
+    expect(holding(home, secret).length).toBeGreaterThan(0);
+
+    const forgotten = await runCli(["memory", "forget", String(id)], { home, userHome, env });
+    expect(forgotten.code, forgotten.stderr).toBe(0);
+    expect(holding(home, secret)).toEqual([]);
+
+    const resumed = await runCli(["chat"], { home, userHome, cwd: workspace, env, input: "what else?\n" });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const sent = JSON.stringify(fake.chatRequests().at(-2)?.body).toLowerCase();
+    expect(sent).toContain("what else?");
+    expect(sent).not.toContain(secret);
+    expect(holding(home, secret)).toEqual([]);
+    // The conversation keeps its shape and its other words: only the fact's words went.
+    expect(sent).toContain("the spare [forgotten]");
+    expect(sent).toContain("to memo.txt");
+  });
+});
