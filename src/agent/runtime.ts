@@ -167,6 +167,7 @@ export class Agent {
         at: this.clock.now().toISOString(),
       } as AgentEvent);
     this.steering.set(sessionId, []);
+    let stopWatchingForgets = () => {};
     try {
       emit({ type: "task-start", input: request.input });
       const history = this.transcripts.load(sessionId);
@@ -202,6 +203,32 @@ export class Agent {
         toolNames,
       });
       const systemTokens = Math.ceil(systemPrompt.length / 4);
+      // A memory forgotten during the task (the memory_forget tool, the CLI, the dashboard) must not
+      // ride along in this task's later steps: the loop reloads the redacted turns and the prompt.
+      let forgotten = false;
+      stopWatchingForgets = this.bus.subscribe((event) => {
+        if (
+          event.type === "memory-receipt" &&
+          event.kind === "forgotten" &&
+          event.userKey === request.userKey
+        ) {
+          forgotten = true;
+        }
+      });
+      const afterForget = async () => {
+        if (!forgotten) return null;
+        forgotten = false;
+        const stored = new Map(this.transcripts.load(sessionId).map((entry) => [entry.id, entry]));
+        return {
+          history: state.history.map((entry) => stored.get(entry.id) ?? entry),
+          systemPrompt: await this.hooks.systemPrompt({
+            userKey: request.userKey,
+            input: request.input,
+            cwd: request.cwd,
+            toolNames,
+          }),
+        };
+      };
       const authorize = request.authorizerFor({
         taskId,
         sessionId,
@@ -213,6 +240,7 @@ export class Agent {
           model: this.model,
           tools,
           systemPrompt,
+          afterForget,
           maxSteps: this.settings.maxSteps,
           maxOutputTokens: this.settings.maxOutputTokens,
           historyBudgetTokens: Math.max(
@@ -280,6 +308,7 @@ export class Agent {
       }
       return report;
     } finally {
+      stopWatchingForgets();
       this.steering.delete(sessionId);
     }
   }
