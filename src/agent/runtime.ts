@@ -218,9 +218,10 @@ export class Agent {
       const afterForget = async () => {
         if (!forgotten) return null;
         forgotten = false;
-        const stored = new Map(this.transcripts.load(sessionId).map((entry) => [entry.id, entry]));
+        // The whole session as now stored: a summary made from the old turns (never stored) goes too,
+        // and the context governor summarizes the redacted turns again if they do not fit.
         return {
-          history: state.history.map((entry) => stored.get(entry.id) ?? entry),
+          history: this.transcripts.load(sessionId),
           systemPrompt: await this.hooks.systemPrompt({
             userKey: request.userKey,
             input: request.input,
