@@ -56,6 +56,8 @@ export function forgetMemory(deps: ForgetDeps, id: number, userKey: string, at: 
         )
         .all(userKey, JSON.stringify(sourceIds)) as { id: number }[]
     ).map((row) => row.id);
+    // Before the redaction: a parent's delegate_task result names the sub-agent sessions it started.
+    const sessionIds = sourceSessions(database, ownMessageIds);
     const turnTexts = redactMessages(database, ownMessageIds);
     const sourceEpisodes = database
       .prepare(
@@ -79,7 +81,6 @@ export function forgetMemory(deps: ForgetDeps, id: number, userKey: string, at: 
       ...versions.flatMap((version) => [version.text, ...(version.sourceQuote ? [version.sourceQuote] : [])]),
     ];
     const words = distinctiveWords(database, factTexts, id);
-    const sessionIds = sourceSessions(database, ownMessageIds);
     const scrubber = wordScrubber(words, FORGOTTEN);
     const byWords = scrubber
       ? scrubWords(database, scrubber, sessionIds, isOwned)
@@ -153,11 +154,29 @@ function checkpoint(deps: ForgetDeps): void {
   }
 }
 
-/** The conversations the forgotten fact came from. */
+/**
+ * The conversations the forgotten fact came from, and the sub-agents they started (a child's session
+ * id is named in its parent's delegate_task result), transitively: a child was handed the fact too.
+ */
 function sourceSessions(database: SqliteDatabase, messageIds: readonly number[]): string[] {
-  return (
-    database
-      .prepare("SELECT DISTINCT session_id FROM messages WHERE id IN (SELECT value FROM json_each(?))")
-      .all(JSON.stringify(messageIds)) as { session_id: string }[]
-  ).map((row) => row.session_id);
+  const sessions = new Set(
+    (
+      database
+        .prepare("SELECT DISTINCT session_id FROM messages WHERE id IN (SELECT value FROM json_each(?))")
+        .all(JSON.stringify(messageIds)) as { session_id: string }[]
+    ).map((row) => row.session_id),
+  );
+  const children = (
+    database.prepare("SELECT id FROM sessions WHERE channel = 'subagent'").all() as { id: string }[]
+  ).map((row) => row.id);
+  const contents = database.prepare("SELECT content FROM messages WHERE session_id = ?");
+  let frontier = [...sessions];
+  while (frontier.length > 0 && children.length > 0) {
+    const text = frontier
+      .flatMap((session) => (contents.all(session) as { content: string }[]).map((row) => row.content))
+      .join("\n");
+    frontier = children.filter((child) => !sessions.has(child) && text.includes(child));
+    for (const child of frontier) sessions.add(child);
+  }
+  return [...sessions];
 }

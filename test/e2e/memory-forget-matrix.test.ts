@@ -113,4 +113,41 @@ describe("forget erases every copy of the fact, however it was repeated", () => 
     expect(sent).toContain("the spare [forgotten]");
     expect(sent).toContain("to memo.txt");
   });
+
+  it("a sub-agent handed only the value (one word of the fact) forgets it too: its session is the fact's", {
+    timeout: 240_000,
+  }, async () => {
+    const { home, userHome, workspace } = makeHome(fastRetryWithExtraction);
+    const fake = await server({
+      replies: [
+        {
+          toolCalls: [
+            { name: "delegate_task", input: { task: `Say the word ${secret.toUpperCase()} back.` } },
+          ],
+        },
+        { text: `${secret.toUpperCase()}` },
+        { text: "Your helper said it back." },
+        { text: extraction(`my locker code word is ${secret}`) },
+        { text: "Anything else?" },
+        { text: none },
+      ],
+    });
+    const env = providerEnv(fake.url);
+    const chat = await runCli(["chat", "--new"], {
+      home,
+      userHome,
+      cwd: workspace,
+      env,
+      input: `my locker code word is ${secret}; have a helper repeat it\n`,
+    });
+    expect(chat.code, chat.stderr).toBe(0);
+    expect(chat.stdout + chat.stderr).toContain("delegate_task");
+    const id = await memoryId(home, userHome, env);
+    const forgotten = await runCli(["memory", "forget", String(id)], { home, userHome, env });
+    expect(forgotten.code, forgotten.stderr).toBe(0);
+    expect(holding(home, secret)).toEqual([]);
+    const resumed = await runCli(["chat"], { home, userHome, cwd: workspace, env, input: "what else?\n" });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.stringify(fake.chatRequests().at(-2)?.body).toLowerCase()).not.toContain(secret);
+  });
 });
