@@ -24,6 +24,8 @@ export interface ForgetRecord {
   needles: readonly string[];
   /** The fact's distinctive words and its source sessions (forget-words.ts). */
   words: readonly string[];
+  /** All the fact's content words: where, outside its conversations, its words are erased. */
+  contextWords: readonly string[];
   sessionIds: readonly string[];
 }
 
@@ -76,7 +78,7 @@ function forgetInCopy(copy: SqliteDatabase, record: ForgetRecord): void {
       .prepare("UPDATE episodes SET text = ? WHERE id IN (SELECT value FROM json_each(?))")
       .run(FORGOTTEN, JSON.stringify(record.episodeIds));
     const changed = scrubEverywhere(copy, [...record.needles, ...turnTexts, ...episodeTexts]);
-    const scrubber = wordScrubber(record.words, FORGOTTEN);
+    const scrubber = wordScrubber(record.words, FORGOTTEN, record.contextWords);
     const byWords = scrubber
       ? scrubWords(copy, scrubber, record.sessionIds, isOwned)
       : new Map<string, number[]>();

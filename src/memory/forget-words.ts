@@ -70,14 +70,13 @@ function unicodeEscaped(word: string): string {
 export interface WordScrubber {
   /** Rule 1: every distinctive word, anywhere in the text. */
   all(text: string): string;
-  /** Rule 2: the words, only in sentences, lines or JSON strings that hold two of them (or the only one). */
+  /** Rule 2: the words, only in sentences, lines or JSON strings that hold two of the fact's words. */
   together(text: string): string;
   /** SQL LIKE patterns that find a candidate row. */
   likes: string[];
 }
 
-export function wordScrubber(words: readonly string[], placeholder: string): WordScrubber | undefined {
-  if (words.length === 0) return undefined;
+function wordPattern(words: readonly string[]): RegExp {
   const alternatives = words
     .flatMap((word) => {
       const escaped = escapeRegExp(unicodeEscaped(word));
@@ -88,14 +87,32 @@ export function wordScrubber(words: readonly string[], placeholder: string): Wor
       return [plain, escaped];
     })
     .sort((a, b) => b.length - a.length);
-  const pattern = new RegExp(alternatives.join("|"), "giu");
-  const needed = Math.min(2, words.length);
+  return new RegExp(alternatives.join("|"), "giu");
+}
+
+/**
+ * `words` are erased; `context` (all the fact's content words, the distinctive ones included) says
+ * where, outside the source conversations: a segment holding two of them, or the only one there is.
+ * "Paris" alone in another conversation stays when the fact was "lives in Paris".
+ */
+export function wordScrubber(
+  words: readonly string[],
+  placeholder: string,
+  context: readonly string[] = words,
+): WordScrubber | undefined {
+  if (words.length === 0) return undefined;
+  const pattern = wordPattern(words);
+  const all = [...new Set([...words, ...context])];
+  const contextPattern = wordPattern(all);
+  const needed = Math.min(2, all.length);
   const wordOf = (match: string) => JSON.parse(`"${match.replace(/"/g, "")}"`).toLowerCase() as string;
   return {
     all: (text) => text.replace(pattern, placeholder),
     together: (text) =>
       text.replace(/[^.!?。！？\n"]+/gu, (segment) => {
-        const found = new Set((segment.match(pattern) ?? []).map(wordOf));
+        if (!pattern.test(segment)) return segment;
+        pattern.lastIndex = 0;
+        const found = new Set((segment.match(contextPattern) ?? []).map(wordOf));
         return found.size >= needed ? segment.replace(pattern, placeholder) : segment;
       }),
     likes: words.flatMap((word) => [`%${likeEscape(word)}%`, `%${likeEscape(unicodeEscaped(word))}%`]),
@@ -115,6 +132,14 @@ export function scrubWords(
 ): Map<string, number[]> {
   const changed = new Map<string, number[]>();
   const sessions = new Set(sessionIds);
+  // The tasks of those conversations: rows keyed by task (deliveries, evidence, scheduled runs) belong too.
+  const tasks = new Set(
+    (
+      database
+        .prepare("SELECT id FROM tasks WHERE session_id IN (SELECT value FROM json_each(?))")
+        .all(JSON.stringify(sessionIds)) as { id: string }[]
+    ).map((row) => row.id),
+  );
   const tables = database.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as {
     name: string;
   }[];
@@ -125,17 +150,22 @@ export function scrubWords(
       .filter((column) => column.type.toUpperCase() === "TEXT")
       .map((column) => column.name);
     const sessionColumn = info.some((column) => column.name === "session_id") ? "session_id" : undefined;
+    const taskColumn = info.some((column) => column.name === "task_id") ? "task_id" : undefined;
     for (const column of columns) {
       const likes = scrubber.likes.map(() => `"${column}" LIKE ? ESCAPE '\\'`).join(" OR ");
       const rows = database
         .prepare(
-          `SELECT rowid AS rowid, "${column}" AS value${sessionColumn ? `, "${sessionColumn}" AS session` : ""}
+          `SELECT rowid AS rowid, "${column}" AS value${sessionColumn ? `, "${sessionColumn}" AS session` : ""}${
+            taskColumn ? `, "${taskColumn}" AS task` : ""
+          }
            FROM "${name}" WHERE ${likes}`,
         )
-        .all(...scrubber.likes) as { rowid: number; value: string; session?: unknown }[];
+        .all(...scrubber.likes) as { rowid: number; value: string; session?: unknown; task?: unknown }[];
       const update = database.prepare(`UPDATE "${name}" SET "${column}" = ? WHERE rowid = ?`);
       for (const row of rows) {
-        const inSource = typeof row.session === "string" && sessions.has(row.session);
+        const inSource =
+          (typeof row.session === "string" && sessions.has(row.session)) ||
+          (typeof row.task === "string" && tasks.has(row.task));
         const scrubbed = inSource ? scrubber.all(row.value) : scrubber.together(row.value);
         if (scrubbed === row.value) continue;
         update.run(scrubbed, row.rowid);

@@ -2,7 +2,7 @@ import { dirname } from "node:path";
 import type { SqliteDatabase } from "../storage/database.js";
 import { type ForgetRecord, forgetInCopies } from "./forget-copies.js";
 import { scrubFiles } from "./forget-files.js";
-import { distinctiveWords, scrubWords, wordScrubber } from "./forget-words.js";
+import { contentWords, distinctiveWords, scrubWords, wordScrubber } from "./forget-words.js";
 import type { MemoryRepository } from "./store/memory-repo.js";
 import {
   FORGOTTEN,
@@ -81,7 +81,8 @@ export function forgetMemory(deps: ForgetDeps, id: number, userKey: string, at: 
       ...versions.flatMap((version) => [version.text, ...(version.sourceQuote ? [version.sourceQuote] : [])]),
     ];
     const words = distinctiveWords(database, factTexts, id);
-    const scrubber = wordScrubber(words, FORGOTTEN);
+    const contextWords = [...new Set(factTexts.flatMap(contentWords))];
+    const scrubber = wordScrubber(words, FORGOTTEN, contextWords);
     const byWords = scrubber
       ? scrubWords(database, scrubber, sessionIds, isOwned)
       : new Map<string, number[]>();
@@ -108,6 +109,7 @@ export function forgetMemory(deps: ForgetDeps, id: number, userKey: string, at: 
       episodeIds,
       needles,
       words,
+      contextWords,
       sessionIds,
     };
     return record;
@@ -119,7 +121,7 @@ export function forgetMemory(deps: ForgetDeps, id: number, userKey: string, at: 
     // Logs, task baselines, exports and any other text file under MERCURY_HOME.
     const files = scrubFiles(dirname(database.name), {
       needles: result.needles,
-      scrubber: wordScrubber(result.words, FORGOTTEN),
+      scrubber: wordScrubber(result.words, FORGOTTEN, result.contextWords),
       sessionIds: result.sessionIds,
       skip: [database.name, ...copyPaths],
     });

@@ -44,4 +44,13 @@ describe("the word scrubber", () => {
     const one = wordScrubber(["zebraquartz"], "[forgotten]");
     expect(one?.together("the word was Zebraquartz!")).toBe("the word was [forgotten]!");
   });
+
+  it("one distinctive word among several content words goes only where another of the fact's words stands", () => {
+    // "lives" is held by another memory: only "paris" is distinctive, but "lives" still places it.
+    const paris = wordScrubber(["paris"], "[forgotten]", ["lives", "paris"]);
+    expect(paris?.together("My trip to Paris was great.\nShe lives in Paris now.")).toBe(
+      "My trip to Paris was great.\nShe lives in [forgotten] now.",
+    );
+    expect(paris?.all("My trip to Paris")).toBe("My trip to [forgotten]");
+  });
 });
