@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fastRetryWithExtraction, makeHome, providerEnv, runCli } from "../helpers/cli.js";
@@ -97,7 +97,11 @@ describe("forget erases every copy of the fact, however it was repeated", () => 
       expect(chat.code, chat.stderr).toBe(0);
     }
     const id = await memoryId(home, userHome, env);
-    expect(holding(home, secret).length).toBeGreaterThan(0);
+    // An export the user kept under MERCURY_HOME.
+    const exported = await runCli(["memory", "export"], { home, userHome, env });
+    mkdirSync(join(home, "exports"));
+    writeFileSync(join(home, "exports", "memories.jsonl"), exported.stdout);
+    expect(holding(home, secret)).toContain(join(home, "exports", "memories.jsonl"));
 
     const forgotten = await runCli(["memory", "forget", String(id)], { home, userHome, env });
     expect(forgotten.code, forgotten.stderr).toBe(0);

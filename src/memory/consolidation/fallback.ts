@@ -55,6 +55,7 @@ function compare(candidate: string, existing: string): Judgement {
   const different = (reason: string): Judgement => ({ verdict: "different", reason, by: "rules" });
 
   if (personsDiffer) return different("about different people");
+  if (!sameSet(a.modality, b.modality)) return different("one statement is a wish, plan or possibility");
   if (polarityDiffers) {
     // The shorter claim's content must lie inside the longer one, or they are about other things.
     const [small, large] = a.terms.size <= b.terms.size ? [a, b] : [b, a];

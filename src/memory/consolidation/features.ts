@@ -78,7 +78,19 @@ export interface StatementFeatures {
    * the rest of the comparison folds case and drops symbols.
    */
   exact: Set<string>;
+  /** Modal and intent words ("should", "want", "might", 想, 应该): a wish or possibility, not a fact. */
+  modality: Set<string>;
 }
+
+const QUANTIFIERS: ReadonlySet<string> = new Set(
+  "all most some many few none every each half several both any no-one nobody everyone everybody".split(" "),
+);
+const MODALS: ReadonlySet<string> = new Set(
+  "should might may could would must ought want wants wanted wish wishes hope hopes plan plans planning intend intends try trying need needs".split(
+    " ",
+  ),
+);
+const CJK_MODALS = /想|应该|應該|可能|打算|希望|计划|計劃|需要|必须|必須/gu;
 
 const CURRENCIES: Readonly<Record<string, string>> = {
   $: "usd",
@@ -170,6 +182,11 @@ function cjkFeatures(run: string, into: StatementFeatures): void {
     rest = rest.slice(pronoun.length);
     break;
   }
+  // 大姐 and 二姐 are two sisters: an ordinal or "eldest/youngest" before a kin word is part of the person.
+  for (const match of rest.matchAll(/([大二三四五六七八小老幺])([姐妹哥弟叔姨舅姑伯])/gu)) {
+    into.persons.add(match[0]);
+    rest = rest.replace(match[0], " ");
+  }
   for (const person of CJK_PERSONS) {
     if (!rest.includes(person)) continue;
     into.persons.add(CJK_PERSON_CANONICAL[person] ?? person);
@@ -178,8 +195,11 @@ function cjkFeatures(run: string, into: StatementFeatures): void {
   if (CJK_CHANGE.test(rest)) into.changed = true;
   if (CJK_ADDITIVE.test(rest)) into.additive = true;
   if (CJK_PAST.test(rest)) into.past = true;
+  for (const match of rest.matchAll(CJK_MODALS)) into.modality.add(match[0]);
   if (rest.replace(/不再/gu, "").match(CJK_NEGATION)) {
     into.negated = true;
+    // 没/没有/未 deny that something happened; 不 denies a habit or a state: "我没吃猪肉" is not "我不吃猪肉".
+    if (/没|沒|未/u.test(rest)) into.tense = "past";
     // "不…了" (不在腾讯工作了, 不过敏了) and 已经不 say a state ended, like "no longer".
     if (/了\s*$|已经不|已經不/u.test(run)) into.past = true;
   }
@@ -258,6 +278,7 @@ export function featuresOf(text: string): StatementFeatures {
     past: false,
     tense: tenseOf(text),
     exact: exactTokens(text),
+    modality: new Set(),
   };
   // A pronoun opening a sentence is its subject: "She is a nurse" is not "He is a nurse". Elsewhere
   // ("…a dog, he passed away") it usually points back at something already named.
@@ -362,6 +383,14 @@ export function featuresOf(text: string): StatementFeatures {
       if (next !== undefined && features.names.has(next)) features.personNames.add(next);
       return;
     }
+    if (QUANTIFIERS.has(token)) {
+      // "most of my friends" is not "all of my friends": the quantifier is part of the claim.
+      features.terms.add(`q:${token}`);
+      return;
+    }
+    // "I should exercise" / "I want to learn piano" is a wish, a plan or a possibility, not the fact;
+    // the word stays a content word too ("I want children" / "I don't want children").
+    if (MODALS.has(token)) features.modality.add(token);
     // "work with .NET" is using a tool, not employment (the one-value attribute "work").
     if (/^work(?:s|ed|ing)?$/.test(token) && tokens[position + 1] === "with") {
       features.terms.add("us");
@@ -409,6 +438,7 @@ export function covers(newer: string, older: string): boolean {
     difference(b.names, a.names).length === 0 &&
     difference(b.numbers, a.numbers).length === 0 &&
     difference(b.dates, a.dates).length === 0 &&
-    difference(b.when, a.when).length === 0
+    difference(b.when, a.when).length === 0 &&
+    difference(b.modality, a.modality).length === 0
   );
 }

@@ -40,6 +40,7 @@ export function guardJudgement(
     if (!sameSet(a.dates, b.dates) || !sameSet(a.when, b.when)) clash.push("dates");
     if (a.negated !== b.negated || a.past !== b.past) clash.push("polarity");
     if (a.tense !== b.tense) clash.push("tense");
+    if (!sameSet(a.modality, b.modality)) clash.push("modality");
     if (!sameSet(a.exact, b.exact)) clash.push("codes or currencies");
   }
   // A renamed relation ("my girlfriend Anna" -> "my wife Anna") is still the same person, and the
@@ -159,7 +160,7 @@ function guardUpdate(
   // An "update" that only drops words would erase them: a shorter statement never does that.
   if (oldCoversNew && samePolarity) {
     // The same words in another tense ("I had a dog" / "I have a dog") are not a repetition.
-    if (a.tense !== b.tense || !sameSet(a.exact, b.exact)) {
+    if (a.tense !== b.tense || !sameSet(a.exact, b.exact) || !sameSet(a.modality, b.modality)) {
       return keep(
         a.tense === "future" || b.tense === "future" ? "different" : "contradiction",
         "the same words in another tense or with another code are not a repetition; both kept",
