@@ -154,4 +154,57 @@ describe("forget erases every copy of the fact, however it was repeated", () => 
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.stringify(fake.chatRequests().at(-2)?.body).toLowerCase()).not.toContain(secret);
   });
+
+  it("forgetting through the chat's memory_forget tool: the answer after it and the next chat never carry the fact", {
+    timeout: 240_000,
+  }, async () => {
+    const { home, userHome, workspace } = makeHome(fastRetryWithExtraction);
+    const fake = await server({
+      replies: [
+        { text: "Noted." },
+        { text: extraction(`my locker code word is ${secret}`) },
+        // The forget turn: the model finds the memory (its text comes back in the tool result), then
+        // forgets it; the person confirms on the next piped line.
+        { toolCalls: [{ name: "memory_search", input: { query: "locker code word" } }] },
+        { toolCalls: [{ name: "memory_forget", input: { memoryId: 1 } }] },
+        { text: "Done: I forgot your locker code word." },
+        { text: none },
+        { text: "Anything else?" },
+        { text: none },
+      ],
+    });
+    const env = providerEnv(fake.url);
+    const first = await runCli(["chat", "--new"], {
+      home,
+      userHome,
+      cwd: workspace,
+      env,
+      input: `Please remember: my locker code word is ${secret}\n`,
+    });
+    expect(first.code, first.stderr).toBe(0);
+    expect(await memoryId(home, userHome, env)).toBe(1);
+    const before = fake.chatRequests().length;
+    const forget = await runCli(["chat"], {
+      home,
+      userHome,
+      cwd: workspace,
+      env,
+      input: "please forget my locker code word\nForget it\n",
+    });
+    expect(forget.code, `${forget.stdout}\n${forget.stderr}`).toBe(0);
+    expect(forget.stdout + forget.stderr).toContain("Forgotten: memory #1");
+    const listed = await runCli(["memory", "list", "--json"], { home, userHome, env });
+    expect(listed.stdout).not.toContain(secret);
+    expect(holding(home, secret)).toEqual([]);
+    // Requests before+2 (the answer) and before+3 (extraction) came after the forget.
+    const after = fake.chatRequests().slice(before + 2);
+    expect(after.length).toBeGreaterThanOrEqual(2);
+    for (const request of after) expect(JSON.stringify(request.body).toLowerCase()).not.toContain(secret);
+    const resumed = await runCli(["chat"], { home, userHome, cwd: workspace, env, input: "what else?\n" });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const sent = JSON.stringify(fake.chatRequests().at(-2)?.body).toLowerCase();
+    expect(sent).toContain("what else?");
+    expect(sent).not.toContain(secret);
+    expect(holding(home, secret)).toEqual([]);
+  });
 });
