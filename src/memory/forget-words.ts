@@ -121,7 +121,7 @@ export function wordScrubber(
 
 /**
  * Applies the word scrub to every text column of every table the memory store does not own:
- * rule 1 in rows of the source sessions (a `session_id` column), rule 2 elsewhere. Returns the rows
+ * rule 1 in rows that name a source session or one of its tasks in another column, rule 2 elsewhere. Returns the rows
  * changed per table.
  */
 export function scrubWords(
@@ -149,27 +149,27 @@ export function scrubWords(
     const columns = info
       .filter((column) => column.type.toUpperCase() === "TEXT")
       .map((column) => column.name);
-    const sessionColumn = info.some((column) => column.name === "session_id") ? "session_id" : undefined;
-    const taskColumn = info.some((column) => column.name === "task_id") ? "task_id" : undefined;
+    const keys = [...sessions, ...tasks];
     for (const column of columns) {
       const likes = scrubber.likes.map(() => `"${column}" LIKE ? ESCAPE '\\'`).join(" OR ");
       const rows = database
-        .prepare(
-          `SELECT rowid AS rowid, "${column}" AS value${sessionColumn ? `, "${sessionColumn}" AS session` : ""}${
-            taskColumn ? `, "${taskColumn}" AS task` : ""
-          }
-           FROM "${name}" WHERE ${likes}`,
-        )
-        .all(...scrubber.likes) as { rowid: number; value: string; session?: unknown; task?: unknown }[];
+        .prepare(`SELECT rowid AS rowid_, * FROM "${name}" WHERE ${likes}`)
+        .all(...scrubber.likes) as Record<string, unknown>[];
       const update = database.prepare(`UPDATE "${name}" SET "${column}" = ? WHERE rowid = ?`);
       for (const row of rows) {
-        const inSource =
-          (typeof row.session === "string" && sessions.has(row.session)) ||
-          (typeof row.task === "string" && tasks.has(row.task));
-        const scrubbed = inSource ? scrubber.all(row.value) : scrubber.together(row.value);
-        if (scrubbed === row.value) continue;
-        update.run(scrubbed, row.rowid);
-        changed.set(name, [...(changed.get(name) ?? []), row.rowid]);
+        const value = row[column];
+        if (typeof value !== "string") continue;
+        // A row that names one of the fact's conversations or tasks in another column belongs to them:
+        // its session_id or task_id, a job's "created_by: chat (owner, task …)".
+        const inSource = Object.entries(row).some(
+          ([key, cell]) =>
+            key !== column && typeof cell === "string" && keys.some((id) => cell === id || cell.includes(id)),
+        );
+        const scrubbed = inSource ? scrubber.all(value) : scrubber.together(value);
+        if (scrubbed === value) continue;
+        const rowid = Number(row.rowid_);
+        update.run(scrubbed, rowid);
+        changed.set(name, [...(changed.get(name) ?? []), rowid]);
       }
     }
   }

@@ -207,4 +207,46 @@ describe("forget erases every copy of the fact, however it was repeated", () => 
     expect(sent).not.toContain(secret);
     expect(holding(home, secret)).toEqual([]);
   });
+
+  it("a scheduled job made in the fact's conversation loses the value, even said alone", {
+    timeout: 240_000,
+  }, async () => {
+    const { home, userHome, workspace } = makeHome(fastRetryWithExtraction);
+    const fake = await server({
+      replies: [
+        {
+          toolCalls: [
+            {
+              name: "schedule_task",
+              input: {
+                schedule: "every 60 minutes",
+                task: `Say ${secret.toUpperCase()} to me.`,
+                name: "reminder",
+              },
+            },
+          ],
+        },
+        { text: "Scheduled." },
+        { text: extraction(`my locker code word is ${secret}`) },
+      ],
+    });
+    const env = providerEnv(fake.url);
+    const chat = await runCli(["chat", "--new"], {
+      home,
+      userHome,
+      cwd: workspace,
+      env,
+      input: `my locker code word is ${secret}; remind me of it every hour\nyes\n`,
+    });
+    expect(chat.code, chat.stderr).toBe(0);
+    const jobs = await runCli(["schedule", "list", "--json"], { home, userHome, env });
+    expect(jobs.stdout.toLowerCase()).toContain(secret);
+    const id = await memoryId(home, userHome, env);
+    const forgotten = await runCli(["memory", "forget", String(id)], { home, userHome, env });
+    expect(forgotten.code, forgotten.stderr).toBe(0);
+    expect(holding(home, secret)).toEqual([]);
+    const after = await runCli(["schedule", "list", "--json"], { home, userHome, env });
+    expect(after.code, after.stderr).toBe(0);
+    expect(after.stdout.toLowerCase()).not.toContain(secret);
+  });
 });
