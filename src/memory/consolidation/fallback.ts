@@ -2,6 +2,7 @@ import { normalize } from "../text/index.js";
 import { readChange } from "./change.js";
 import { difference, FUNCTIONAL_ATTRIBUTES, featuresOf, sameNumbers, sameSet } from "./features.js";
 import type { Judgement } from "./judge.js";
+import { rolesSwapped } from "./roles.js";
 
 /** The rules' reason for a contradiction by negation (guards.ts recognises it). */
 export const NEGATES = "one statement negates the other";
@@ -104,6 +105,7 @@ function compare(candidate: string, existing: string): Judgement {
     // A relative time ("last month") on one side only says when, but two statements that differ in
     // it are not the same claim.
     if (!sameSet(a.when, b.when)) return different("different relative times");
+    if (rolesSwapped(candidate, existing)) return different("the same words with the people in other roles");
     return { verdict: "same", reason: "same content words, people, numbers and dates", by: "rules" };
   }
   const attribute = shared.find((term) => FUNCTIONAL_ATTRIBUTES.has(term));

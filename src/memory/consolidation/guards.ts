@@ -11,6 +11,7 @@ import {
   sameSet,
 } from "./features.js";
 import type { Judgement } from "./judge.js";
+import { rolesSwapped } from "./roles.js";
 
 /**
  * Hard limits on what any judge (the model included) may conclude, checked on the statements
@@ -41,6 +42,7 @@ export function guardJudgement(
     if (a.negated !== b.negated || a.past !== b.past) clash.push("polarity");
     if (a.tense !== b.tense) clash.push("tense");
     if (!sameSet(a.modality, b.modality)) clash.push("modality");
+    if (rolesSwapped(candidate, existing)) clash.push("roles");
     if (!sameSet(a.exact, b.exact)) clash.push("codes or currencies");
   }
   // A renamed relation ("my girlfriend Anna" -> "my wife Anna") is still the same person, and the
@@ -158,6 +160,9 @@ function guardUpdate(
   const oldCoversNew = covers(existing, candidate);
   const samePolarity = a.negated === b.negated && a.past === b.past;
   // An "update" that only drops words would erase them: a shorter statement never does that.
+  if (oldCoversNew && samePolarity && rolesSwapped(candidate, existing)) {
+    return keep("different", "the same words with the people in other roles are another claim; both kept");
+  }
   if (oldCoversNew && samePolarity) {
     // The same words in another tense ("I had a dog" / "I have a dog") are not a repetition.
     if (a.tense !== b.tense || !sameSet(a.exact, b.exact) || !sameSet(a.modality, b.modality)) {
