@@ -21,6 +21,11 @@ export interface LoopDependencies {
   model: ModelStepper;
   tools: readonly AnyTool[];
   systemPrompt: string;
+  /**
+   * After a memory was forgotten during the task: the history as now stored (redacted) and a fresh
+   * system prompt, so no later step sends the forgotten text; null when nothing was forgotten.
+   */
+  afterForget?(): Promise<{ history: StoredMessage[]; systemPrompt: string } | null>;
   maxSteps: number;
   maxOutputTokens: number;
   /** Tokens of history we may send (context window minus reply and system prompt). */
@@ -133,6 +138,11 @@ async function loop(
   for (;;) {
     if (signal.aborted) return stopped(state, watchdog);
 
+    const refreshed = await deps.afterForget?.();
+    if (refreshed) {
+      state.history = refreshed.history;
+      deps.systemPrompt = refreshed.systemPrompt;
+    }
     const steering = deps.takeSteering();
     if (steering.length > 0) {
       state.append(deps.persist(steering.map((text) => ({ role: "user", content: text }))));

@@ -167,6 +167,7 @@ export class Agent {
         at: this.clock.now().toISOString(),
       } as AgentEvent);
     this.steering.set(sessionId, []);
+    let stopWatchingForgets = () => {};
     try {
       emit({ type: "task-start", input: request.input });
       const history = this.transcripts.load(sessionId);
@@ -202,6 +203,33 @@ export class Agent {
         toolNames,
       });
       const systemTokens = Math.ceil(systemPrompt.length / 4);
+      // A memory forgotten during the task (the memory_forget tool, the CLI, the dashboard) must not
+      // ride along in this task's later steps: the loop reloads the redacted turns and the prompt.
+      let forgotten = false;
+      stopWatchingForgets = this.bus.subscribe((event) => {
+        if (
+          event.type === "memory-receipt" &&
+          event.kind === "forgotten" &&
+          event.userKey === request.userKey
+        ) {
+          forgotten = true;
+        }
+      });
+      const afterForget = async () => {
+        if (!forgotten) return null;
+        forgotten = false;
+        // The whole session as now stored: a summary made from the old turns (never stored) goes too,
+        // and the context governor summarizes the redacted turns again if they do not fit.
+        return {
+          history: this.transcripts.load(sessionId),
+          systemPrompt: await this.hooks.systemPrompt({
+            userKey: request.userKey,
+            input: request.input,
+            cwd: request.cwd,
+            toolNames,
+          }),
+        };
+      };
       const authorize = request.authorizerFor({
         taskId,
         sessionId,
@@ -213,6 +241,7 @@ export class Agent {
           model: this.model,
           tools,
           systemPrompt,
+          afterForget,
           maxSteps: this.settings.maxSteps,
           maxOutputTokens: this.settings.maxOutputTokens,
           historyBudgetTokens: Math.max(
@@ -280,6 +309,7 @@ export class Agent {
       }
       return report;
     } finally {
+      stopWatchingForgets();
       this.steering.delete(sessionId);
     }
   }

@@ -23,6 +23,9 @@ export function rememberTask(
   userKey: string,
   clock: Clock,
 ): void {
+  // A sub-agent's "user" turns are its parent agent's words, not the person's: they are neither archived
+  // as the person's turns nor mined as "user-stated" facts (the parent's own task covers the conversation).
+  if (agent.transcriptStore.getSession(report.sessionId)?.channel === "subagent") return;
   const stored = agent.transcriptStore
     .load(report.sessionId)
     .filter((entry) => entry.taskId === report.taskId);

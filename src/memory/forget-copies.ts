@@ -1,9 +1,11 @@
 import Database from "better-sqlite3";
 import type { SqliteDatabase } from "../storage/database.js";
+import { scrubWords, wordScrubber } from "./forget-words.js";
 import { SearchIndex } from "./search/search-index.js";
 import { MemoryRepository } from "./store/memory-repo.js";
 import {
   FORGOTTEN,
+  isOwned,
   recordRedactions,
   redactMessages,
   reindexEpisodes,
@@ -20,6 +22,11 @@ export interface ForgetRecord {
   episodeIds: readonly number[];
   /** The forgotten texts (memory, versions, quotes, source turns), scrubbed from every other table. */
   needles: readonly string[];
+  /** The fact's distinctive words and its source sessions (forget-words.ts). */
+  words: readonly string[];
+  /** All the fact's content words: where, outside its conversations, its words are erased. */
+  contextWords: readonly string[];
+  sessionIds: readonly string[];
 }
 
 /**
@@ -71,7 +78,17 @@ function forgetInCopy(copy: SqliteDatabase, record: ForgetRecord): void {
       .prepare("UPDATE episodes SET text = ? WHERE id IN (SELECT value FROM json_each(?))")
       .run(FORGOTTEN, JSON.stringify(record.episodeIds));
     const changed = scrubEverywhere(copy, [...record.needles, ...turnTexts, ...episodeTexts]);
-    const episodeIds = [...new Set([...record.episodeIds, ...(changed.get("episodes") ?? [])])];
+    const scrubber = wordScrubber(record.words, FORGOTTEN, record.contextWords);
+    const byWords = scrubber
+      ? scrubWords(copy, scrubber, record.sessionIds, isOwned)
+      : new Map<string, number[]>();
+    const episodeIds = [
+      ...new Set([
+        ...record.episodeIds,
+        ...(changed.get("episodes") ?? []),
+        ...(byWords.get("episodes") ?? []),
+      ]),
+    ];
     index.remove("memory", record.memoryId);
     reindexEpisodes(copy, index, episodeIds);
     memories.delete(record.memoryId, record.userKey, record.at);

@@ -1,8 +1,12 @@
+import { dirname } from "node:path";
 import type { SqliteDatabase } from "../storage/database.js";
 import { type ForgetRecord, forgetInCopies } from "./forget-copies.js";
+import { scrubFiles } from "./forget-files.js";
+import { contentWords, distinctiveWords, scrubWords, wordScrubber } from "./forget-words.js";
 import type { MemoryRepository } from "./store/memory-repo.js";
 import {
   FORGOTTEN,
+  isOwned,
   recordRedactions,
   redactMessages,
   reindexEpisodes,
@@ -52,6 +56,8 @@ export function forgetMemory(deps: ForgetDeps, id: number, userKey: string, at: 
         )
         .all(userKey, JSON.stringify(sourceIds)) as { id: number }[]
     ).map((row) => row.id);
+    // Before the redaction: a parent's delegate_task result names the sub-agent sessions it started.
+    const sessionIds = sourceSessions(database, ownMessageIds);
     const turnTexts = redactMessages(database, ownMessageIds);
     const sourceEpisodes = database
       .prepare(
@@ -69,20 +75,58 @@ export function forgetMemory(deps: ForgetDeps, id: number, userKey: string, at: 
       ...sourceEpisodes.map((row) => row.text),
     ];
     const changed = scrubEverywhere(database, needles);
-    const episodeIds = [
-      ...new Set([...sourceEpisodes.map((row) => row.id), ...(changed.get("episodes") ?? [])]),
+    const factTexts = [
+      memory.text,
+      ...(memory.sourceQuote ? [memory.sourceQuote] : []),
+      ...versions.flatMap((version) => [version.text, ...(version.sourceQuote ? [version.sourceQuote] : [])]),
     ];
-    const messageIds = [...new Set([...ownMessageIds, ...(changed.get("messages") ?? [])])];
+    const words = distinctiveWords(database, factTexts, id);
+    const contextWords = [...new Set(factTexts.flatMap(contentWords))];
+    const scrubber = wordScrubber(words, FORGOTTEN, contextWords);
+    const byWords = scrubber
+      ? scrubWords(database, scrubber, sessionIds, isOwned)
+      : new Map<string, number[]>();
+    const episodeIds = [
+      ...new Set([
+        ...sourceEpisodes.map((row) => row.id),
+        ...(changed.get("episodes") ?? []),
+        ...(byWords.get("episodes") ?? []),
+      ]),
+    ];
+    const messageIds = [
+      ...new Set([...ownMessageIds, ...(changed.get("messages") ?? []), ...(byWords.get("messages") ?? [])]),
+    ];
     deps.index.remove("memory", id);
     reindexEpisodes(database, deps.index, episodeIds);
     deps.memories.delete(id, userKey, at);
     recordRedactions(database, "messages", messageIds, id, at);
     recordRedactions(database, "episodes", episodeIds, id, at);
-    const record: ForgetRecord = { memoryId: id, userKey, at, messageIds, episodeIds, needles };
+    const record: ForgetRecord = {
+      memoryId: id,
+      userKey,
+      at,
+      messageIds,
+      episodeIds,
+      needles,
+      words,
+      contextWords,
+      sessionIds,
+    };
     return record;
   })();
   checkpoint(deps);
-  const copies = forgetInCopies(deps.databaseCopies?.() ?? [], result);
+  const copyPaths = deps.databaseCopies?.() ?? [];
+  const copies = forgetInCopies(copyPaths, result);
+  if (!database.memory) {
+    // Logs, task baselines, exports and any other text file under MERCURY_HOME.
+    const files = scrubFiles(dirname(database.name), {
+      needles: result.needles,
+      scrubber: wordScrubber(result.words, FORGOTTEN, result.contextWords),
+      sessionIds: result.sessionIds,
+      skip: [database.name, ...copyPaths],
+    });
+    copies.failed.push(...files.failed);
+  }
   for (const failure of copies.failed) {
     deps.log?.(
       "warn",
@@ -110,4 +154,31 @@ function checkpoint(deps: ForgetDeps): void {
       "after forget: the WAL could not be truncated while another process reads; it will be on its next checkpoint",
     );
   }
+}
+
+/**
+ * The conversations the forgotten fact came from, and the sub-agents they started (a child's session
+ * id is named in its parent's delegate_task result), transitively: a child was handed the fact too.
+ */
+function sourceSessions(database: SqliteDatabase, messageIds: readonly number[]): string[] {
+  const sessions = new Set(
+    (
+      database
+        .prepare("SELECT DISTINCT session_id FROM messages WHERE id IN (SELECT value FROM json_each(?))")
+        .all(JSON.stringify(messageIds)) as { session_id: string }[]
+    ).map((row) => row.session_id),
+  );
+  const children = (
+    database.prepare("SELECT id FROM sessions WHERE channel = 'subagent'").all() as { id: string }[]
+  ).map((row) => row.id);
+  const contents = database.prepare("SELECT content FROM messages WHERE session_id = ?");
+  let frontier = [...sessions];
+  while (frontier.length > 0 && children.length > 0) {
+    const text = frontier
+      .flatMap((session) => (contents.all(session) as { content: string }[]).map((row) => row.content))
+      .join("\n");
+    frontier = children.filter((child) => !sessions.has(child) && text.includes(child));
+    for (const child of frontier) sessions.add(child);
+  }
+  return [...sessions];
 }

@@ -43,6 +43,7 @@ export class TerminalChat {
   private pending: PendingAnswer | null = null;
   private lastInterruptAt = 0;
   private readonly queue: string[] = [];
+  private inputEnded = false;
 
   constructor(
     private readonly app: MercuryApp,
@@ -66,6 +67,8 @@ export class TerminalChat {
     terminal.onLine((line) => this.onLine(line));
     terminal.onInterrupt(() => this.onInterrupt());
     await terminal.finished;
+    this.inputEnded = true;
+    if (this.pending && !this.options.interactive) this.onLine("");
     while (this.running || this.queue.length > 0) {
       if (this.running) await this.running.done;
       else this.startNextQueued();
@@ -192,6 +195,14 @@ export class TerminalChat {
   /** Asks the person at the terminal; the next line they type is the answer. */
   ask(question: string, choices: string[] = []): Promise<string> {
     return new Promise((resolve) => {
+      // Piped input answers in order: a line read while the task ran is the answer to its question;
+      // once input has ended there is no one to answer (without this the task waited forever).
+      if (!this.options.interactive && (this.queue.length > 0 || this.inputEnded)) {
+        const answer = this.queue.shift() ?? "";
+        this.info(`? ${question} -> ${answer === "" ? "(no answer: input ended)" : answer}`);
+        resolve(answer.trim());
+        return;
+      }
       this.pending = {
         prompt: question,
         resolve: (answer) => {

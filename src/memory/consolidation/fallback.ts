@@ -1,7 +1,8 @@
 import { normalize } from "../text/index.js";
 import { readChange } from "./change.js";
-import { difference, FUNCTIONAL_ATTRIBUTES, featuresOf, sameSet } from "./features.js";
+import { difference, FUNCTIONAL_ATTRIBUTES, featuresOf, sameNumbers, sameSet } from "./features.js";
 import type { Judgement } from "./judge.js";
+import { rolesSwapped } from "./roles.js";
 
 /** The rules' reason for a contradiction by negation (guards.ts recognises it). */
 export const NEGATES = "one statement negates the other";
@@ -49,12 +50,13 @@ function compare(candidate: string, existing: string): Judgement {
   const onlyB = difference(b.terms, a.terms);
   const shared = [...a.terms].filter((term) => b.terms.has(term));
   const personsDiffer = !sameSet(a.persons, b.persons);
-  const numbersDiffer = !sameSet(a.numbers, b.numbers);
+  const numbersDiffer = !sameNumbers(a, b);
   const datesDiffer = !sameSet(a.dates, b.dates);
   const polarityDiffers = a.negated !== b.negated || a.past !== b.past;
   const different = (reason: string): Judgement => ({ verdict: "different", reason, by: "rules" });
 
   if (personsDiffer) return different("about different people");
+  if (!sameSet(a.modality, b.modality)) return different("one statement is a wish, plan or possibility");
   if (polarityDiffers) {
     // The shorter claim's content must lie inside the longer one, or they are about other things.
     const [small, large] = a.terms.size <= b.terms.size ? [a, b] : [b, a];
@@ -70,6 +72,10 @@ function compare(candidate: string, existing: string): Judgement {
   }
   if (datesDiffer) return different("different dates or days");
   if (numbersDiffer) {
+    const bare = (features: typeof a) => new Set([...features.numbers].map((n) => n.replace(/[~<>=+]/g, "")));
+    if (sameSet(bare(a), bare(b))) {
+      return different("the same numbers, approximate or bounded on one side, or in another order");
+    }
     if (
       onlyA.length === 0 &&
       onlyB.length === 0 &&
@@ -99,6 +105,7 @@ function compare(candidate: string, existing: string): Judgement {
     // A relative time ("last month") on one side only says when, but two statements that differ in
     // it are not the same claim.
     if (!sameSet(a.when, b.when)) return different("different relative times");
+    if (rolesSwapped(candidate, existing)) return different("the same words with the people in other roles");
     return { verdict: "same", reason: "same content words, people, numbers and dates", by: "rules" };
   }
   const attribute = shared.find((term) => FUNCTIONAL_ATTRIBUTES.has(term));

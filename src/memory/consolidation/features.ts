@@ -1,22 +1,11 @@
 import { stemmer } from "stemmer";
 import { isNegation } from "../text/analyze.js";
 import { isCjk, isStopword, normalize, tokenize } from "../text/index.js";
+import { agePhrases, approximatorAfter, approximatorBefore, numericDates } from "./approximator.js";
+import { cjkFeatures } from "./cjk-features.js";
 import {
   ADDITIVE_MARKERS,
   CHANGE_MARKERS,
-  CJK_ADDITIVE,
-  CJK_CHANGE,
-  CJK_DATE,
-  CJK_DIGITS,
-  CJK_NEGATION,
-  CJK_NUMBER,
-  CJK_PAST,
-  CJK_PERSON_CANONICAL,
-  CJK_PERSONS,
-  CJK_PRONOUNS,
-  CJK_RELATIONS,
-  CJK_STOPWORDS,
-  CJK_WEEKDAY_CANONICAL,
   ENDING_VERBS,
   IRREGULAR_PERSONS,
   ISO_DATE,
@@ -77,7 +66,18 @@ export interface StatementFeatures {
    * the rest of the comparison folds case and drops symbols.
    */
   exact: Set<string>;
+  /** Modal and intent words ("should", "want", "might", 想, 应该): a wish or possibility, not a fact. */
+  modality: Set<string>;
 }
+
+const QUANTIFIERS: ReadonlySet<string> = new Set(
+  "all most some many few none every each half several both any no-one nobody everyone everybody".split(" "),
+);
+const MODALS: ReadonlySet<string> = new Set(
+  "should might may could would must ought want wants wanted wish wishes hope hopes plan plans planning intend intends try trying need needs".split(
+    " ",
+  ),
+);
 
 const CURRENCIES: Readonly<Record<string, string>> = {
   $: "usd",
@@ -86,6 +86,13 @@ const CURRENCIES: Readonly<Record<string, string>> = {
   "¥": "jpy",
   "₹": "inr",
 };
+
+/** "It's", "That's", "Here's": a contraction of "is", not a possessor. */
+const NOT_OWNERS: ReadonlySet<string> = new Set(
+  "user it that there here what he she let who where how when why this everyone everybody nobody somebody someone today tomorrow yesterday".split(
+    " ",
+  ),
+);
 
 function tenseOf(text: string): StatementFeatures["tense"] {
   const lower = text.toLowerCase();
@@ -123,72 +130,6 @@ function properNouns(text: string): Set<string> {
     });
   }
   return names;
-}
-
-function cjkNumber(raw: string): number {
-  if (!raw.includes("十") && !raw.includes("百")) {
-    return Number([...raw].map((char) => CJK_DIGITS[char] ?? 0).join(""));
-  }
-  let total = 0;
-  let current = 0;
-  for (const char of raw) {
-    if (char === "百") {
-      total += (current || 1) * 100;
-      current = 0;
-    } else if (char === "十") {
-      total += (current || 1) * 10;
-      current = 0;
-    } else current = CJK_DIGITS[char] ?? 0;
-  }
-  return total + current;
-}
-
-function cjkFeatures(run: string, into: StatementFeatures): void {
-  let rest = run;
-  for (const match of run.matchAll(CJK_DATE)) {
-    const text = match[0];
-    const weekday = /^(?:星期|周|礼拜)(.)$/u.exec(text);
-    into.dates.add(weekday ? (CJK_WEEKDAY_CANONICAL[weekday[1] ?? ""] ?? text) : text);
-    rest = rest.replace(text, " ");
-  }
-  for (const match of rest.matchAll(CJK_NUMBER)) {
-    into.numbers.add(String(cjkNumber(match[1] ?? "")));
-    rest = rest.replace(match[1] ?? "", " ");
-  }
-  // A pronoun opening the statement is its subject (他是护士 is not 她是护士).
-  for (const [pronoun, person] of CJK_PRONOUNS) {
-    if (!rest.startsWith(pronoun)) continue;
-    into.persons.add(person);
-    rest = rest.slice(pronoun.length);
-    break;
-  }
-  for (const person of CJK_PERSONS) {
-    if (!rest.includes(person)) continue;
-    into.persons.add(CJK_PERSON_CANONICAL[person] ?? person);
-    rest = rest.split(person).join(" ");
-  }
-  if (CJK_CHANGE.test(rest)) into.changed = true;
-  if (CJK_ADDITIVE.test(rest)) into.additive = true;
-  if (CJK_PAST.test(rest)) into.past = true;
-  if (rest.replace(/不再/gu, "").match(CJK_NEGATION)) {
-    into.negated = true;
-    // "不…了" (不在腾讯工作了, 不过敏了) and 已经不 say a state ended, like "no longer".
-    if (/了\s*$|已经不|已經不/u.test(run)) into.past = true;
-  }
-  rest = rest.replace(/以前|曾经|过去|過去|原来/gu, " ").replace(CJK_NEGATION, " ");
-  for (const [pattern, relation] of CJK_RELATIONS) {
-    if (pattern.test(rest)) {
-      into.terms.add(relation);
-      rest = rest.replace(pattern, " ");
-    }
-  }
-  const segmenter = new Intl.Segmenter("zh", { granularity: "word" });
-  for (const piece of rest.split(/\s+/)) {
-    for (const part of segmenter.segment(piece)) {
-      if (!part.isWordLike || CJK_STOPWORDS.has(part.segment)) continue;
-      into.terms.add(part.segment);
-    }
-  }
 }
 
 function englishTerm(token: string): string | undefined {
@@ -250,12 +191,20 @@ export function featuresOf(text: string): StatementFeatures {
     past: false,
     tense: tenseOf(text),
     exact: exactTokens(text),
+    modality: new Set(),
   };
   // A pronoun opening a sentence is its subject: "She is a nurse" is not "He is a nurse". Elsewhere
   // ("…a dog, he passed away") it usually points back at something already named.
   for (const match of text.matchAll(/(?:^|[.!?;\n]\s*)([A-Za-z]+)\b/g)) {
     const pronoun = PRONOUN_PERSONS[(match[1] ?? "").toLowerCase()];
     if (pronoun !== undefined) features.persons.add(pronoun);
+  }
+  // A named possessor is a person: "Jane's birthday" is not "my birthday", wherever it stands.
+  for (const match of text.matchAll(/(?:^|[^\p{L}])(\p{Lu}[\p{L}-]*)['’]s?(?=\s|$)/gu)) {
+    const owner = normalize(match[1] ?? "").trim();
+    if (owner !== "" && personOf(owner) === undefined && !NOT_OWNERS.has(owner)) {
+      features.persons.add(`${owner}'s`);
+    }
   }
   let normalized = normalize(text);
   for (const match of normalized.matchAll(RELATIVE_TIME)) features.when.add(match[0]);
@@ -268,8 +217,10 @@ export function featuresOf(text: string): StatementFeatures {
   for (const match of normalized.matchAll(ISO_DATE)) features.dates.add(match[0]);
   for (const match of normalized.matchAll(TIME_OF_DAY)) features.dates.add(match[0].replace(/\s+/g, ""));
   for (const match of text.matchAll(/\p{Extended_Pictographic}/gu)) features.terms.add(match[0]);
+  normalized = numericDates(normalized, features.dates);
   const tokens = tokenize(normalized.replace(ISO_DATE, " ").replace(TIME_OF_DAY, " "));
   const consumed = calendarDays(tokens, features.dates);
+  const age = agePhrases(tokens, consumed);
   tokens.forEach((token, position) => {
     if (consumed.has(position)) return;
     if (CHANGE_MARKERS.has(token)) features.changed = true;
@@ -312,9 +263,13 @@ export function featuresOf(text: string): StatementFeatures {
     }
     const number = /^(\d+(?:[.,]\d+)?)(?:st|nd|rd|th)?([a-z%$€£]*)$/.exec(token);
     if (number?.[1] !== undefined) {
-      // "20mg" is the number 20 in milligrams; a leading zero is kept ("0042" is not "42").
+      // "20mg" is the number 20 in milligrams; a leading zero is kept ("0042" is not "42"); "over 10"
+      // and "about 10" are other claims than "10" (approximator.ts).
       const digits = number[1];
-      features.numbers.add(/^0\d/.test(digits) ? digits : String(Number(digits.replace(",", "."))));
+      const value = /^0\d/.test(digits) ? digits : String(Number(digits.replace(",", ".")));
+      features.numbers.add(
+        `${approximatorBefore(tokens, position)}${value}${approximatorAfter(tokens, position)}`,
+      );
       const unit = number[2];
       if (unit) features.terms.add(unit);
       return;
@@ -327,13 +282,28 @@ export function featuresOf(text: string): StatementFeatures {
     const person = personOf(token);
     if (person !== undefined) {
       const modifier = tokens[position - 1];
+      // "brother-in-law" is another person than "brother".
+      const inLaw = tokens[position + 1] === "in" && /^laws?$/.test(tokens[position + 2] ?? "");
+      if (inLaw) {
+        consumed.add(position + 1);
+        consumed.add(position + 2);
+      }
+      const who = `${person}${inLaw ? "-in-law" : ""}`;
       features.persons.add(
-        modifier !== undefined && PERSON_MODIFIERS.has(modifier) ? `${modifier}-${person}` : person,
+        modifier !== undefined && PERSON_MODIFIERS.has(modifier) ? `${modifier}-${who}` : who,
       );
       const next = tokens[position + 1];
       if (next !== undefined && features.names.has(next)) features.personNames.add(next);
       return;
     }
+    if (QUANTIFIERS.has(token)) {
+      // "most of my friends" is not "all of my friends": the quantifier is part of the claim.
+      features.terms.add(`q:${token}`);
+      return;
+    }
+    // "I should exercise" / "I want to learn piano" is a wish, a plan or a possibility, not the fact;
+    // the word stays a content word too ("I want children" / "I don't want children").
+    if (MODALS.has(token)) features.modality.add(token);
     // "work with .NET" is using a tool, not employment (the one-value attribute "work").
     if (/^work(?:s|ed|ing)?$/.test(token) && tokens[position + 1] === "with") {
       features.terms.add("us");
@@ -342,12 +312,8 @@ export function featuresOf(text: string): StatementFeatures {
     const term = englishTerm(token);
     if (term !== undefined && !NEUTRAL_TERMS.has(term)) features.terms.add(term);
   });
-  // "years old" is how an age is said; fold it onto one attribute term.
-  if (features.terms.has("year") && features.terms.has("old")) {
-    features.terms.delete("year");
-    features.terms.delete("old");
-    features.terms.add("age");
-  }
+  // "years old" is how an age is said: one attribute term (and "7 months old" is not an age in years).
+  if (age) features.terms.add("age");
   if (features.terms.has("岁")) {
     features.terms.delete("岁");
     features.terms.add("age");
@@ -357,6 +323,14 @@ export function featuresOf(text: string): StatementFeatures {
 
 export function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
   return a.size === b.size && [...a].every((value) => b.has(value));
+}
+
+/**
+ * The same numbers in the same order: "3/4" is not "4/3", "from 9 to 5" is not "from 5 to 9". Two
+ * statements that list the same numbers in another order are kept apart (both kept), never merged.
+ */
+export function sameNumbers(a: StatementFeatures, b: StatementFeatures): boolean {
+  return sameSet(a.numbers, b.numbers) && [...a.numbers].join(" ") === [...b.numbers].join(" ");
 }
 
 export function difference(a: ReadonlySet<string>, b: ReadonlySet<string>): string[] {
@@ -377,6 +351,7 @@ export function covers(newer: string, older: string): boolean {
     difference(b.names, a.names).length === 0 &&
     difference(b.numbers, a.numbers).length === 0 &&
     difference(b.dates, a.dates).length === 0 &&
-    difference(b.when, a.when).length === 0
+    difference(b.when, a.when).length === 0 &&
+    difference(b.modality, a.modality).length === 0
   );
 }

@@ -7,9 +7,11 @@ import {
   FUNCTIONAL_ATTRIBUTES,
   featuresOf,
   type StatementFeatures,
+  sameNumbers,
   sameSet,
 } from "./features.js";
 import type { Judgement } from "./judge.js";
+import { rolesSwapped } from "./roles.js";
 
 /**
  * Hard limits on what any judge (the model included) may conclude, checked on the statements
@@ -32,10 +34,15 @@ export function guardJudgement(
   const clash: string[] = [];
   if (!sameSet(a.persons, b.persons)) clash.push("people");
   if (judgement.verdict === "same") {
-    if (!sameSet(a.numbers, b.numbers)) clash.push("numbers");
+    // "My best friend Mo" is one friend; "my friend" may be another: a named person on one side only
+    // is not the same person.
+    if (!sameSet(a.personNames, b.personNames) && !clash.includes("people")) clash.push("people");
+    if (!sameNumbers(a, b)) clash.push("numbers");
     if (!sameSet(a.dates, b.dates) || !sameSet(a.when, b.when)) clash.push("dates");
     if (a.negated !== b.negated || a.past !== b.past) clash.push("polarity");
     if (a.tense !== b.tense) clash.push("tense");
+    if (!sameSet(a.modality, b.modality)) clash.push("modality");
+    if (rolesSwapped(candidate, existing)) clash.push("roles");
     if (!sameSet(a.exact, b.exact)) clash.push("codes or currencies");
   }
   // A renamed relation ("my girlfriend Anna" -> "my wife Anna") is still the same person, and the
@@ -43,7 +50,8 @@ export function guardJudgement(
   const renamedRelation =
     judgement.verdict === "update" &&
     [...a.personNames].some((name) => b.personNames.has(name)) &&
-    !sameSet(a.persons, b.persons);
+    !sameSet(a.persons, b.persons) &&
+    isPartnerProgression(a.persons, b.persons);
   if (renamedRelation) clash.length = 0;
   if (judgement.verdict === "same") {
     // Two different names on the two sides ("my boss is Tom" / "my new boss is Jim") are two claims.
@@ -97,6 +105,15 @@ function guardSame(
     a.persons.size > 0 ||
     a.numbers.size > 0 ||
     a.names.size > 0;
+  if (!sharesSomething && oneWordSwapped(candidate, existing)) {
+    // "I quit coffee" / "I quit sugar": the same sentence with one word swapped is another object,
+    // person or value, never a paraphrase.
+    return {
+      verdict: "different",
+      reason: `${judgement.by} said same, but the statements differ in one swapped word; both kept (${judgement.reason})`,
+      by: judgement.by,
+    };
+  }
   if (sharesSomething && onlyNew.length > 0) {
     return {
       verdict: "different",
@@ -143,9 +160,12 @@ function guardUpdate(
   const oldCoversNew = covers(existing, candidate);
   const samePolarity = a.negated === b.negated && a.past === b.past;
   // An "update" that only drops words would erase them: a shorter statement never does that.
+  if (oldCoversNew && samePolarity && rolesSwapped(candidate, existing)) {
+    return keep("different", "the same words with the people in other roles are another claim; both kept");
+  }
   if (oldCoversNew && samePolarity) {
     // The same words in another tense ("I had a dog" / "I have a dog") are not a repetition.
-    if (a.tense !== b.tense || !sameSet(a.exact, b.exact)) {
+    if (a.tense !== b.tense || !sameSet(a.exact, b.exact) || !sameSet(a.modality, b.modality)) {
       return keep(
         a.tense === "future" || b.tense === "future" ? "different" : "contradiction",
         "the same words in another tense or with another code are not a repetition; both kept",
@@ -175,8 +195,9 @@ function guardUpdate(
   const onlyNew = difference(a.terms, b.terms);
   const onlyOld = difference(b.terms, a.terms);
   if (!sameSet(a.dates, b.dates)) {
-    // Two dates are two events ("dentist on Monday" / "on Friday") unless a change word moves one.
-    return a.changed && onlyOld.length === 0
+    // Two dates are two events ("dentist on Monday" / "on Friday") unless a word that moves a date
+    // says so ("moved", "rescheduled", 改到): "I started at Acme in July" does not move "in June".
+    return a.changed && onlyOld.length === 0 && MOVES_A_DATE.test(normalize(candidate))
       ? judgement
       : keep(
           "different",
@@ -184,6 +205,10 @@ function guardUpdate(
         );
   }
   const attribute = oneValueChanged(a, b, onlyNew, onlyOld);
+  if (attribute !== undefined && isUnit(onlyNew[0]) && isUnit(onlyOld[0])) {
+    // "80 kg" / "80 lb": the same number in another unit is a mistake or a correction, not a new value.
+    return keep("contradiction", "the same value in another unit; both kept as a conflict");
+  }
   if (attribute !== undefined) {
     // Where someone was born does not change over time: a new value is a correction or a mistake,
     // and only the user can say which.
@@ -247,4 +272,53 @@ function negationNotMissed(judgement: Judgement, candidate: string, existing: st
     reason: `${judgement.by} said different, but ${rules.reason}; both kept as a conflict (${judgement.reason})`,
     by: judgement.by,
   };
+}
+
+/** Words that move a date or time: a model's "update" across two dates needs one of them. */
+const MOVES_A_DATE =
+  /\b(?:moved|move|rescheduled|reschedule|postponed|postpone|delayed|pushed|brought forward|changed|instead|now)\b|改到|改成|推迟|延期|提前|改期/u;
+
+/** Units of measure (stems): a swap of the unit alone is not a new value. */
+const UNITS: ReadonlySet<string> = new Set(
+  "kg g mg mcg lb lbs pound stone oz ounc km m cm mm mi mile ft feet foot inch yard l ml liter litr gallon hour hr minut min second sec dai week month year c f percent euro dollar usd eur gbp pound yen kwh mph kph 公斤 斤 克 米 公里 厘米 小时 分钟 天 周 月 年 元 块".split(
+    " ",
+  ),
+);
+
+function isUnit(term: string | undefined): boolean {
+  return term !== undefined && UNITS.has(term);
+}
+
+/** Partner words a relation can grow through: "my girlfriend Anna" may become "my wife Anna". */
+const PARTNERS: ReadonlySet<string> = new Set([
+  "girlfriend",
+  "boyfriend",
+  "partner",
+  "fiance",
+  "fiancee",
+  "wife",
+  "husband",
+  "spouse",
+  "男朋友",
+  "女朋友",
+  "未婚妻",
+  "未婚夫",
+  "妻子",
+  "丈夫",
+]);
+
+/** Both sides name one partner each (a renamed relation), not a boss who became a "friend". */
+function isPartnerProgression(newer: ReadonlySet<string>, older: ReadonlySet<string>): boolean {
+  const onlyPartners = (persons: ReadonlySet<string>) =>
+    persons.size > 0 && [...persons].every((person) => PARTNERS.has(person));
+  return onlyPartners(newer) && onlyPartners(older);
+}
+
+/** The two statements are one sentence with exactly one word swapped ("I quit coffee" / "I quit sugar"). */
+function oneWordSwapped(candidate: string, existing: string): boolean {
+  const words = (text: string) => normalize(text).match(/[\p{L}\p{N}]+/gu) ?? [];
+  const a = words(candidate);
+  const b = words(existing);
+  if (a.length !== b.length || a.length < 2) return false;
+  return a.filter((word, position) => word !== b[position]).length === 1;
 }

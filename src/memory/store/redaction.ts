@@ -37,7 +37,7 @@ const OWNED_TABLES = new Set([
   "memory_judge_queue",
 ]);
 
-function isOwned(table: string): boolean {
+export function isOwned(table: string): boolean {
   return OWNED_TABLES.has(table) || table.startsWith("search_") || table.startsWith("sqlite_");
 }
 

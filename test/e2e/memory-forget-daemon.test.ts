@@ -1,0 +1,142 @@
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { TelegramAccess } from "../../src/channels/telegram/access.js";
+import { openDatabase } from "../../src/storage/database.js";
+import { type DaemonHome, daemonHome, waitFor } from "../daemon/daemon-helpers.js";
+import { type FakeOpenAIServer, startFakeOpenAIServer } from "../fakes/openai-server.js";
+import { FAKE_TOKEN, FakeTelegramServer } from "../fakes/telegram-server.js";
+
+let server: FakeOpenAIServer;
+let telegram: FakeTelegramServer;
+let current: DaemonHome | null = null;
+
+beforeEach(async () => {
+  server = await startFakeOpenAIServer({ replies: [] });
+  telegram = await FakeTelegramServer.start();
+});
+
+afterEach(async () => {
+  if (current) await current.cli(["stop"]);
+  await current?.cleanup();
+  current = null;
+  await telegram.close();
+  await server.close();
+});
+
+const OWNER = { id: 4242, username: "alice" };
+const MEMBER = { id: 5151, username: "bob" };
+
+function filesUnder(directory: string): string[] {
+  return readdirSync(directory).flatMap((name) => {
+    const path = join(directory, name);
+    const stat = statSync(path);
+    if (stat.isDirectory()) return filesUnder(path);
+    // The daemon's socket is not a file to read.
+    return stat.isFile() ? [path] : [];
+  });
+}
+
+function holding(home: string, word: string): string[] {
+  return filesUnder(home).filter((path) => readFileSync(path).toString("utf8").toLowerCase().includes(word));
+}
+
+const fact = (text: string, quote: string) =>
+  JSON.stringify({
+    memories: [{ kind: "fact", text, evidence: "user-stated", importance: "high", sourceQuote: quote }],
+  });
+
+interface Listed {
+  memories: { id: number; text: string }[];
+}
+
+describe("forget while the daemon runs, and one person's facts never touch another's", () => {
+  it("a Telegram member's look-alike fact leaves the owner's alone; the owner's forget erases it from the running daemon's files and its next prompt", {
+    timeout: 240_000,
+  }, async () => {
+    const secret = "zebraquartz";
+    current = daemonHome(server.url, {
+      TELEGRAM_BOT_TOKEN: FAKE_TOKEN,
+      MERCURY_TELEGRAM_API_ROOT: telegram.apiRoot,
+    });
+    const daemon = current;
+    writeFileSync(
+      join(daemon.home, "config.yaml"),
+      "retry:\n  attempts: 3\n  baseDelayMs: 10\n  maxDelayMs: 50\ntelegram:\n  enabled: true\n",
+    );
+    const database = openDatabase(join(daemon.home, "mercury.db"));
+    try {
+      const access = new TelegramAccess(database);
+      access.redeemPairingCode(access.createPairingCode().code, OWNER.id, OWNER.username);
+      access.approve(MEMBER.id, MEMBER.username);
+    } finally {
+      database.close();
+    }
+    const started = await daemon.cli(["start"]);
+    expect(started.code, started.stderr).toBe(0);
+    const listFor = async (user: string) =>
+      (JSON.parse((await daemon.cli(["memory", "list", "--json", "--user", user])).stdout) as Listed)
+        .memories;
+
+    // The owner states a fact; the reply repeats it in capitals.
+    server.push({ text: `Noted: ${secret.toUpperCase()}.` });
+    server.push({
+      text: fact(`The user's locker code word is ${secret}.`, `my locker code word is ${secret}`),
+    });
+    telegram.sendUserMessage(OWNER, `my locker code word is ${secret}`);
+    await waitFor(
+      async () => (await listFor("owner")).length === 1,
+      30_000,
+      "the owner's memory to be stored",
+    );
+    // The member says the same thing with another value: stored for the member only, the owner's
+    // memory is neither superseded nor confirmed.
+    server.push({ text: "Noted, Bob." });
+    server.push({
+      text: fact("The user's locker code word is walrusmint.", "my locker code word is walrusmint"),
+    });
+    telegram.sendUserMessage(MEMBER, "my locker code word is walrusmint");
+    await waitFor(
+      async () => (await listFor(`telegram:${MEMBER.id}`)).length === 1,
+      30_000,
+      "the member's memory to be stored",
+    );
+    const owners = await listFor("owner");
+    expect(owners.map((memory) => memory.text)).toEqual([`The user's locker code word is ${secret}.`]);
+    const shown = JSON.parse(
+      (await daemon.cli(["memory", "show", "--json", String(owners[0]?.id)])).stdout,
+    ) as {
+      memory: { supersededAt: string | null; confirmations: number; contradictions: number };
+    };
+    expect(shown.memory).toMatchObject({ supersededAt: null, confirmations: 0, contradictions: 0 });
+
+    // Forget from the CLI while the daemon holds the database open.
+    const forgotten = await daemon.cli(["memory", "forget", String(owners[0]?.id)]);
+    expect(forgotten.code, forgotten.stderr).toBe(0);
+    expect(holding(daemon.home, secret)).toEqual([]);
+
+    // The daemon's next task for the owner sends nothing of it.
+    const before = server.chatRequests().length;
+    server.push({ text: "Anything else?" });
+    server.push({ text: '{"memories":[]}' });
+    telegram.sendUserMessage(OWNER, "what do you remember about my locker?");
+    await waitFor(
+      () =>
+        telegram.chat(OWNER.id).some((message) => message.fromBot && message.text.includes("Anything else?")),
+      30_000,
+      "the owner's next reply",
+    );
+    const later = server
+      .chatRequests()
+      .slice(before)
+      .map((request) => JSON.stringify(request.body).toLowerCase());
+    expect(later.length).toBeGreaterThan(0);
+    for (const body of later) expect(body).not.toContain(secret);
+    // The member's memory is untouched.
+    expect((await listFor(`telegram:${MEMBER.id}`)).map((memory) => memory.text)).toEqual([
+      "The user's locker code word is walrusmint.",
+    ]);
+    await daemon.cli(["stop"]);
+    expect(holding(daemon.home, secret)).toEqual([]);
+  });
+});
