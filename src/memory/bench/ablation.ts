@@ -1,3 +1,4 @@
+import { DEFAULT_PRECISION } from "../search/precision.js";
 import type { SearchIndexOptions } from "../search/search-index.js";
 import type { Conversation } from "./locomo.js";
 import { type RetrievalReport, RetrievalScores } from "./retrieval.js";
@@ -40,7 +41,12 @@ export const ABLATION_VARIANTS: readonly AblationVariant[] = [
     change: "BM25 length normalization b = 0.5 (the previous engine's) instead of 0.75",
     search: { bm25: { k1: 1.2, b: 0.5 } },
   },
-  { name: "no-speaker", change: "no speaker-aware reordering", search: { precision: false } },
+  { name: "no-speaker", change: "no speaker- or role-aware reordering", search: { precision: false } },
+  {
+    name: "no-role",
+    change: "no role-aware reordering (a first-person question does not favour the user's turns)",
+    search: { precision: { ...DEFAULT_PRECISION, role: 0 } },
+  },
   {
     name: "feedback",
     change: "pseudo-relevance feedback on (the previous engine's default)",

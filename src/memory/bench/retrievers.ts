@@ -1,7 +1,7 @@
 import { openMemoryDatabase, type SqliteDatabase } from "../../storage/database.js";
 import { CONTEXT_CAP } from "../search/bm25.js";
 import { SearchIndex, type SearchIndexOptions } from "../search/search-index.js";
-import type { ContextPart, IndexedDocument } from "../search/types.js";
+import type { ContextPart, IndexedDocument, SpeakerRole } from "../search/types.js";
 import { STOPWORDS } from "../text/stopwords.js";
 import { type Conversation, normalizeEvidenceId, type Session, type Turn } from "./locomo.js";
 
@@ -37,6 +37,17 @@ export const DEFAULT_DOCUMENTS: DocumentOptions = {
   // nDCG@10 +0.002 to +0.005, recall@10 unchanged; ablation in BENCHMARKS.md).
   contextDecay: 0.7,
 };
+
+/**
+ * The speaker's role when the data is a chat with an assistant: LongMemEval's converted sessions
+ * name their two speakers "User" and "Assistant" (shared/bench/README.md), as the live store's
+ * episodes carry role "user" or "assistant". LoCoMo's speakers are two people: no role.
+ */
+export function roleOf(speaker: string): SpeakerRole | undefined {
+  if (speaker === "User") return "user";
+  if (speaker === "Assistant") return "assistant";
+  return undefined;
+}
 
 export const BENCH_SCOPE = "bench";
 export const BENCH_POOL = 100;
@@ -83,6 +94,8 @@ export function conversationDocuments(
         text: turnText(turn, session, options.dateText),
         speaker: turn.speaker,
       };
+      const role = roleOf(turn.speaker);
+      if (role !== undefined) doc.role = role;
       // The live store's session id plays this part for recorded turns.
       doc.session = String(session.index);
       if (session.occurredAt !== undefined) doc.occurredAt = session.occurredAt;

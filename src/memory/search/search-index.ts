@@ -5,6 +5,7 @@ import {
   type Bm25Parameters,
   bm25Idf,
   bm25Score,
+  ROLE_FIELD,
   SESSION_FIELD,
   SPEAKER_FIELD,
   speakerTermsOf,
@@ -17,7 +18,7 @@ import { LexicalIndex, type ScopeStats } from "./lexical.js";
 export { FIRST_STAGE_BUDGET } from "./first-stage.js";
 
 import { DEFAULT_PRECISION, type PrecisionParameters, rerankForPrecision } from "./precision.js";
-import { analyzeQuery, queryTermSequence } from "./query.js";
+import { addressedRole, analyzeQuery, queryTermSequence } from "./query.js";
 import { boostBySession, SESSION_WEIGHT } from "./sessions.js";
 import {
   type Embedder,
@@ -26,6 +27,7 @@ import {
   type SearchHit,
   type SearchNamespace,
   type SearchOptions,
+  type SpeakerRole,
 } from "./types.js";
 import { deleteVectorsOf, type Quantization, type VectorResult, VectorStore } from "./vectors.js";
 
@@ -354,16 +356,22 @@ export class SearchIndex {
       precision.speaker > 0 &&
       queryTerms.some((term) => this.lexical.documentFrequency(`${SPEAKER_FIELD}${term}`, stats.ids) > 0);
     const readsText = (precision.proximity > 0 && queryTerms.length > 1) || precision.coverage > 0;
-    if (!namesSpeaker && !readsText) return lexical;
+    const addressed = precision.role > 0 ? addressedRole(query) : undefined;
+    if (!namesSpeaker && !readsText && addressed === undefined) return lexical;
     return rerankForPrecision(
       lexical,
       queryTerms,
       (documentId) => ({
         terms: readsText ? this.lexical.ownTermsOf(documentId) : [],
         speaker: namesSpeaker ? speakerTermsOf(stored.get(documentId)?.terms.all() ?? new Map()) : [],
+        role:
+          addressed === undefined
+            ? undefined
+            : (stored.get(documentId)?.terms.fieldValue(ROLE_FIELD) as SpeakerRole | undefined),
       }),
       idf,
       precision,
+      addressed,
     );
   }
 
