@@ -19,7 +19,7 @@ export { FIRST_STAGE_BUDGET } from "./first-stage.js";
 
 import { DEFAULT_PRECISION, type PrecisionParameters, rerankForPrecision } from "./precision.js";
 import { addressedRole, analyzeQuery, queryTermSequence } from "./query.js";
-import { boostBySession, SESSION_WEIGHT } from "./sessions.js";
+import { boostBySession } from "./sessions.js";
 import {
   type Embedder,
   EmbeddingError,
@@ -60,7 +60,10 @@ export interface SearchIndexOptions {
   contextWeight?: number;
   /** Terms' worth a context is scaled down to when longer (default CONTEXT_CAP; Infinity: no cap). */
   contextCap?: number;
-  /** Session-level evidence (sessions.ts): weight of the session's best other candidate (default SESSION_WEIGHT; 0 off). */
+  /**
+   * Session-level evidence (sessions.ts): weight of the session's best other candidate (default 0,
+   * off: it helped LoCoMo dev and hurt LongMemEval dev, see sessions.ts; SESSION_WEIGHT turns it on).
+   */
   sessionWeight?: number;
   /** Related-term expansion of the query (default on). */
   expandQuery?: boolean;
@@ -123,7 +126,7 @@ export class SearchIndex {
     this.firstStageBudget = options.firstStageBudget ?? FIRST_STAGE_BUDGET;
     if (!(this.firstStageBudget >= 1))
       throw new RangeError(`firstStageBudget must be at least 1, got ${this.firstStageBudget}`);
-    this.sessionWeight = options.sessionWeight ?? SESSION_WEIGHT;
+    this.sessionWeight = options.sessionWeight ?? 0;
   }
 
   upsert(doc: IndexedDocument): void {
