@@ -1,3 +1,4 @@
+import type { Statement } from "better-sqlite3";
 import type { SqliteDatabase } from "../../storage/database.js";
 import { RowReader } from "../../storage/row-shape.js";
 import { CONTEXT_WINDOW, turnContext } from "../search/turn-context.js";
@@ -81,7 +82,19 @@ function episodeFromRow(row: unknown): Episode {
 
 /** The episodic archive: every turn, kept until the user deletes it. */
 export class EpisodeRepository {
+  /** Statements prepared once: recording a turn reads its neighbours' texts for three documents. */
+  private readonly statements = new Map<string, Statement>();
+
   constructor(private readonly database: SqliteDatabase) {}
+
+  private statement(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      statement = this.database.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
 
   insert(input: EpisodeInput): Episode {
     const info = this.database
@@ -121,7 +134,7 @@ export class EpisodeRepository {
   neighbours(episode: Pick<Episode, "id" | "userKey" | "sessionId">): EpisodeNeighbours {
     const side = (sql: string) =>
       (
-        this.database.prepare(sql).all(episode.sessionId, episode.userKey, episode.id, CONTEXT_WINDOW) as {
+        this.statement(sql).all(episode.sessionId, episode.userKey, episode.id, CONTEXT_WINDOW) as {
           text: string;
         }[]
       ).map((row) => row.text);
@@ -137,15 +150,13 @@ export class EpisodeRepository {
 
   /** Ids of the CONTEXT_WINDOW turns before and after each turn in its session: whose context holds it. */
   neighbourIds(ids: readonly number[]): number[] {
-    const sessionOf = this.database.prepare("SELECT session_id, user_key FROM episodes WHERE id = ?");
-    const before = this.database
-      .prepare(
-        "SELECT id FROM episodes WHERE session_id = ? AND user_key = ? AND id < ? ORDER BY id DESC LIMIT ?",
-      )
-      .pluck();
-    const after = this.database
-      .prepare("SELECT id FROM episodes WHERE session_id = ? AND user_key = ? AND id > ? ORDER BY id LIMIT ?")
-      .pluck();
+    const sessionOf = this.statement("SELECT session_id, user_key FROM episodes WHERE id = ?");
+    const before = this.statement(
+      "SELECT id FROM episodes WHERE session_id = ? AND user_key = ? AND id < ? ORDER BY id DESC LIMIT ?",
+    ).pluck();
+    const after = this.statement(
+      "SELECT id FROM episodes WHERE session_id = ? AND user_key = ? AND id > ? ORDER BY id LIMIT ?",
+    ).pluck();
     const found = new Set<number>();
     for (const id of ids) {
       const row = sessionOf.get(id) as { session_id: string; user_key: string } | undefined;
