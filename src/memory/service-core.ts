@@ -7,7 +7,7 @@ import type { RunSummary } from "./extraction/runner.js";
 import { profileSection, recallSection, searchEpisodes, searchMemories } from "./retrieval.js";
 import { EmbeddingError } from "./search/types.js";
 import type { MemoryServiceOptions, RememberInput } from "./service-options.js";
-import { type Episode, type EpisodeInput, EpisodeRepository, episodeDocument } from "./store/episodes.js";
+import { type Episode, type EpisodeInput, EpisodeRepository } from "./store/episodes.js";
 import { type ExtractionJob, JobRepository } from "./store/jobs.js";
 import { JudgeQueue } from "./store/judge-queue.js";
 import { type ListFilter, MemoryRepository } from "./store/memory-repo.js";
@@ -48,6 +48,7 @@ export class MemoryCore {
     this.index = {
       upsert: (doc) => options.index.upsert(doc),
       remove: (namespace, id) => options.index.remove(namespace, id),
+      removeMany: (namespace, ids) => options.index.removeMany(namespace, ids),
       search: (query, searchOptions) => this.searchWithFallback(query, searchOptions),
     };
     this.clock = options.clock ?? systemClock;
@@ -182,9 +183,11 @@ export class MemoryCore {
   recordEpisode(input: EpisodeInput): Episode {
     return this.database.transaction(() => {
       const episode = this.episodes.insert(input);
-      if (episode.text.trim() !== "") {
-        this.index.upsert(episodeDocument(episode));
-      }
+      if (episode.text.trim() !== "") this.index.upsert(this.episodes.document(episode));
+      // The turns before it now have it as context (search/turn-context.ts).
+      const previous = this.episodes.getMany(this.episodes.neighbourIds([episode.id]));
+      for (const turn of previous.values())
+        if (turn.id < episode.id && turn.text.trim() !== "") this.index.upsert(this.episodes.document(turn));
       return episode;
     })();
   }

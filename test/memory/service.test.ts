@@ -103,7 +103,7 @@ describe("recall into the system prompt", () => {
 });
 
 describe("episodes", () => {
-  it("ranks a turn of the session that talks about the question above an equal stray match", async () => {
+  it("ranks a turn of the session that talks about the question above an equal stray match (its neighbours are its context)", async () => {
     const { service } = makeHarness();
     const turn = (sessionId: string, text: string, minute: number) =>
       service.recordEpisode({
@@ -132,7 +132,7 @@ describe("episodes", () => {
         text,
         createdAt: `2026-01-01T00:${String(minute).padStart(2, "0")}:00Z`,
       }).id;
-    // Equal matches: only the session evidence puts the stray one (indexed first) below.
+    // Equal matches: only the session (its other turns, the context) puts the stray one (indexed first) below.
     const ids = [
       turn("weather", "The pottery fair was crowded", 0),
       turn("pottery", "The pottery fair was crowded", 1),

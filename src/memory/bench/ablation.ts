@@ -1,4 +1,6 @@
+import { DEFAULT_PRECISION } from "../search/precision.js";
 import type { SearchIndexOptions } from "../search/search-index.js";
+import { SESSION_WEIGHT } from "../search/sessions.js";
 import type { Conversation } from "./locomo.js";
 import { type RetrievalReport, RetrievalScores } from "./retrieval.js";
 import { DEFAULT_DOCUMENTS, type DocumentOptions, loadConversation, searcherOf } from "./retrievers.js";
@@ -31,16 +33,21 @@ export const ABLATION_VARIANTS: readonly AblationVariant[] = [
     documents: { contextDecay: 1 },
   },
   {
-    name: "no-session",
-    change: "no session-level evidence (a turn gains nothing from its session's other candidates)",
-    search: { sessionWeight: 0 },
+    name: "session",
+    change: "session-level evidence on: a turn gains SESSION_WEIGHT x its session's best other candidate",
+    search: { sessionWeight: SESSION_WEIGHT },
   },
   {
     name: "b-0.5",
     change: "BM25 length normalization b = 0.5 (the previous engine's) instead of 0.75",
     search: { bm25: { k1: 1.2, b: 0.5 } },
   },
-  { name: "no-speaker", change: "no speaker-aware reordering", search: { precision: false } },
+  { name: "no-speaker", change: "no speaker- or role-aware reordering", search: { precision: false } },
+  {
+    name: "no-role",
+    change: "no role-aware reordering (a first-person question does not favour the user's turns)",
+    search: { precision: { ...DEFAULT_PRECISION, role: 0 } },
+  },
   {
     name: "feedback",
     change: "pseudo-relevance feedback on (the previous engine's default)",
@@ -55,6 +62,16 @@ export const ABLATION_VARIANTS: readonly AblationVariant[] = [
     name: "no-question-words",
     change: "answer-shape words (kind, type, how many, time) kept in the query",
     search: { questionWords: false },
+  },
+  {
+    name: "speaker-text",
+    change: "the speaker's name written into each turn's text (\"Ann: ...\"), as the old bench did",
+    documents: { speakerText: true },
+  },
+  {
+    name: "preceding-context",
+    change: "only the turns before a turn as its context, not those after it",
+    documents: { following: false },
   },
   {
     name: "no-time-words",

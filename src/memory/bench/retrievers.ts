@@ -1,7 +1,8 @@
 import { openMemoryDatabase, type SqliteDatabase } from "../../storage/database.js";
 import { CONTEXT_CAP } from "../search/bm25.js";
 import { SearchIndex, type SearchIndexOptions } from "../search/search-index.js";
-import type { ContextPart, IndexedDocument } from "../search/types.js";
+import { CONTEXT_DECAY, CONTEXT_WINDOW, turnContext } from "../search/turn-context.js";
+import type { IndexedDocument, SpeakerRole } from "../search/types.js";
 import { STOPWORDS } from "../text/analyze.js";
 import { type Conversation, normalizeEvidenceId, type Session, type Turn } from "./locomo.js";
 
@@ -24,19 +25,33 @@ export interface DocumentOptions {
   contextCap: number;
   /** A neighbour at distance d weighs contextDecay^(d - 1) of the nearest ones (1: all alike). */
   contextDecay: number;
+  /** The speaker's name written before the turn's text ("Ann: ..."), as well as its speaker field (the old bench). */
+  speakerText: boolean;
+  /** Following turns in the context as well as preceding ones (false: only what was said before). */
+  following: boolean;
 }
 
 export const DEFAULT_DOCUMENTS: DocumentOptions = {
-  // Two turns each side: with the context capped (bm25.ts CONTEXT_CAP), the second neighbour adds the
-  // topic's words without letting a long answer take over (ablation in BENCHMARKS.md).
-  window: 2,
+  window: CONTEXT_WINDOW,
   dateText: false,
   timeWords: true,
   contextCap: CONTEXT_CAP,
-  // The second neighbour weighs 0.7 of the first: nearer turns say more about the turn (both sets'
-  // nDCG@10 +0.002 to +0.005, recall@10 unchanged; ablation in BENCHMARKS.md).
-  contextDecay: 0.7,
+  contextDecay: CONTEXT_DECAY,
+  // The live store's turns carry their speaker as a field only (store/episodes.ts), so the bench's do.
+  speakerText: false,
+  following: true,
 };
+
+/**
+ * The speaker's role when the data is a chat with an assistant: LongMemEval's converted sessions
+ * name their two speakers "User" and "Assistant" (shared/bench/README.md), as the live store's
+ * episodes carry role "user" or "assistant". LoCoMo's speakers are two people: no role.
+ */
+export function roleOf(speaker: string): SpeakerRole | undefined {
+  if (speaker === "User") return "user";
+  if (speaker === "Assistant") return "assistant";
+  return undefined;
+}
 
 export const BENCH_SCOPE = "bench";
 export const BENCH_POOL = 100;
@@ -46,9 +61,10 @@ function captionOf(turn: Turn): string {
 }
 
 /** The episodic document text of one turn: speaker, text, image caption (and the date if asked). */
-export function turnText(turn: Turn, session: Session, dateText: boolean): string {
+export function turnText(turn: Turn, session: Session, dateText: boolean, speakerText = true): string {
   const date = dateText && session.dateTime ? ` (${session.dateTime})` : "";
-  return `${turn.speaker}: ${turn.text}${captionOf(turn)}${date}`;
+  const speaker = speakerText ? `${turn.speaker}: ` : "";
+  return `${speaker}${turn.text}${captionOf(turn)}${date}`;
 }
 
 /**
@@ -67,22 +83,23 @@ export function conversationDocuments(
       const evidenceId = normalizeEvidenceId(turn.dia_id);
       if (evidenceId === undefined) return;
       const id = docs.length + 1;
-      const neighbours: ContextPart[] = [];
-      for (let offset = -options.window; offset <= options.window; offset++) {
-        const other = session.turns[index + offset];
-        if (offset !== 0 && other)
-          neighbours.push({
-            text: `${other.text}${captionOf(other)}`,
-            weight: options.contextDecay ** (Math.abs(offset) - 1),
-          });
-      }
+      const text = (other: Turn | undefined) => (other ? `${other.text}${captionOf(other)}` : "");
+      const before = Array.from({ length: options.window }, (_, distance) =>
+        text(session.turns[index - distance - 1]),
+      );
+      const after = options.following
+        ? Array.from({ length: options.window }, (_, distance) => text(session.turns[index + distance + 1]))
+        : [];
+      const neighbours = turnContext(before, after, options.window, options.contextDecay);
       const doc: IndexedDocument = {
         namespace: "episode",
         id,
         scope: BENCH_SCOPE,
-        text: turnText(turn, session, options.dateText),
+        text: turnText(turn, session, options.dateText, options.speakerText),
         speaker: turn.speaker,
       };
+      const role = roleOf(turn.speaker);
+      if (role !== undefined) doc.role = role;
       // The live store's session id plays this part for recorded turns.
       doc.session = String(session.index);
       if (session.occurredAt !== undefined) doc.occurredAt = session.occurredAt;

@@ -34,6 +34,8 @@ export interface Bm25Parameters {
  * with (analysis keeps letters, digits and marks only), so a query never matches them by accident.
  */
 export const SPEAKER_FIELD = "\u0001speaker:";
+/** The speaker's role (IndexedDocument.role), stored the same way. */
+export const ROLE_FIELD = "\u0001role:";
 /** The session's key, stored the same way (IndexedDocument.session). */
 export const SESSION_FIELD = "\u0001session:";
 
@@ -67,6 +69,7 @@ export function documentTerms(
   if (doc.speaker !== undefined) {
     for (const term of analyze(doc.speaker)) weights.set(`${SPEAKER_FIELD}${term}`, 1);
   }
+  if (doc.role !== undefined) weights.set(`${ROLE_FIELD}${doc.role}`, 1);
   if (doc.session !== undefined && doc.session !== "") weights.set(`${SESSION_FIELD}${doc.session}`, 1);
   return weights;
 }

@@ -1,4 +1,5 @@
 import type { LexicalResult } from "./search-index.js";
+import type { SpeakerRole } from "./types.js";
 
 /**
  * Second-stage ordering of the best lexical candidates, for first-rank precision. BM25 treats a
@@ -18,6 +19,10 @@ import type { LexicalResult } from "./search-index.js";
  *              what others said to or about them. A document whose speaker field (IndexedDocument
  *              .speaker) shares a term with the query adds speaker × the query's strongest idf, the
  *              same scale as matching one more salient word. Documents without a speaker get 0.
+ *   role:      the same for the pronouns of a question to the assistant (query.ts addressedRole):
+ *              "I"/"my" name the user, "you" the assistant, so a document whose role
+ *              (IndexedDocument.role) is the one addressed adds role × the query's strongest idf.
+ *              Documents without a role (conversations between people) get 0.
  *
  * Only the first `depth` candidates are reordered (default: the whole pool); the rest keep their
  * order below them. Parameters are global, fixed values, never fitted per query or per corpus.
@@ -33,6 +38,7 @@ export interface PrecisionParameters {
   proximity: number;
   coverage: number;
   speaker: number;
+  role: number;
   window: number;
 }
 
@@ -42,6 +48,8 @@ export interface PrecisionDocument {
   terms: readonly string[];
   /** Analyzed terms of its speaker's name; empty when it has none. */
   speaker: readonly string[];
+  /** Its speaker's role; undefined when it has none. */
+  role?: SpeakerRole | undefined;
 }
 
 export const PROXIMITY_WINDOW = 3;
@@ -51,6 +59,7 @@ export const DEFAULT_PRECISION: PrecisionParameters = {
   proximity: 0,
   coverage: 0,
   speaker: 1,
+  role: 1,
   window: PROXIMITY_WINDOW,
 };
 
@@ -98,6 +107,7 @@ export function precisionBonus(
   document: PrecisionDocument,
   idf: (term: string) => number,
   parameters: PrecisionParameters = DEFAULT_PRECISION,
+  addressed?: SpeakerRole,
 ): number {
   const unique = [...new Set(queryTerms)];
   if (unique.length === 0) return 0;
@@ -125,6 +135,9 @@ export function precisionBonus(
   if (parameters.speaker > 0 && document.speaker.some((term) => unique.includes(term))) {
     bonus += parameters.speaker * strongest;
   }
+  if (parameters.role > 0 && addressed !== undefined && document.role === addressed) {
+    bonus += parameters.role * strongest;
+  }
   return bonus;
 }
 
@@ -138,11 +151,13 @@ export function rerankForPrecision(
   documentOf: (documentId: number) => PrecisionDocument,
   idf: (term: string) => number,
   parameters: PrecisionParameters = DEFAULT_PRECISION,
+  addressed?: SpeakerRole,
 ): LexicalResult[] {
   const head = results.slice(0, parameters.depth).map((result, order) => ({
     result,
     order,
-    adjusted: result.score + precisionBonus(queryTerms, documentOf(result.documentId), idf, parameters),
+    adjusted:
+      result.score + precisionBonus(queryTerms, documentOf(result.documentId), idf, parameters, addressed),
   }));
   head.sort((a, b) => b.adjusted - a.adjusted || a.order - b.order);
   return [

@@ -1,4 +1,5 @@
-import { analyze } from "../text/analyze.js";
+import { analyze, tokenize } from "../text/analyze.js";
+import type { SpeakerRole } from "./types.js";
 
 /**
  * A few everyday equivalences, as stemmed terms. A query term also searches its related terms at a
@@ -74,4 +75,21 @@ export function analyzeQuery(query: string, expand = true, dropQuestionWords = t
     }
   }
   return weights;
+}
+
+const FIRST_PERSON: ReadonlySet<string> = new Set(["i", "me", "my", "mine", "myself"]);
+const SECOND_PERSON: ReadonlySet<string> = new Set(["you", "your", "yours", "yourself"]);
+
+/**
+ * Whom a question to the assistant is about, read from its pronouns: the first person ("what did I
+ * buy") is the user, the second ("what did you recommend") the assistant. Both or neither: nobody in
+ * particular ("what did you tell me"). Pronouns are the one reference a question to one's own
+ * assistant resolves without knowing any name; English only, like the stemmer.
+ */
+export function addressedRole(query: string): SpeakerRole | undefined {
+  const tokens = tokenize(query);
+  const first = tokens.some((token) => FIRST_PERSON.has(token));
+  const second = tokens.some((token) => SECOND_PERSON.has(token));
+  if (first === second) return undefined;
+  return first ? "user" : "assistant";
 }

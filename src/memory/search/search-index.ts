@@ -5,6 +5,7 @@ import {
   type Bm25Parameters,
   bm25Idf,
   bm25Score,
+  ROLE_FIELD,
   SESSION_FIELD,
   SPEAKER_FIELD,
   speakerTermsOf,
@@ -17,8 +18,8 @@ import { LexicalIndex, type ScopeStats } from "./lexical.js";
 export { FIRST_STAGE_BUDGET } from "./first-stage.js";
 
 import { DEFAULT_PRECISION, type PrecisionParameters, rerankForPrecision } from "./precision.js";
-import { analyzeQuery, queryTermSequence } from "./query.js";
-import { boostBySession, SESSION_WEIGHT } from "./sessions.js";
+import { addressedRole, analyzeQuery, queryTermSequence } from "./query.js";
+import { boostBySession } from "./sessions.js";
 import {
   type Embedder,
   EmbeddingError,
@@ -26,6 +27,7 @@ import {
   type SearchHit,
   type SearchNamespace,
   type SearchOptions,
+  type SpeakerRole,
 } from "./types.js";
 import { deleteVectorsOf, type Quantization, type VectorResult, VectorStore } from "./vectors.js";
 
@@ -58,7 +60,10 @@ export interface SearchIndexOptions {
   contextWeight?: number;
   /** Terms' worth a context is scaled down to when longer (default CONTEXT_CAP; Infinity: no cap). */
   contextCap?: number;
-  /** Session-level evidence (sessions.ts): weight of the session's best other candidate (default SESSION_WEIGHT; 0 off). */
+  /**
+   * Session-level evidence (sessions.ts): weight of the session's best other candidate (default 0,
+   * off: it helped LoCoMo dev and hurt LongMemEval dev, see sessions.ts; SESSION_WEIGHT turns it on).
+   */
   sessionWeight?: number;
   /** Related-term expansion of the query (default on). */
   expandQuery?: boolean;
@@ -121,7 +126,7 @@ export class SearchIndex {
     this.firstStageBudget = options.firstStageBudget ?? FIRST_STAGE_BUDGET;
     if (!(this.firstStageBudget >= 1))
       throw new RangeError(`firstStageBudget must be at least 1, got ${this.firstStageBudget}`);
-    this.sessionWeight = options.sessionWeight ?? SESSION_WEIGHT;
+    this.sessionWeight = options.sessionWeight ?? 0;
   }
 
   upsert(doc: IndexedDocument): void {
@@ -354,16 +359,22 @@ export class SearchIndex {
       precision.speaker > 0 &&
       queryTerms.some((term) => this.lexical.documentFrequency(`${SPEAKER_FIELD}${term}`, stats.ids) > 0);
     const readsText = (precision.proximity > 0 && queryTerms.length > 1) || precision.coverage > 0;
-    if (!namesSpeaker && !readsText) return lexical;
+    const addressed = precision.role > 0 ? addressedRole(query) : undefined;
+    if (!namesSpeaker && !readsText && addressed === undefined) return lexical;
     return rerankForPrecision(
       lexical,
       queryTerms,
       (documentId) => ({
         terms: readsText ? this.lexical.ownTermsOf(documentId) : [],
         speaker: namesSpeaker ? speakerTermsOf(stored.get(documentId)?.terms.all() ?? new Map()) : [],
+        role:
+          addressed === undefined
+            ? undefined
+            : (stored.get(documentId)?.terms.fieldValue(ROLE_FIELD) as SpeakerRole | undefined),
       }),
       idf,
       precision,
+      addressed,
     );
   }
 

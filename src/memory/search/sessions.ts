@@ -10,12 +10,16 @@ import type { LexicalResult } from "./search-index.js";
  * (a long chat that repeats a common word) must not outweigh one strong one. Candidates without a
  * session key gain nothing.
  *
- * One fixed weight for all data. Measured on both full dev sets (ablation in BENCHMARKS.md): with
- * the context weighted by distance and no word-family query variants, recall@10 / nDCG@10 LoCoMo
- * +0.007 / +0.005 but LongMemEval 0 / −0.004, so it still has to earn its place there. 0.3, 0.1, 0.05,
- * a sum of the session's scores and two forms built on the session's coverage of the query's terms
- * did no better on LongMemEval, and a session-diversity penalty (each turn already placed from a
- * session lowering the next one's score) hurt both sets.
+ * Off by default since 2026-12-01 (SearchIndexOptions.sessionWeight; SESSION_WEIGHT is the weight it
+ * has when turned on). With the role-aware reordering (precision.ts) it moved recall@10 / nDCG@10 by
+ * +0.007 / +0.005 on LoCoMo dev but −0.008 / −0.011 on LongMemEval dev (multi-session −0.025 /
+ * −0.015): LoCoMo's sessions each talk about one topic, so a turn of a session that matches well is
+ * likely the one asked about, while LongMemEval's answer is one user turn inside a session about
+ * something else and a distractor session about the question's topic outscores it. Tried and not
+ * better on both: 0.3, 0.1, 0.05, a sum of the session's scores, two forms built on the session's
+ * coverage of the query's terms, a session-diversity penalty, a boost bounded by the turn's own
+ * score (LoCoMo's gain vanished), and the best other candidate of the same speaker only (LongMemEval
+ * recall up, nDCG down). A feature that helps one set and hurts the other is not a default (issue 12).
  */
 export const SESSION_WEIGHT = 0.15;
 

@@ -7,6 +7,8 @@ export interface ContextPart {
   weight: number;
 }
 
+export type SpeakerRole = "user" | "assistant";
+
 export interface IndexedDocument {
   namespace: SearchNamespace;
   /** The id of the row in the owning table (semantic memory or episode). */
@@ -24,6 +26,13 @@ export interface IndexedDocument {
    * a query that names the speaker ranks that person's own turns first (see precision.ts).
    */
   speaker?: string;
+  /**
+   * Optional role of the speaker in a conversation with the assistant: the user (whose memory this
+   * is) or the assistant. A question in the first person ("what did I buy") asks about the user's
+   * own words, one in the second person ("what did you recommend") about the assistant's (see
+   * precision.ts). Documents of conversations between people (no assistant) have none.
+   */
+  role?: SpeakerRole;
   /**
    * Optional key of the conversation session the document belongs to (an episode's session id).
    * Stored as a field term; turns of one session are ranked with their session in mind (sessions.ts).

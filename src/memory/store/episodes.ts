@@ -1,6 +1,9 @@
+import type { Statement } from "better-sqlite3";
 import type { SqliteDatabase } from "../../storage/database.js";
 import { RowReader } from "../../storage/row-shape.js";
+import { CONTEXT_WINDOW, turnContext } from "../search/turn-context.js";
 import type { IndexedDocument } from "../search/types.js";
+import { FORGOTTEN } from "./redaction.js";
 
 export type EpisodeRole = "user" | "assistant" | "tool";
 
@@ -26,21 +29,39 @@ export interface Episode {
   createdAt: string;
 }
 
+/** The turns around one turn of a session, nearest first, as the index reads them for its context. */
+export interface EpisodeNeighbours {
+  before: readonly string[];
+  after: readonly string[];
+}
+
 /**
  * What the search index holds for one turn. Every writer (recording a turn, re-indexing after a
- * redaction) builds it here, so none drops a field: turns of one chat session share a session key,
- * and search weighs a turn by its session too (search/sessions.ts).
+ * redaction) builds it here, so none drops a field: the turn's speaker and role (a first-person
+ * question favours the user's turns, search/precision.ts), its session key, and the turns around it
+ * as context (search/turn-context.ts), the same document shape the retrieval bench measures.
  */
 export function episodeDocument(
-  episode: Pick<Episode, "id" | "userKey" | "sessionId" | "text">,
+  episode: Pick<Episode, "id" | "userKey" | "sessionId" | "text" | "role" | "speaker">,
+  neighbours: EpisodeNeighbours = { before: [], after: [] },
 ): IndexedDocument {
-  return {
+  const doc: IndexedDocument = {
     namespace: "episode",
     id: episode.id,
     scope: episode.userKey,
     text: episode.text,
     session: episode.sessionId,
   };
+  if (episode.speaker !== null && episode.speaker.trim() !== "") doc.speaker = episode.speaker;
+  if (episode.role === "user" || episode.role === "assistant") doc.role = episode.role;
+  const context = turnContext(neighbours.before.map(withoutMarker), neighbours.after.map(withoutMarker));
+  if (context.length > 0) doc.context = context;
+  return doc;
+}
+
+/** A scrubbed turn's "[forgotten]" markers are not words of its neighbours' context. */
+function withoutMarker(text: string): string {
+  return text.replaceAll(FORGOTTEN, " ");
 }
 
 const EPISODE_ROLES = ["user", "assistant", "tool"] as const;
@@ -61,7 +82,19 @@ function episodeFromRow(row: unknown): Episode {
 
 /** The episodic archive: every turn, kept until the user deletes it. */
 export class EpisodeRepository {
+  /** Statements prepared once: recording a turn reads its neighbours' texts for three documents. */
+  private readonly statements = new Map<string, Statement>();
+
   constructor(private readonly database: SqliteDatabase) {}
+
+  private statement(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      statement = this.database.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
 
   insert(input: EpisodeInput): Episode {
     const info = this.database
@@ -95,6 +128,49 @@ export class EpisodeRepository {
       result.set(episode.id, episode);
     }
     return result;
+  }
+
+  /** The texts of the CONTEXT_WINDOW turns before and after one turn in its session, nearest first. */
+  neighbours(episode: Pick<Episode, "id" | "userKey" | "sessionId">): EpisodeNeighbours {
+    const side = (sql: string) =>
+      (
+        this.statement(sql).all(episode.sessionId, episode.userKey, episode.id, CONTEXT_WINDOW) as {
+          text: string;
+        }[]
+      ).map((row) => row.text);
+    return {
+      before: side(
+        "SELECT text FROM episodes WHERE session_id = ? AND user_key = ? AND id < ? ORDER BY id DESC LIMIT ?",
+      ),
+      after: side(
+        "SELECT text FROM episodes WHERE session_id = ? AND user_key = ? AND id > ? ORDER BY id LIMIT ?",
+      ),
+    };
+  }
+
+  /** Ids of the CONTEXT_WINDOW turns before and after each turn in its session: whose context holds it. */
+  neighbourIds(ids: readonly number[]): number[] {
+    const sessionOf = this.statement("SELECT session_id, user_key FROM episodes WHERE id = ?");
+    const before = this.statement(
+      "SELECT id FROM episodes WHERE session_id = ? AND user_key = ? AND id < ? ORDER BY id DESC LIMIT ?",
+    ).pluck();
+    const after = this.statement(
+      "SELECT id FROM episodes WHERE session_id = ? AND user_key = ? AND id > ? ORDER BY id LIMIT ?",
+    ).pluck();
+    const found = new Set<number>();
+    for (const id of ids) {
+      const row = sessionOf.get(id) as { session_id: string; user_key: string } | undefined;
+      if (!row) continue;
+      for (const side of [before, after])
+        for (const other of side.all(row.session_id, row.user_key, id, CONTEXT_WINDOW) as number[])
+          found.add(other);
+    }
+    return [...found];
+  }
+
+  /** The search document of a turn, with its neighbours' texts as context. */
+  document(episode: Episode): IndexedDocument {
+    return episodeDocument(episode, this.neighbours(episode));
   }
 
   /** User-role texts of a session, to check that a quoted source was really said by the user. */

@@ -1,5 +1,5 @@
 import type { SqliteDatabase } from "../../storage/database.js";
-import { episodeDocument } from "./episodes.js";
+import { EpisodeRepository } from "./episodes.js";
 import type { MemoryIndex } from "./types.js";
 
 /** What replaces forgotten words: the conversation keeps its shape (every turn, every tool call). */
@@ -144,23 +144,22 @@ export function scrubEverywhere(database: SqliteDatabase, needles: readonly stri
   return changed;
 }
 
-/** Re-indexes episodes whose text was scrubbed, so the index holds no copy of the old words. */
+/**
+ * Re-indexes episodes whose text was scrubbed, so the index holds no copy of the old words: the
+ * scrubbed turns and the turns around them, whose context held their text (search/turn-context.ts).
+ * All are removed first in one rewrite of the FTS5 index (removeMany compacts), then indexed again
+ * from the scrubbed table.
+ */
 export function reindexEpisodes(
   database: SqliteDatabase,
   index: MemoryIndex,
   episodeIds: readonly number[],
 ): void {
-  const select = database.prepare("SELECT id, user_key, session_id, text FROM episodes WHERE id = ?");
-  for (const id of episodeIds) {
-    const row = select.get(id) as
-      | { id: number; user_key: string; session_id: string; text: string }
-      | undefined;
-    index.remove("episode", id);
-    if (row && row.text.replaceAll(FORGOTTEN, "").trim() !== "") {
-      index.upsert(
-        episodeDocument({ id: row.id, userKey: row.user_key, sessionId: row.session_id, text: row.text }),
-      );
-    }
+  const episodes = new EpisodeRepository(database);
+  const ids = [...new Set([...episodeIds, ...episodes.neighbourIds(episodeIds)])];
+  index.removeMany("episode", ids);
+  for (const episode of episodes.getMany(ids).values()) {
+    if (episode.text.replaceAll(FORGOTTEN, "").trim() !== "") index.upsert(episodes.document(episode));
   }
 }
 

@@ -115,4 +115,4 @@ export type Receipt = {
 export type ReceiptListener = (receipt: Receipt) => void;
 
 /** The part of the retrieval engine (src/memory/search) the store uses. */
-export type MemoryIndex = Pick<SearchIndex, "upsert" | "remove" | "search">;
+export type MemoryIndex = Pick<SearchIndex, "upsert" | "remove" | "removeMany" | "search">;

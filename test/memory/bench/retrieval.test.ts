@@ -12,7 +12,8 @@ import {
   parseSessionTime,
 } from "../../../src/memory/bench/locomo.js";
 import { runRetrievalBench } from "../../../src/memory/bench/retrieval.js";
-import { conversationDocuments, turnText } from "../../../src/memory/bench/retrievers.js";
+import { conversationDocuments, roleOf, turnText } from "../../../src/memory/bench/retrievers.js";
+import { episodeDocument } from "../../../src/memory/store/episodes.js";
 
 const directory = mkdtempSync(join(tmpdir(), "mercury-bench-test-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -120,6 +121,28 @@ describe("LoCoMo loading", () => {
     expect(farther.map((part) => part.weight)).toEqual([1, 0.7]);
     // The session's number is the turn's session key, as the live store's session id would be.
     expect(docs.map((doc) => doc.session)).toEqual(["1", "1", "1", "2", "2"]);
+  });
+
+  it("builds a turn's document as the live store builds a recorded turn's", () => {
+    const [conversation] = parseLocomo(tinyData());
+    const session = conversation?.sessions[0];
+    if (!conversation || !session) throw new Error("fixture broken");
+    const { docs } = conversationDocuments(conversation);
+    const texts = session.turns.map((turn) =>
+      turn.blip_caption ? `${turn.text} [shared an image: ${turn.blip_caption}]` : turn.text,
+    );
+    const live = episodeDocument(
+      { id: 2, userKey: "owner", sessionId: "1", role: "user", speaker: "Bob", text: texts[1] as string },
+      { before: [texts[0] as string], after: [texts[2] as string] },
+    );
+    const bench = docs[1];
+    expect(bench?.text).toBe(live.text);
+    expect(bench?.speaker).toBe(live.speaker);
+    expect(bench?.context).toEqual(live.context);
+    // A chat with the assistant gives its turns roles; a conversation between two people does not.
+    expect(roleOf("User")).toBe("user");
+    expect(roleOf("Assistant")).toBe("assistant");
+    expect(bench?.role).toBeUndefined();
   });
 
   it("reads the data's session times as UTC, and nothing else", () => {

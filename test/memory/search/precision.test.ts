@@ -11,7 +11,7 @@ import {
 import type { LexicalResult } from "../../../src/memory/search/search-index.js";
 import { analyze } from "../../../src/memory/text/analyze.js";
 
-const OFF: PrecisionParameters = { depth: 100, proximity: 0, coverage: 0, speaker: 0, window: 3 };
+const OFF: PrecisionParameters = { depth: 100, proximity: 0, coverage: 0, speaker: 0, role: 0, window: 3 };
 const idf = (term: string) => (term === "pottery" || term === "potteri" ? 3 : term.length / 2);
 
 function doc(text: string, speaker = ""): PrecisionDocument {
