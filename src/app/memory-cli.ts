@@ -10,7 +10,7 @@ import { openCurrentDatabase } from "../storage/connection.js";
 import { UsageStore } from "../storage/usage.js";
 import { logEvents } from "./event-log.js";
 import { createLogger } from "./logger.js";
-import { type MemoryWiring, memoryServiceOptions } from "./memory-wiring.js";
+import { loadEmbeddings, type MemoryWiring, memoryServiceOptions } from "./memory-wiring.js";
 
 export interface MemoryCliOptions {
   env?: NodeJS.ProcessEnv;
@@ -79,8 +79,17 @@ export async function openMemoryForCli(
   options: MemoryCliOptions = {},
 ): Promise<{ service: MemoryService; close(): void }> {
   const { wiring, close } = await openWiring(options);
-  const { createMemoryService } = await import("./memory.js");
-  return { service: createMemoryService(wiring).service, close };
+  try {
+    const [{ createMemoryService }, embedder] = await Promise.all([
+      import("./memory.js"),
+      loadEmbeddings(wiring),
+    ]);
+    return { service: createMemoryService(wiring, embedder).service, close };
+  } catch (error) {
+    // A bad embeddings setting: the database is closed before the error reaches the person.
+    close();
+    throw error;
+  }
 }
 
 /**
@@ -91,5 +100,13 @@ export async function openMemoryCoreForCli(
   options: MemoryCliOptions = {},
 ): Promise<{ service: MemoryCore; close(): void }> {
   const { wiring, close } = await openWiring(options);
-  return { service: new MemoryCore(memoryServiceOptions(wiring).options), close };
+  try {
+    return {
+      service: new MemoryCore(memoryServiceOptions(wiring, await loadEmbeddings(wiring)).options),
+      close,
+    };
+  } catch (error) {
+    close();
+    throw error;
+  }
 }

@@ -1,13 +1,21 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { MemoryModel } from "../memory/extraction/model.js";
-import type { SearchIndex } from "../memory/search/search-index.js";
+import { embedderFromEnv } from "../memory/search/embedder-config.js";
+import { SearchIndex } from "../memory/search/search-index.js";
+import type { SearchIndexCore } from "../memory/search/search-index-core.js";
 import { MemoryService } from "../memory/service.js";
 import type { ModelMessage, ModelStepper } from "../model/types.js";
 import { listBackups } from "../storage/backup.js";
 import { backupsDirectory } from "../storage/backup-schedule.js";
 import type { UsageStore } from "../storage/usage.js";
-import { type MemoryWiring, memoryServiceOptions } from "./memory-wiring.js";
+import {
+  type Embeddings,
+  embedderOrConfigError,
+  embeddingsConfigured,
+  type MemoryWiring,
+  memoryServiceOptions,
+} from "./memory-wiring.js";
 
 export type { MemoryWiring } from "./memory-wiring.js";
 
@@ -53,11 +61,27 @@ export function memoryModelOver(chain: ModelStepper, usage: UsageStore): MemoryM
 /** The memory service and the search index under it (the index computes vectors in the background). */
 export interface MemoryParts {
   service: MemoryService;
-  index: SearchIndex;
+  index: SearchIndexCore;
 }
 
-export function createMemoryService(wiring: MemoryWiring): MemoryParts {
-  const { options, index } = memoryServiceOptions(wiring);
+/** The configured embeddings, read synchronously (the app is composed synchronously). */
+function embeddingsFromEnv(wiring: MemoryWiring): Embeddings | undefined {
+  if (!embeddingsConfigured(wiring.env)) return undefined;
+  const embedder = embedderOrConfigError(() =>
+    embedderFromEnv(wiring.env, { interactive: wiring.interactive === true }),
+  );
+  return embedder ? { embedder, index: (database) => new SearchIndex(database, { embedder }) } : undefined;
+}
+
+/**
+ * The full service. `embeddings` are the ones the caller already resolved (`loadEmbeddings`, as the
+ * memory commands do); without them they are read from the environment here.
+ */
+export function createMemoryService(
+  wiring: MemoryWiring,
+  embeddings: Embeddings | undefined = embeddingsFromEnv(wiring),
+): MemoryParts {
+  const { options, index } = memoryServiceOptions(wiring, embeddings);
   // A forget reaches the backups under MERCURY_HOME and a restore's kept file too.
   const service = new MemoryService({ ...options, databaseCopies: () => databaseCopies(wiring.config.home) });
   return { service, index };

@@ -1,5 +1,4 @@
 import { copyFileSync, existsSync, renameSync, statSync, truncateSync, unlinkSync } from "node:fs";
-import { isCode } from "./lock.js";
 
 export const defaultLogMaxBytes = 5 * 1024 * 1024;
 export const defaultLogKeep = 3;
@@ -15,13 +14,13 @@ export function logMaxBytes(env: NodeJS.ProcessEnv): number {
   return value;
 }
 
+/**
+ * The file's size, 0 when it does not exist yet. `throwIfNoEntry: false` rather than lock.ts's
+ * `isCode`: every logger rotates at its first line, and a command should not load the daemon's lock
+ * code for that (issue 13, start-up path).
+ */
 function size(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch (error) {
-    if (isCode(error, "ENOENT")) return 0;
-    throw error;
-  }
+  return statSync(path, { throwIfNoEntry: false })?.size ?? 0;
 }
 
 function shift(path: string, keep: number): void {

@@ -4,14 +4,13 @@ import type { ConsolidationOutcome } from "./consolidation/consolidate.js";
 import type { ImportConsolidation } from "./consolidation/import-merge.js";
 import type { DrainSummary } from "./consolidation/queue-drain.js";
 import type { RunSummary } from "./extraction/runner.js";
-import { profileSection, recallSection, searchEpisodes, searchMemories } from "./retrieval.js";
+import { searchEpisodes, searchMemories } from "./retrieval.js";
 import { EmbeddingError } from "./search/types.js";
 import type { MemoryServiceOptions, RememberInput } from "./service-options.js";
 import { type Episode, type EpisodeInput, EpisodeRepository } from "./store/episodes.js";
 import { type ExtractionJob, JobRepository } from "./store/jobs.js";
 import { JudgeQueue } from "./store/judge-queue.js";
 import { type ListFilter, MemoryRepository } from "./store/memory-repo.js";
-import { sourceTurnTime } from "./store/provenance.js";
 import type { Candidate, Memory, MemoryIndex, MemoryVersion, Receipt } from "./store/types.js";
 import { type MemoryView, requireText, type SearchResult, viewOf } from "./view.js";
 
@@ -245,7 +244,11 @@ export class MemoryCore {
     if (this.judgeQueue.count(null) > 0) await this.runJudgeQueue(signal);
     const recoverInterrupted = !this.recoveredInterruptedJobs;
     this.recoveredInterruptedJobs = true;
-    const { runPendingExtractions } = await import("./extraction/runner.js");
+    // Both loaded here: `memory add|search` never run extraction.
+    const [{ runPendingExtractions }, { sourceTurnTime }] = await Promise.all([
+      import("./extraction/runner.js"),
+      import("./store/provenance.js"),
+    ]);
     return await runPendingExtractions(
       {
         jobs: this.jobs,
@@ -275,23 +278,17 @@ export class MemoryCore {
 
   /**
    * The system-prompt section of relevant memories, within `tokenBudget` (ceil(chars/4) tokens):
-   * the profile first, then query-matched memories (see retrieval.ts).
+   * the profile first, then query-matched memories (see recall-section.ts).
    */
-  recall(input: {
+  async recall(input: {
     userKey: string;
     query: string;
     tokenBudget: number;
     project?: string | null;
   }): Promise<{ section: string; memoryIds: number[] }> {
+    // Loaded on first use: a `memory search` never builds a prompt section.
+    const { recallSection } = await import("./recall-section.js");
     return recallSection(this.retrievalDeps(), input);
-  }
-
-  /** The always-present block of core facts and open conflicts (see store/profile.ts). */
-  profile(input: { userKey: string; tokenBudget?: number; project?: string | null }): {
-    section: string;
-    memoryIds: number[];
-  } {
-    return profileSection(this.retrievalDeps(), input);
   }
 
   searchEpisodes(input: {
@@ -302,7 +299,7 @@ export class MemoryCore {
     return searchEpisodes(this.retrievalDeps(), input);
   }
 
-  private retrievalDeps() {
+  protected retrievalDeps() {
     return { index: this.index, memories: this.memories, episodes: this.episodes, clock: this.clock };
   }
 

@@ -2,6 +2,7 @@ import { resolveConflict } from "./conflict-resolution.js";
 import { editMemory } from "./edit.js";
 import { claimedBy } from "./extraction/attribution.js";
 import { type ForgetResult, forgetMemory } from "./forget.js";
+import { profileSection } from "./recall-section.js";
 import { MemoryCore } from "./service-core.js";
 import { type SourceTurn, sourceTurns } from "./store/provenance.js";
 import { collectStats, type MemoryStats } from "./store/stats.js";
@@ -68,6 +69,17 @@ export class MemoryService extends MemoryCore {
     );
     this.emit({ kind: "updated", userKey, memoryId: id, text: `Resolved conflict of memory #${id}` });
     return result;
+  }
+
+  /**
+   * The always-present block of core facts and open conflicts (see store/profile.ts). Here, not in
+   * MemoryCore: only the agent's prompt asks for it, never `memory add|search`.
+   */
+  profile(input: { userKey: string; tokenBudget?: number; project?: string | null }): {
+    section: string;
+    memoryIds: number[];
+  } {
+    return profileSection(this.retrievalDeps(), input);
   }
 
   runDecay(now: Date = this.clock.now()): DecayResult {

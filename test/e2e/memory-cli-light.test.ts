@@ -78,6 +78,19 @@ describe("memory commands load only what memory needs", () => {
       /\/node_modules\/commander\//,
     ])
       expect(loaded(search.stderr).filter((url) => pattern.test(url))).toEqual([]);
+    // No embeddings configured: no embedder, no vector store. A search builds no prompt section and
+    // writes nothing to rotate: no profile or recall formatting, no daemon lock code.
+    const searchOnly = [
+      /\/dist\/memory\/search\/(embedder-config|openai-embedder|hash-embedder|vectors|simhash|vector-adoption)\.js/,
+      /\/dist\/memory\/store\/(profile|recall|provenance)\.js/,
+      /\/dist\/memory\/recall-section\.js/,
+      /\/dist\/daemon\/lock\.js/,
+    ];
+    for (const pattern of searchOnly)
+      expect(loaded(search.stderr).filter((url) => pattern.test(url))).toEqual([]);
+    expect(
+      loaded(search.stderr).some((url) => url.endsWith("/dist/memory/search/search-index-core.js")),
+    ).toBe(true);
     expect(fake.chatRequests()).toHaveLength(0);
 
     // A neighbour exists and a model is configured: the model judges (loaded at that moment), not the rules.

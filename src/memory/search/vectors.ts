@@ -3,6 +3,8 @@ import { CODE_BITS, CODE_SCHEME, Hyperplanes } from "./simhash.js";
 import { loadVectorExtension } from "./sqlite-vec.js";
 import { forEachStoredVector, kindOfScheme } from "./vector-adoption.js";
 
+export { deleteVectorsOf } from "./vector-tables.js";
+
 /**
  * Embedding vectors, one row per document (rowid = search_docs.id), with the scope (search_scopes.id)
  * so a search reads only the vectors it may see. Inserts and deletes are single rows in the caller's
@@ -356,17 +358,4 @@ export class VectorStore {
 function bestFirst(results: VectorResult[], limit: number): VectorResult[] {
   results.sort((a, b) => b.similarity - a.similarity || a.documentId - b.documentId);
   return results.slice(0, limit);
-}
-
-/**
- * Deletes a document's vector from every vec0 table (a forgotten memory leaves no vector behind,
- * whatever model or quantization wrote it). Needs the extension only when such tables exist, so
- * word-only installations never load it.
- */
-export function deleteVectorsOf(database: SqliteDatabase, documentId: number): void {
-  const tables = database.prepare("SELECT name FROM search_vector_tables").pluck().all() as string[];
-  if (tables.length === 0) return;
-  loadVectorExtension(database);
-  for (const table of tables)
-    database.prepare(`DELETE FROM ${table} WHERE rowid = ?`).run(BigInt(documentId));
 }
