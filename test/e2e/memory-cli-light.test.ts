@@ -82,7 +82,7 @@ describe("memory commands load only what memory needs", () => {
     // writes nothing to rotate: no profile or recall formatting, no daemon lock code.
     const searchOnly = [
       /\/dist\/memory\/search\/(embedder-config|openai-embedder|hash-embedder|vectors|simhash|vector-adoption)\.js/,
-      /\/dist\/memory\/store\/(profile|recall|provenance)\.js/,
+      /\/dist\/memory\/store\/(profile|recall)\.js/,
       /\/dist\/memory\/recall-section\.js/,
       /\/dist\/daemon\/lock\.js/,
     ];
