@@ -73,7 +73,17 @@ export class LazySkills {
   }
 
   async finishTask(end: TaskEnd): Promise<ReturnType<SkillService["finishTask"]>> {
+    // Never loaded: no proposal was made (propose_skill loads it) and no skill was activated in this
+    // process; only a resumed task can have uses recorded earlier, and then the service records them.
+    if (this.service === null && !this.hasUses(end.taskId)) return { drafts: [], dropped: null, flagged: [] };
     return (await this.load()).finishTask(end);
+  }
+
+  private hasUses(taskId: string): boolean {
+    return (
+      this.options.database.prepare("SELECT 1 FROM skill_uses WHERE task_id = ? LIMIT 1").get(taskId) !==
+      undefined
+    );
   }
 }
 
