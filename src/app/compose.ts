@@ -1,15 +1,14 @@
 import type { Clock } from "../agent/clock.js";
 import { systemClock } from "../agent/clock.js";
 import { EventBus } from "../agent/events.js";
-import { Agent } from "../agent/runtime.js";
+import { Agent, type AgentHooks } from "../agent/runtime.js";
 import type { SubagentRegistry } from "../agent/subagents/registry.js";
 import type { ConfigFlags } from "../config/load.js";
 import type { homePaths } from "../config/paths.js";
 import type { ResolvedConfig } from "../config/schema.js";
 import type { Redactor } from "../config/secrets.js";
 import { loadSettings } from "../config/settings.js";
-import { McpManager } from "../mcp/manager.js";
-import { mcpSandboxWrapper } from "../mcp/sandbox.js";
+import { hasEnabledMcpServers, LazyMcp } from "../mcp/lazy.js";
 import type { MemoryService } from "../memory/service.js";
 import { ProviderChain } from "../model/chain.js";
 import { buildProviders, defaultModelFactory, type ModelFactory } from "../model/providers.js";
@@ -17,7 +16,7 @@ import { ApprovalBroker } from "../permissions/approvals.js";
 import { AuditLog } from "../permissions/audit.js";
 import { userHomeOf } from "../sandbox/workspace.js";
 import { schedulerTools } from "../scheduler/tools.js";
-import { SkillService } from "../skills/service.js";
+import { LazySkills } from "../skills/lazy.js";
 import type { SqliteDatabase } from "../storage/connection.js";
 import { UsageStore } from "../storage/usage.js";
 import { builtinTools } from "../tools/builtin.js";
@@ -66,14 +65,21 @@ export interface MercuryApp {
   subagents: SubagentRegistry;
   /** Null when memory is disabled in config. */
   memory: MemoryService | null;
-  skills: SkillService;
-  mcp: McpManager;
+  /** The skill service loads when a skill folder exists or a task proposes or ends (skills/lazy.ts). */
+  skills: LazySkills;
+  /** Null when no MCP server is configured; otherwise loaded and started with the first task. */
+  mcp: LazyMcp | null;
   /**
    * Waits for background work (memory extraction, embeddings) started after tasks; after
    * `timeoutMs` it is aborted — the jobs stay queued in the database and run next time.
    */
   drain(timeoutMs?: number): Promise<void>;
   close(): void;
+}
+
+/** With no MCP server configured the hooks are the same as with a manager that has none. */
+function withOptionalMcp(mcp: LazyMcp | null, hooks: AgentHooks): AgentHooks {
+  return mcp ? withMcpHooks(mcp, hooks) : hooks;
 }
 
 /** The settings an app is built on: the caller's, or read from `env` and `flags`. */
@@ -128,22 +134,24 @@ export function composeApp(database: SqliteDatabase, options: AppOptions = {}): 
     ...schedulerTools({ database, clock, mercuryHome: home, userHome }),
   ];
   const background = backgroundWork(logger);
-  const skills = new SkillService({
+  const skills = new LazySkills({
     home,
     userHome,
     database,
     clock,
   });
-  const mcp = new McpManager(config.mcp, {
-    env,
-    home,
-    wrapLaunch: mcpSandboxWrapper({
-      mercuryHome: home,
-      userHome,
-      allowUnfilteredNetwork: config.sandbox.unfilteredNetwork,
-    }),
-    onEvent: (level, message) => logger[level]({ component: "mcp" }, message),
-  });
+  const mcp = hasEnabledMcpServers(config.mcp)
+    ? new LazyMcp(config.mcp, {
+        env,
+        home,
+        sandbox: {
+          mercuryHome: home,
+          userHome,
+          allowUnfilteredNetwork: config.sandbox.unfilteredNetwork,
+        },
+        onEvent: (level, message) => logger[level]({ component: "mcp" }, message),
+      })
+    : null;
   const approvals = new ApprovalBroker({ database, clock, onEvent: (event) => bus.emit(event) });
   const audit = new AuditLog(database, clock);
   const subagents = subagentTools(
@@ -171,7 +179,7 @@ export function composeApp(database: SqliteDatabase, options: AppOptions = {}): 
       skills,
       bus,
       clock,
-      withMcpHooks(
+      withOptionalMcp(
         mcp,
         taskHooks({
           soulDirectory: paths.soul,
@@ -211,7 +219,7 @@ export function composeApp(database: SqliteDatabase, options: AppOptions = {}): 
     drain: (timeoutMs) => background.drain(timeoutMs),
     close() {
       mcp
-        .close()
+        ?.close()
         .catch((error: unknown) => logger.warn({ component: "mcp", error }, "closing MCP servers failed"));
       database.close();
       logger.flush();

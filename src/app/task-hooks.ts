@@ -16,7 +16,7 @@ export interface TaskHookWiring {
   bus: EventBus;
   clock: Clock;
   logger: Logger;
-  skills: SkillService;
+  skills: Pick<SkillService, "promptSection">;
   memory: MemoryParts | null;
   background: BackgroundWork;
   /** Run memory extraction after each task (chat, daemon); `mercury run` leaves the job queued. */

@@ -36,7 +36,11 @@ const inputSchema = z.object({
  * passing verification. Nothing is written where skills are loaded from until the owner approves.
  */
 export function createProposeSkillTool(
-  record: (taskId: string, userKey: string, proposal: SkillProposal) => string | null,
+  record: (
+    taskId: string,
+    userKey: string,
+    proposal: SkillProposal,
+  ) => string | null | Promise<string | null>,
 ): ToolDefinition<SkillProposal> {
   return {
     name: "propose_skill",
@@ -52,7 +56,7 @@ export function createProposeSkillTool(
           error: `"${input.name}" is not a valid skill name: use 1–64 of a-z, 0-9 and single hyphens (e.g. "release-checklist").`,
         };
       }
-      const refusal = record(context.taskId, context.userKey, input);
+      const refusal = await record(context.taskId, context.userKey, input);
       if (refusal !== null) return { ok: false, error: refusal };
       return {
         ok: true,

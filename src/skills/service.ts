@@ -140,7 +140,8 @@ export class SkillService {
     return session.guardAll([...base, ...extra]);
   }
 
-  private propose(cwd: string, taskId: string, userKey: string, proposal: SkillProposal): string | null {
+  /** Records a proposal for the task's end (see finishTask); a refusal's text, or null. */
+  propose(cwd: string, taskId: string, userKey: string, proposal: SkillProposal): string | null {
     if (userKey !== "owner") return "only the owner's tasks may propose skills";
     const existing = this.discover(cwd).skills.find((skill) => skill.name === proposal.name);
     if (existing && existing.source !== "mercury") {

@@ -19,3 +19,20 @@ export function loaded(stderr: string): string[] {
     .filter((line) => line.startsWith("LOADED "))
     .map((line) => line.slice("LOADED ".length));
 }
+
+/** Marks the process's first `fetch` call on stderr (after loadTracer's modules), for `loadedBeforeFetch`. */
+export function fetchMarker(directory: string): Record<string, string> {
+  const preload = join(directory, "mark-fetch.cjs");
+  writeFileSync(
+    preload,
+    `const original = globalThis.fetch;\nlet first = true;\nglobalThis.fetch = function (...args) {\n  if (first) { first = false; process.stderr.write("FIRST-FETCH\\n"); }\n  return original.apply(this, args);\n};\n`,
+  );
+  return { NODE_OPTIONS: `--require=${preload}` };
+}
+
+/** The module URLs a traced process loaded before its first `fetch` (see fetchMarker). */
+export function loadedBeforeFetch(stderr: string): string[] {
+  const end = stderr.indexOf("FIRST-FETCH\n");
+  if (end < 0) throw new Error("the process never called fetch: was fetchMarker in its NODE_OPTIONS?");
+  return loaded(stderr.slice(0, end));
+}

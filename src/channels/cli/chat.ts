@@ -222,7 +222,8 @@ export class TerminalChat {
           this.info(`${command.padEnd(helpWidth)} ${text}`);
         break;
       case "/skills":
-        for (const line of skillsSlashCommand(this.app.skills, argument, this.options.cwd)) this.info(line);
+        for (const line of skillsSlashCommand(await this.app.skills.load(), argument, this.options.cwd))
+          this.info(line);
         break;
       case "/new":
         if (this.running) this.running.controller.abort(new Error("new session"));

@@ -10,9 +10,10 @@ export function registerWorkPages(app: Hono<DashboardEnv>, services: DashboardSe
   const jobs = new JobStore(services.app.database, services.app.clock);
   const { skills, mcp, subagents } = services.app;
 
-  app.get("/work", (c) => {
+  app.get("/work", async (c) => {
     const scheduled = jobs.list();
-    const drafts = skills.drafts.list("pending");
+    const drafts = (await skills.load()).drafts.list("pending");
+    const servers = mcp ? (await mcp.load()).status() : [];
     const agents = subagents.list();
     return page(
       c,
@@ -57,12 +58,10 @@ ${postForm(c, path`/skills/drafts/${draft.id}/reject`, "Reject")}</td></tr>`,
 <h2>MCP servers</h2>
 ${table(
   ["server", "transport", "state", "tools", "restarts", "error"],
-  mcp
-    .status()
-    .map(
-      (server) =>
-        html`<tr><td>${server.name}</td><td>${server.transport}</td><td>${server.state}</td><td>${server.tools}</td><td>${server.restarts}</td><td>${server.error ?? ""}</td></tr>`,
-    ),
+  servers.map(
+    (server) =>
+      html`<tr><td>${server.name}</td><td>${server.transport}</td><td>${server.state}</td><td>${server.tools}</td><td>${server.restarts}</td><td>${server.error ?? ""}</td></tr>`,
+  ),
 )}`,
     );
   });
@@ -87,11 +86,14 @@ ${table(
   }
 
   for (const action of ["approve", "reject"] as const) {
-    app.post(`/skills/drafts/:id/${action}`, (c) => {
+    app.post(`/skills/drafts/:id/${action}`, async (c) => {
       const id = Number(c.req.param("id"));
+      const service = await skills.load();
       try {
         const draft =
-          action === "approve" ? skills.approve(id, services.ownerKey) : skills.reject(id, services.ownerKey);
+          action === "approve"
+            ? service.approve(id, services.ownerKey)
+            : service.reject(id, services.ownerKey);
         return backTo(c, "/work", `Skill draft ${draft.id} (${draft.name}) ${draft.status}.`);
       } catch (error) {
         return backTo(c, "/work", error instanceof Error ? error.message : String(error));
