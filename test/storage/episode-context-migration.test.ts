@@ -102,11 +102,7 @@ describe("migration 012 (episodes re-indexed with role and context)", () => {
         ).toContain(row.id);
       }
       for (const turn of turns.values()) {
-        const hits = await index.search(turn.text, {
-          namespace: "episode",
-          scopes: [turn.userKey],
-          limit: 20,
-        });
+        const hits = await index.search(turn.text, { namespace: "episode", scopes: [turn.userKey] });
         expect(
           hits.map((hit) => hit.id),
           turn.text,
