@@ -58,7 +58,9 @@ export class MemoryCore {
     this.jobs = new JobRepository(options.database);
     this.judgeQueue = new JudgeQueue(options.database);
     // Migration 012: turns indexed by an older build get today's document, once (one indexed read).
-    reindexEpisodesIfMigrated(options.database, options.index);
+    const reindexed = reindexEpisodesIfMigrated(options.database, options.index);
+    if (reindexed !== undefined)
+      options.log?.("info", `re-indexed ${reindexed} conversation turns with their context (migration 012)`);
   }
 
   /** Notices raised by this service (also sent to onNotice), for callers that print them. */

@@ -247,4 +247,25 @@ describe("migration 012 (episodes re-indexed with role and context)", () => {
       database.close();
     }
   });
+
+  it("two processes starting on the old database together both succeed and leave it re-indexed", {
+    timeout: 60_000,
+  }, async () => {
+    const { home, userHome } = makeHome();
+    copyFileSync(join(fixture, "mercury-v11.db"), join(home, "mercury.db"));
+    const runs = await Promise.all([
+      runCli(["memory", "search", "--episodes", "cat"], { home, userHome }),
+      runCli(["memory", "list"], { home, userHome }),
+    ]);
+    for (const run of runs) expect(run.code, run.stderr).toBe(0);
+    const database = openDatabase(join(home, "mercury.db"));
+    try {
+      expect(flag(database)).toBeUndefined();
+      const episodes = docs(database, "episode");
+      expect(episodes.size).toBe(expected.counts.episodeDocs);
+      expect([...episodes.values()].every((terms) => terms.includes(ROLE_FIELD))).toBe(true);
+    } finally {
+      database.close();
+    }
+  });
 });
