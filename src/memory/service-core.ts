@@ -7,6 +7,7 @@ import type { RunSummary } from "./extraction/runner.js";
 import { searchEpisodes, searchMemories } from "./retrieval.js";
 import { EmbeddingError } from "./search/types.js";
 import type { MemoryServiceOptions, RememberInput } from "./service-options.js";
+import { reindexEpisodesIfMigrated } from "./store/episode-reindex.js";
 import { type Episode, type EpisodeInput, EpisodeRepository } from "./store/episodes.js";
 import { type ExtractionJob, JobRepository } from "./store/jobs.js";
 import { JudgeQueue } from "./store/judge-queue.js";
@@ -55,6 +56,10 @@ export class MemoryCore {
     this.episodes = new EpisodeRepository(options.database);
     this.jobs = new JobRepository(options.database);
     this.judgeQueue = new JudgeQueue(options.database);
+    // Migration 012: turns indexed by an older build get today's document, once (one indexed read).
+    const reindexed = reindexEpisodesIfMigrated(options.database, options.index);
+    if (reindexed !== undefined)
+      options.log?.("info", `re-indexed ${reindexed} conversation turns with their context (migration 012)`);
   }
 
   /** Notices raised by this service (also sent to onNotice), for callers that print them. */

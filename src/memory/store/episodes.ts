@@ -66,7 +66,7 @@ function withoutMarker(text: string): string {
 
 const EPISODE_ROLES = ["user", "assistant", "tool"] as const;
 
-function episodeFromRow(row: unknown): Episode {
+export function episodeFromRow(row: unknown): Episode {
   const r = new RowReader("episodes", row);
   return {
     id: r.integer("id"),

@@ -9,6 +9,7 @@ import { schedulerMigration } from "./008-scheduler.js";
 import { memoryIntegrityMigration } from "./009-memory-integrity.js";
 import { skillsMigration } from "./010-skills.js";
 import { fts5SearchMigration } from "./011-fts5-search.js";
+import { episodeContextMigration } from "./012-episode-context.js";
 import type { Migration } from "./types.js";
 
 /**
@@ -28,4 +29,5 @@ export const migrations: readonly Migration[] = [
   memoryIntegrityMigration,
   skillsMigration,
   fts5SearchMigration,
+  episodeContextMigration,
 ];
