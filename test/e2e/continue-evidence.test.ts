@@ -3,8 +3,8 @@ import { fastRetryConfig, makeHome, providerEnv, runCli } from "../helpers/cli.j
 import { useFakeServers } from "../helpers/fake-servers.js";
 import { gitProject } from "../helpers/git-project.js";
 import { latestTask } from "../helpers/ledger.js";
-import { commandStarted, processesRunning, slowCommand, startCli, until } from "../helpers/processes.js";
-import { continueTask } from "../helpers/task-runs.js";
+import { commandStarted, processesRunning, slowCommand, until } from "../helpers/processes.js";
+import { continueTask, startTask } from "../helpers/task-runs.js";
 
 const server = useFakeServers();
 
@@ -48,8 +48,7 @@ describe("continue keeps the task's evidence (built binary, loopback model)", { 
         { toolCalls: [{ name: "run_command", input: { command: slow.command } }] },
       ],
     });
-    const { home } = makeHome(fastRetryConfig);
-    const run = startCli(["run", "write hello.txt", "--json", "--yes"], home, cwd, providerEnv(fake.url));
+    const { home, run } = startTask("write hello.txt", cwd, fake.url);
     await commandStarted(slow, "the command to start");
     run.child.kill("SIGKILL");
     await run.exited;

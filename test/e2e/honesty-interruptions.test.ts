@@ -1,12 +1,11 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { fastRetryConfig, makeHome, providerEnv } from "../helpers/cli.js";
 import { useFakeServers } from "../helpers/fake-servers.js";
 import { gitProject } from "../helpers/git-project.js";
 import { latestTask, query } from "../helpers/ledger.js";
-import { commandStarted, processesRunning, slowCommand, startCli, until } from "../helpers/processes.js";
-import { continueTask } from "../helpers/task-runs.js";
+import { commandStarted, processesRunning, slowCommand, until } from "../helpers/processes.js";
+import { continueTask, startTask } from "../helpers/task-runs.js";
 
 const server = useFakeServers();
 
@@ -32,8 +31,7 @@ describe("honesty across interruptions (built binary, loopback model, real signa
         { toolCalls: [{ name: "run_command", input: { command: slow.command } }] },
       ],
     });
-    const { home } = makeHome(fastRetryConfig);
-    const run = startCli(["run", "make the state good", "--json", "--yes"], home, cwd, providerEnv(fake.url));
+    const { home, run } = startTask("make the state good", cwd, fake.url);
     await commandStarted(slow, "the command to start");
     run.child.kill("SIGKILL");
     await run.exited;
@@ -69,8 +67,7 @@ describe("honesty across interruptions (built binary, loopback model, real signa
         { text: "Done, all tests pass." },
       ],
     });
-    const { home } = makeHome(fastRetryConfig);
-    const run = startCli(["run", "write a.txt", "--json", "--yes"], home, cwd, providerEnv(fake.url));
+    const { home, run } = startTask("write a.txt", cwd, fake.url);
     await commandStarted(slow, "the verification to start");
     run.child.kill("SIGKILL");
     await run.exited;
@@ -93,8 +90,7 @@ describe("honesty across interruptions (built binary, loopback model, real signa
     const fake = await server({
       replies: [{ toolCalls: [{ name: "run_command", input: { command: slow.command } }] }],
     });
-    const { home } = makeHome(fastRetryConfig);
-    const run = startCli(["run", "run the script", "--json", "--yes"], home, cwd, providerEnv(fake.url));
+    const { home, run } = startTask("run the script", cwd, fake.url);
     await commandStarted(slow, "the command to start");
     run.child.kill("SIGINT");
     const exit = await run.exited;
@@ -123,8 +119,7 @@ describe("honesty across interruptions (built binary, loopback model, real signa
     const fake = await server({
       replies: [{ toolCalls: [{ name: "run_command", input: { command: slow.command } }] }],
     });
-    const { home } = makeHome(fastRetryConfig);
-    const run = startCli(["run", "run the script", "--json", "--yes"], home, cwd, providerEnv(fake.url));
+    const { home, run } = startTask("run the script", cwd, fake.url);
     await commandStarted(slow, "the command to start");
     const task = latestTask(home);
     run.child.kill("SIGINT");
@@ -146,8 +141,7 @@ describe("honesty across interruptions (built binary, loopback model, real signa
         { hang: true, text: ["All tests ", "pass"] },
       ],
     });
-    const { home } = makeHome(fastRetryConfig);
-    const run = startCli(["run", "make the state good", "--json", "--yes"], home, cwd, providerEnv(fake.url));
+    const { home, run } = startTask("make the state good", cwd, fake.url);
     await until(() => fake.chatRequests().length >= 2, "the second model request");
     run.child.kill("SIGTERM");
     const exit = await run.exited;
@@ -169,8 +163,7 @@ describe("honesty across interruptions (built binary, loopback model, real signa
         { hang: true, text: ["All tests ", "pass"] },
       ],
     });
-    const { home } = makeHome(fastRetryConfig);
-    const run = startCli(["run", "make the state good", "--json", "--yes"], home, cwd, providerEnv(fake.url));
+    const { home, run } = startTask("make the state good", cwd, fake.url);
     await until(() => fake.chatRequests().length >= 3, "the third model request");
     run.child.kill("SIGKILL");
     await run.exited;

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { TelegramAccess } from "../../src/channels/telegram/access.js";
@@ -6,30 +6,16 @@ import { openDatabase } from "../../src/storage/database.js";
 import { daemonHome, waitFor } from "../daemon/daemon-helpers.js";
 import { FAKE_TOKEN } from "../fakes/telegram-server.js";
 import { useDaemonFixture } from "../helpers/daemon-fixture.js";
+import { factExtraction, filesUnder, noMemories } from "../helpers/memory-facts.js";
 
 const fixture = useDaemonFixture({ telegram: true, stopDaemon: true });
 
 const OWNER = { id: 4242, username: "alice" };
 const MEMBER = { id: 5151, username: "bob" };
 
-function filesUnder(directory: string): string[] {
-  return readdirSync(directory).flatMap((name) => {
-    const path = join(directory, name);
-    const stat = statSync(path);
-    if (stat.isDirectory()) return filesUnder(path);
-    // The daemon's socket is not a file to read.
-    return stat.isFile() ? [path] : [];
-  });
-}
-
 function holding(home: string, word: string): string[] {
   return filesUnder(home).filter((path) => readFileSync(path).toString("utf8").toLowerCase().includes(word));
 }
-
-const fact = (text: string, quote: string) =>
-  JSON.stringify({
-    memories: [{ kind: "fact", text, evidence: "user-stated", importance: "high", sourceQuote: quote }],
-  });
 
 interface Listed {
   memories: { id: number; text: string }[];
@@ -66,7 +52,7 @@ describe("forget while the daemon runs, and one person's facts never touch anoth
     // The owner states a fact; the reply repeats it in capitals.
     fixture.server.push({ text: `Noted: ${secret.toUpperCase()}.` });
     fixture.server.push({
-      text: fact(`The user's locker code word is ${secret}.`, `my locker code word is ${secret}`),
+      text: factExtraction(`The user's locker code word is ${secret}.`, `my locker code word is ${secret}`),
     });
     fixture.telegram.sendUserMessage(OWNER, `my locker code word is ${secret}`);
     await waitFor(
@@ -78,7 +64,7 @@ describe("forget while the daemon runs, and one person's facts never touch anoth
     // memory is neither superseded nor confirmed.
     fixture.server.push({ text: "Noted, Bob." });
     fixture.server.push({
-      text: fact("The user's locker code word is walrusmint.", "my locker code word is walrusmint"),
+      text: factExtraction("The user's locker code word is walrusmint.", "my locker code word is walrusmint"),
     });
     fixture.telegram.sendUserMessage(MEMBER, "my locker code word is walrusmint");
     await waitFor(
@@ -103,7 +89,7 @@ describe("forget while the daemon runs, and one person's facts never touch anoth
     // The daemon's next task for the owner sends nothing of it.
     const before = fixture.server.chatRequests().length;
     fixture.server.push({ text: "Anything else?" });
-    fixture.server.push({ text: '{"memories":[]}' });
+    fixture.server.push({ text: noMemories });
     fixture.telegram.sendUserMessage(OWNER, "what do you remember about my locker?");
     await waitFor(
       () =>

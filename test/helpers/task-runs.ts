@@ -1,4 +1,5 @@
 import { type CliResult, fastRetryConfig, makeHome, providerEnv, runCli } from "./cli.js";
+import { type LiveRun, startCli } from "./processes.js";
 
 /** The JSON report `mercury run --json` prints; tests read whichever fields they check. */
 export type TaskReport = ReturnType<typeof JSON.parse>;
@@ -37,4 +38,10 @@ export async function continueTask(
     env: providerEnv(modelUrl),
   });
   return { result, report: JSON.parse(result.stdout) };
+}
+
+/** `mercury run <prompt> --json --yes` in a fresh home, left running so the test can signal it. */
+export function startTask(prompt: string, cwd: string, modelUrl: string): { home: string; run: LiveRun } {
+  const { home } = makeHome(fastRetryConfig);
+  return { home, run: startCli(["run", prompt, "--json", "--yes"], home, cwd, providerEnv(modelUrl)) };
 }
