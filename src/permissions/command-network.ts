@@ -66,8 +66,8 @@ const networkedSubcommands: Record<string, RegExp> = {
   openssl: /^(s_client|s_time|ocsp)$/,
 };
 
-/** Interpreters whose code may open connections: a URL anywhere in their arguments means network. */
-const codeRunners = new Set([
+/** General-purpose script interpreters: the program text they are given can do anything, a connection included. */
+export const scriptInterpreters = [
   "python",
   "python2",
   "python3",
@@ -77,8 +77,10 @@ const codeRunners = new Set([
   "ruby",
   "php",
   "bun",
-  "deno",
-]);
+] as const;
+
+/** Interpreters whose code may open connections: a URL anywhere in their arguments means network. */
+const codeRunners = new Set<string>([...scriptInterpreters, "deno"]);
 
 /** Whether an invocation needs the network: a networked program, or a subcommand that downloads or pushes. */
 export function needsNetwork(program: string, args: string[]): boolean {

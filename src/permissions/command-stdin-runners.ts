@@ -1,3 +1,4 @@
+import { scriptInterpreters } from "./command-network.js";
 import { shellEscape } from "./command-operands.js";
 import { readScript } from "./command-stdin.js";
 import type { PermissionContext } from "./context.js";
@@ -14,16 +15,8 @@ import { type Invocation, isShell, unwrap } from "./wrappers.js";
  */
 export type StdinJudge = "shell" | "crontab" | "code" | "builder" | "escapes";
 
-const codeReaders = new Set([
-  "python",
-  "python2",
-  "python3",
-  "node",
-  "nodejs",
-  "perl",
-  "ruby",
-  "php",
-  "bun",
+const codeReaders = new Set<string>([
+  ...scriptInterpreters,
   "tclsh",
   "wish",
   "expect",

@@ -1,30 +1,18 @@
+import { callChecks } from "./command-call.js";
 import { feedBuilder, inputWords } from "./command-feeds.js";
-import { hostsNamed, needsNetwork } from "./command-network.js";
-import { interpreterChecks, readonlyChecks } from "./command-operands.js";
-import { commandValuedOptions } from "./command-options.js";
-import {
-  globSecrets,
-  type PathScope,
-  pathFinding,
-  sensitiveArgument,
-  sensitiveTarget,
-} from "./command-paths.js";
-import { type Analysis, expandBraces, hasControlCharacters, interpreters } from "./command-rules.js";
-import { producedText, producedWords, readScript, shellReadsStdin } from "./command-stdin.js";
+import { type PathScope, pathFinding, sensitiveArgument, sensitiveTarget } from "./command-paths.js";
+import { type Analysis, hasControlCharacters, interpreters } from "./command-rules.js";
+import { producedText, producedWords, shellReadsStdin } from "./command-stdin.js";
 import { crontabCommands, escapedCommands, stdinJudge, stdinText } from "./command-stdin-runners.js";
 import { finalProgram, flattenPipeline, programsIn } from "./command-structure.js";
 import type { WalkScope } from "./command-walk-scope.js";
-import { configWriteFindings } from "./config-writers.js";
 import type { PermissionContext } from "./context.js";
-import { downloaders, hardlineCheck, protectedWriteTarget } from "./hardline.js";
+import { downloaders, protectedWriteTarget } from "./hardline.js";
 import { inlineCodeFindings } from "./inline-code.js";
-import { type CreatedLink, linksCreatedBy, withLinks } from "./link-overlay.js";
+import { type CreatedLink, withLinks } from "./link-overlay.js";
 import { type PathFs, resolveReal } from "./paths.js";
-import { persistenceFinding } from "./persistence.js";
-import { projectScriptText } from "./project-scripts.js";
 import { type Command, parseShell, type Redirect, type Stmt, stmtsInWord } from "./shell-ast.js";
 import { type EvaluatedWord, evaluateWord, type Finding } from "./shell-words.js";
-import { hasNonAscii } from "./unicode.js";
 import { commandVariables, isShell, shellOfValue, unwrap } from "./wrappers.js";
 import { WrittenFiles } from "./written-files.js";
 
@@ -327,119 +315,16 @@ class Walker {
   private call(call: Extract<Command, { type: "call" }>): void {
     const created: CreatedLink[] = [];
     try {
-      this.callChecks(call, created);
+      callChecks(call, created, {
+        walkScope: () => this.walkScope(),
+        evaluate: (word) => this.evaluate(word),
+        changeDirectory: (words) => this.changeDirectory(words),
+        written: this.written,
+        out: this.out,
+      });
     } finally {
       this.fsApi = withLinks(this.fsApi, created);
     }
-  }
-
-  private callChecks(call: Extract<Command, { type: "call" }>, created: CreatedLink[]): void {
-    for (const assign of call.assigns) {
-      if (assign.value) {
-        const value = this.evaluate(assign.value);
-        // `GIT_SSH_COMMAND='rm -rf ~' git fetch`: variables whose value a program runs as a command.
-        if (commandVariables.test(assign.name) && value.exact) this.innerDenies(shellOfValue(value.text));
-      }
-      this.add({
-        decision: "ask",
-        rule: "command.assignment",
-        reason: `the command sets ${assign.name}, which can change what runs`,
-      });
-    }
-    if (call.args.length === 0) return;
-    const words = call.args.map((word) => this.evaluate(word));
-    const first = words[0] as EvaluatedWord;
-    if (hasNonAscii(first.text)) {
-      this.add({
-        decision: "ask",
-        rule: "command.unicode",
-        reason: `the program name "${first.text}" has non-ASCII characters`,
-      });
-    }
-    const unwrapped = unwrap(words);
-    for (const finding of unwrapped.findings) this.add(finding);
-    for (const invocation of unwrapped.invocations) {
-      if (invocation.program !== "ln") continue;
-      const args = invocation.words.slice(1).map((word) => word.text);
-      created.push(...linksCreatedBy(args, this.context, this.fsApi));
-    }
-    // `{rm,-rf,/}` is `rm -rf /` to bash: judge the brace-expanded words against the hardline too.
-    if (words.some((word) => word.findings.some((finding) => finding.rule === "command.brace-expansion"))) {
-      const expanded = words.flatMap((word) =>
-        expandBraces(word.text).map((text) => ({ ...word, text, glob: word.glob || /[*?[]/.test(text) })),
-      );
-      for (const invocation of unwrap(expanded).invocations) {
-        const hard = hardlineCheck(invocation, this.context, this.fsApi);
-        if (hard) this.add(hard);
-      }
-      for (const word of expanded.slice(1)) {
-        if (word.glob) globSecrets(this.scope(), word.text);
-        else sensitiveArgument(this.scope(), word.text);
-      }
-    }
-    for (const invocation of unwrapped.invocations) {
-      const hard = hardlineCheck(invocation, this.context, this.fsApi);
-      if (hard) this.add(hard);
-    }
-    for (const script of unwrapped.innerScripts)
-      analyzeSource(script, this.context, this.fsApi, this.out, this.depth + 1);
-    const runner = unwrapped.invocations[unwrapped.invocations.length - 1];
-    if (runner && isShell(runner.program) && unwrapped.innerScripts.length === 0) {
-      const scriptFile = runner.words
-        .slice(1)
-        .find((word) => !word.text.startsWith("-") && !word.text.startsWith("+"));
-      if (scriptFile?.exact)
-        this.innerDenies(
-          this.written.text(scriptFile.text, this.context.cwd) ??
-            readScript(scriptFile.text, this.context.cwd),
-        );
-    }
-    const final = unwrapped.invocations[unwrapped.invocations.length - 1];
-    if (!final) return;
-    const program = final.program;
-    const finalArgs = final.words.slice(1).map((word) => word.text);
-    if (needsNetwork(program, finalArgs)) {
-      this.out.needsNetwork = true;
-      this.out.hosts ??= new Set();
-      for (const host of hostsNamed(finalArgs)) this.out.hosts.add(host);
-    }
-    if (program === "cd" || program === "pushd" || program === "popd") this.changeDirectory(final.words);
-    for (const invocation of unwrapped.invocations) {
-      const args = invocation.words.slice(1).map((word) => word.text);
-      const persistence = persistenceFinding(invocation.program, args);
-      if (persistence) this.add(persistence);
-      configWriteFindings(invocation.program, args, this.scope());
-    }
-    for (const line of this.written.runBy(program, finalArgs, this.context.cwd)) this.innerDenies(line);
-    const scripts = projectScriptText(program, finalArgs, this.context.cwd);
-    if (scripts !== null) for (const line of scripts.split("\n")) this.innerDenies(line);
-    for (const invocation of unwrapped.invocations) {
-      const valued = commandValuedOptions(
-        invocation.program,
-        invocation.words.slice(1).map((word) => word.text),
-      );
-      for (const script of valued.scripts) this.innerDenies(script);
-      for (const code of valued.code) this.inlineCode(code);
-    }
-    if (isShell(program) || interpreters.has(program)) {
-      const nested = call.args.flatMap((word) => stmtsInWord(word));
-      if ([...programsIn(nested, this.context)].some((name) => downloaders.has(name))) {
-        this.add({
-          decision: "deny",
-          rule: "hardline.download-to-shell",
-          reason: `downloaded code is handed to ${program}`,
-        });
-      }
-    }
-    for (const word of words.slice(1)) {
-      if (!word.glob && word.exact) sensitiveArgument(this.scope(), word.text);
-      // A glob is expanded against the real file system, and one that could match a secret is refused.
-      if (word.glob && word.exact) globSecrets(this.scope(), word.text);
-    }
-    if (!final.words[0]?.exact) return;
-    const scope = this.walkScope();
-    interpreterChecks(final, scope);
-    readonlyChecks(final, scope);
   }
 
   /** Follows `cd` so `cd / && rm -rf *` is judged as `rm -rf /*`. Subshell scoping is ignored (stricter). */

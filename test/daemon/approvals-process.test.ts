@@ -1,22 +1,11 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ServerPush } from "../../src/daemon/client.js";
-import { type FakeOpenAIServer, startFakeOpenAIServer } from "../fakes/openai-server.js";
-import { type DaemonHome, daemonHome, killHard, pidFromStart, subscribe, waitFor } from "./daemon-helpers.js";
+import { useDaemonFixture } from "../helpers/daemon-fixture.js";
+import { daemonHome, killHard, pidFromStart, subscribe, waitFor } from "./daemon-helpers.js";
 
-let server: FakeOpenAIServer;
-let current: DaemonHome | null = null;
-
-beforeEach(async () => {
-  server = await startFakeOpenAIServer({ replies: [] });
-});
-
-afterEach(async () => {
-  await current?.cleanup();
-  current = null;
-  await server.close();
-});
+const fixture = useDaemonFixture();
 
 function approvalRequests(pushes: ServerPush[]): { approvalId: string; summary: string; taskId: string }[] {
   return pushes.flatMap((push) => {
@@ -30,16 +19,16 @@ function approvalRequests(pushes: ServerPush[]): { approvalId: string; summary: 
 
 describe("a pending approval survives kill -9", () => {
   it("is asked again after the restart, and the answer lets the resumed task go on", async () => {
-    current = daemonHome(server.url);
-    server.push({ toolCalls: [{ name: "run_command", input: { command: "rm -rf build" } }] });
-    const started = await current.cli(["start"]);
+    fixture.current = daemonHome(fixture.server.url);
+    fixture.server.push({ toolCalls: [{ name: "run_command", input: { command: "rm -rf build" } }] });
+    const started = await fixture.current.cli(["start"]);
     expect(started.code, started.stderr).toBe(0);
-    const before = await current.connect();
+    const before = await fixture.current.connect();
     const beforePushes = await subscribe(before);
     const { taskId } = (await before.request({
       type: "submit",
       text: "clean the build",
-      cwd: current.workspace,
+      cwd: fixture.current.workspace,
     })) as {
       taskId: string;
     };
@@ -50,13 +39,13 @@ describe("a pending approval survives kill -9", () => {
     await killHard(pidFromStart(started.stdout));
 
     // The resumed run repeats the same call; the model then finishes.
-    server.push(
+    fixture.server.push(
       { toolCalls: [{ name: "run_command", input: { command: "rm -rf build" } }] },
       { text: "The build directory is gone." },
     );
-    const restarted = await current.cli(["start"]);
+    const restarted = await fixture.current.cli(["start"]);
     expect(restarted.code, restarted.stderr).toBe(0);
-    const after = await current.connect();
+    const after = await fixture.current.connect();
     const afterPushes = await subscribe(after);
     await waitFor(() => approvalRequests(afterPushes).length >= 1, 15_000, "the approval asked again");
     const again = approvalRequests(afterPushes);
@@ -64,7 +53,7 @@ describe("a pending approval survives kill -9", () => {
     expect(again.every((request) => request.taskId === taskId)).toBe(true);
 
     await after.request({ type: "approve", approvalId: asked?.approvalId ?? "", decision: "once" });
-    const daemon = current;
+    const daemon = fixture.current;
     await waitFor(
       () =>
         daemon.query<{ status: string }>("SELECT status FROM tasks WHERE id = ?", taskId)[0]?.status ===
@@ -74,13 +63,13 @@ describe("a pending approval survives kill -9", () => {
     ).catch((error: unknown) => {
       const log = daemon.query("SELECT status, reason, resumes FROM tasks");
       throw new Error(
-        `${String(error)}\n${JSON.stringify(log)}\n${JSON.stringify(daemon.query("SELECT status, answered_by FROM approvals"))}\nrequests=${server.chatRequests().length}`,
+        `${String(error)}\n${JSON.stringify(log)}\n${JSON.stringify(daemon.query("SELECT status, answered_by FROM approvals"))}\nrequests=${fixture.server.chatRequests().length}`,
       );
     });
-    expect(current.query("SELECT status, answered_by FROM approvals")).toEqual([
+    expect(fixture.current.query("SELECT status, answered_by FROM approvals")).toEqual([
       { status: "approved", answered_by: "owner" },
     ]);
     after.close();
-    expect(existsSync(join(current.home, "mercury.sock"))).toBe(true);
+    expect(existsSync(join(fixture.current.home, "mercury.sock"))).toBe(true);
   });
 });

@@ -1,47 +1,36 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeOpenAIServer, startFakeOpenAIServer } from "../fakes/openai-server.js";
+import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
-import { type DaemonHome, daemonHome, subscribe } from "./daemon-helpers.js";
+import { useDaemonFixture } from "../helpers/daemon-fixture.js";
+import { daemonHome, subscribe } from "./daemon-helpers.js";
 
-let server: FakeOpenAIServer;
-let current: DaemonHome | null = null;
-
-beforeEach(async () => {
-  server = await startFakeOpenAIServer({ replies: [] });
-});
-
-afterEach(async () => {
-  await current?.cleanup();
-  current = null;
-  await server.close();
-});
+const fixture = useDaemonFixture();
 
 describe("mercury chat with a daemon running", () => {
   it("attaches over the socket: the daemon's agent answers and the ledger records the task as delivered", async () => {
-    current = daemonHome(server.url);
-    const started = await current.cli(["start"]);
+    fixture.current = daemonHome(fixture.server.url);
+    const started = await fixture.current.cli(["start"]);
     expect(started.code, started.stderr).toBe(0);
-    server.push({ text: "Hello from the shared agent." });
+    fixture.server.push({ text: "Hello from the shared agent." });
     const chat = await runCli(["chat"], {
-      home: current.home,
-      userHome: current.userHome,
-      env: current.env,
+      home: fixture.current.home,
+      userHome: fixture.current.userHome,
+      env: fixture.current.env,
       input: "hi there\n",
-      cwd: current.workspace,
+      cwd: fixture.current.workspace,
     });
     expect(chat.code, chat.stderr).toBe(0);
     expect(chat.stderr).toContain("attached to the running Mercury daemon");
     expect(chat.stdout).toContain("Hello from the shared agent.");
-    const tasks = current.query<{ id: string; channel: string; status: string; cwd: string }>(
+    const tasks = fixture.current.query<{ id: string; channel: string; status: string; cwd: string }>(
       "SELECT * FROM tasks",
     );
     expect(tasks).toEqual([
-      expect.objectContaining({ channel: "cli", status: "responded", cwd: current.workspace }),
+      expect.objectContaining({ channel: "cli", status: "responded", cwd: fixture.current.workspace }),
     ]);
-    expect(current.query("SELECT status FROM task_deliveries")).toEqual([{ status: "sent" }]);
+    expect(fixture.current.query("SELECT status FROM task_deliveries")).toEqual([{ status: "sent" }]);
 
     // Delivered once: a later terminal is not sent the same answer again.
-    const client = await current.connect();
+    const client = await fixture.current.connect();
     const pushes = await subscribe(client);
     // Undelivered answers are written right after the subscribe reply; the reply to a later request
     // comes after them on the same socket, so once it is here every answer would have arrived.
@@ -51,20 +40,20 @@ describe("mercury chat with a daemon running", () => {
   });
 
   it("a bracketed multi-line paste reaches the daemon as one message", async () => {
-    current = daemonHome(server.url);
-    const started = await current.cli(["start"]);
+    fixture.current = daemonHome(fixture.server.url);
+    const started = await fixture.current.cli(["start"]);
     expect(started.code, started.stderr).toBe(0);
-    server.push({ text: "One message received." });
+    fixture.server.push({ text: "One message received." });
     const chat = await runCli(["chat"], {
-      home: current.home,
-      userHome: current.userHome,
-      env: current.env,
+      home: fixture.current.home,
+      userHome: fixture.current.userHome,
+      env: fixture.current.env,
       input: "\x1b[200~first pasted\nsecond pasted\x1b[201~\n",
-      cwd: current.workspace,
+      cwd: fixture.current.workspace,
     });
     expect(chat.code, chat.stderr).toBe(0);
     expect(chat.stdout).toContain("One message received.");
-    const users = server
+    const users = fixture.server
       .chatRequests()
       .map((request) => JSON.stringify(request.body))
       .filter((body) => body.includes("pasted"));
@@ -73,12 +62,12 @@ describe("mercury chat with a daemon running", () => {
   });
 
   it("runs standalone when no daemon is up", async () => {
-    current = daemonHome(server.url);
-    server.push({ text: "Standalone answer." });
+    fixture.current = daemonHome(fixture.server.url);
+    fixture.server.push({ text: "Standalone answer." });
     const chat = await runCli(["chat"], {
-      home: current.home,
-      userHome: current.userHome,
-      env: current.env,
+      home: fixture.current.home,
+      userHome: fixture.current.userHome,
+      env: fixture.current.env,
       input: "hi\n",
     });
     expect(chat.code, chat.stderr).toBe(0);

@@ -1,15 +1,12 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app/container.js";
 import { runMaintenance } from "../../src/daemon/maintenance.js";
 import { ScriptedModel } from "../fakes/scripted-model.js";
+import { oneAttemptHome, scriptedProviderEnv } from "../helpers/scripted-app.js";
 
 describe("daemon maintenance pass", () => {
   it("retries a queued extraction once the provider answers again, and stores the memory", async () => {
-    const home = mkdtempSync(join(tmpdir(), "mercury-maint-"));
-    writeFileSync(join(home, "config.yaml"), "retry:\n  attempts: 1\n  baseDelayMs: 1\n  maxDelayMs: 1\n");
+    const home = oneAttemptHome("mercury-maint-");
     const model = new ScriptedModel([
       { error: { status: 503, message: "overloaded" } },
       {
@@ -27,12 +24,7 @@ describe("daemon maintenance pass", () => {
       },
     ]);
     const app = createApp({
-      env: {
-        MERCURY_HOME: home,
-        MERCURY_PROVIDER: "openai-compatible",
-        MERCURY_BASE_URL: "http://127.0.0.1:9/v1",
-        MERCURY_MODEL: "m",
-      },
+      env: scriptedProviderEnv(home),
       modelFactory: () => model,
     });
     try {

@@ -1,35 +1,13 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TelegramAccess } from "../../src/channels/telegram/access.js";
 import { openDatabase } from "../../src/storage/database.js";
-import { type FakeOpenAIServer, startFakeOpenAIServer } from "../fakes/openai-server.js";
-import { FAKE_TOKEN, FakeTelegramServer } from "../fakes/telegram-server.js";
-import {
-  type DaemonHome,
-  daemonConfig,
-  daemonHome,
-  killHard,
-  pidFromStart,
-  waitFor,
-} from "./daemon-helpers.js";
+import { FAKE_TOKEN } from "../fakes/telegram-server.js";
+import { useDaemonFixture } from "../helpers/daemon-fixture.js";
+import { daemonConfig, daemonHome, killHard, pidFromStart, waitFor } from "./daemon-helpers.js";
 
-let server: FakeOpenAIServer;
-let telegram: FakeTelegramServer;
-let current: DaemonHome | null = null;
-
-beforeEach(async () => {
-  server = await startFakeOpenAIServer({ replies: [] });
-  telegram = await FakeTelegramServer.start();
-});
-
-afterEach(async () => {
-  if (current) await current.cli(["stop"]);
-  await current?.cleanup();
-  current = null;
-  await telegram.close();
-  await server.close();
-});
+const fixture = useDaemonFixture({ telegram: true, stopDaemon: true });
 
 const OWNER = { id: 4242, username: "alice" };
 
@@ -50,17 +28,17 @@ interface StatusJson {
 
 describe("the daemon hosts the Telegram channel", () => {
   it("starts it when TELEGRAM_BOT_TOKEN is set and telegram.enabled is true; Telegram and the terminal share the ledger", async () => {
-    current = daemonHome(server.url, {
+    fixture.current = daemonHome(fixture.server.url, {
       TELEGRAM_BOT_TOKEN: FAKE_TOKEN,
-      MERCURY_TELEGRAM_API_ROOT: telegram.apiRoot,
+      MERCURY_TELEGRAM_API_ROOT: fixture.telegram.apiRoot,
     });
-    writeFileSync(join(current.home, "config.yaml"), `${daemonConfig}telegram:\n  enabled: true\n`);
-    pairOwner(current.home);
-    const started = await current.cli(["start"]);
+    writeFileSync(join(fixture.current.home, "config.yaml"), `${daemonConfig}telegram:\n  enabled: true\n`);
+    pairOwner(fixture.current.home);
+    const started = await fixture.current.cli(["start"]);
     expect(started.code, started.stderr).toBe(0);
     // `start` returns when the daemon answers; the channel may still be connecting ("starting").
     let channels: StatusJson["channels"] = [];
-    const daemon = current;
+    const daemon = fixture.current;
     await waitFor(
       async () => {
         channels = (JSON.parse((await daemon.cli(["status", "--json"])).stdout) as StatusJson).channels;
@@ -71,31 +49,31 @@ describe("the daemon hosts the Telegram channel", () => {
     );
     expect(channels).toEqual([expect.objectContaining({ name: "telegram", state: "running" })]);
 
-    server.push({ text: "Hi Alice, from the daemon." });
-    telegram.sendUserMessage(OWNER, "hello from telegram");
+    fixture.server.push({ text: "Hi Alice, from the daemon." });
+    fixture.telegram.sendUserMessage(OWNER, "hello from telegram");
     await waitFor(
       () =>
-        telegram
+        fixture.telegram
           .chat(OWNER.id)
           .some((message) => message.fromBot && message.text.includes("Hi Alice, from the daemon.")),
       15_000,
       "the reply in the Telegram chat",
     );
-    expect(current.query("SELECT user_key, channel, status FROM tasks")).toEqual([
+    expect(fixture.current.query("SELECT user_key, channel, status FROM tasks")).toEqual([
       { user_key: "owner", channel: "telegram", status: "responded" },
     ]);
   });
 
   it("a channel that cannot start is retried with backoff while the daemon and its socket keep working", async () => {
     // The Bot API refuses this token (401): the channel cannot start however often it tries.
-    current = daemonHome(server.url, {
+    fixture.current = daemonHome(fixture.server.url, {
       TELEGRAM_BOT_TOKEN: "111:wrong-token",
-      MERCURY_TELEGRAM_API_ROOT: telegram.apiRoot,
+      MERCURY_TELEGRAM_API_ROOT: fixture.telegram.apiRoot,
     });
-    writeFileSync(join(current.home, "config.yaml"), `${daemonConfig}telegram:\n  enabled: true\n`);
-    const started = await current.cli(["start"]);
+    writeFileSync(join(fixture.current.home, "config.yaml"), `${daemonConfig}telegram:\n  enabled: true\n`);
+    const started = await fixture.current.cli(["start"]);
     expect(started.code, started.stderr).toBe(0);
-    const daemon = current;
+    const daemon = fixture.current;
     await waitFor(
       async () => {
         const status = JSON.parse((await daemon.cli(["status", "--json"])).stdout) as StatusJson;
@@ -104,74 +82,77 @@ describe("the daemon hosts the Telegram channel", () => {
       20_000,
       "the channel to be retried",
     );
-    const status = JSON.parse((await current.cli(["status", "--json"])).stdout) as StatusJson;
+    const status = JSON.parse((await fixture.current.cli(["status", "--json"])).stdout) as StatusJson;
     expect(status.channels).toEqual([
       expect.objectContaining({
         name: "telegram",
         lastError: expect.stringContaining("Telegram refused the bot token"),
       }),
     ]);
-    server.push({ text: "still answering" });
-    const client = await current.connect();
+    fixture.server.push({ text: "still answering" });
+    const client = await fixture.current.connect();
     const { taskId } = (await client.request({ type: "submit", text: "are you up?" })) as { taskId: string };
     client.close();
     await waitFor(
       () =>
-        current?.query<{ status: string }>("SELECT status FROM tasks WHERE id = ?", taskId)[0]?.status ===
-        "responded",
+        fixture.current?.query<{ status: string }>("SELECT status FROM tasks WHERE id = ?", taskId)[0]
+          ?.status === "responded",
       10_000,
       "the terminal task to complete",
     );
   });
 
   it("leaves Telegram off when telegram.enabled is false, and says so in the log", async () => {
-    current = daemonHome(server.url, {
+    fixture.current = daemonHome(fixture.server.url, {
       TELEGRAM_BOT_TOKEN: FAKE_TOKEN,
-      MERCURY_TELEGRAM_API_ROOT: telegram.apiRoot,
+      MERCURY_TELEGRAM_API_ROOT: fixture.telegram.apiRoot,
     });
-    const started = await current.cli(["start"]);
+    const started = await fixture.current.cli(["start"]);
     expect(started.code, started.stderr).toBe(0);
-    const status = JSON.parse((await current.cli(["status", "--json"])).stdout) as StatusJson;
+    const status = JSON.parse((await fixture.current.cli(["status", "--json"])).stdout) as StatusJson;
     expect(status.channels).toEqual([]);
-    const logs = await current.cli(["logs", "-n", "20"]);
+    const logs = await fixture.current.cli(["logs", "-n", "20"]);
     expect(logs.stdout).toContain("telegram.enabled is false");
-    expect(telegram.callsTo("getMe")).toEqual([]);
+    expect(fixture.telegram.callsTo("getMe")).toEqual([]);
   });
 
   it("kill -9 during a Telegram task: the restarted daemon resumes it and the chat gets the answer once", async () => {
-    current = daemonHome(server.url, {
+    fixture.current = daemonHome(fixture.server.url, {
       TELEGRAM_BOT_TOKEN: FAKE_TOKEN,
-      MERCURY_TELEGRAM_API_ROOT: telegram.apiRoot,
+      MERCURY_TELEGRAM_API_ROOT: fixture.telegram.apiRoot,
     });
-    writeFileSync(join(current.home, "config.yaml"), `${daemonConfig}telegram:\n  enabled: true\n`);
-    pairOwner(current.home);
-    server.push({ hang: true, text: ["Let me look"] });
-    const started = await current.cli(["start"]);
+    writeFileSync(join(fixture.current.home, "config.yaml"), `${daemonConfig}telegram:\n  enabled: true\n`);
+    pairOwner(fixture.current.home);
+    fixture.server.push({ hang: true, text: ["Let me look"] });
+    const started = await fixture.current.cli(["start"]);
     expect(started.code, started.stderr).toBe(0);
-    telegram.sendUserMessage(OWNER, "summarise my week");
-    await waitFor(() => server.chatRequests().length === 1, 15_000, "the task's model request");
+    fixture.telegram.sendUserMessage(OWNER, "summarise my week");
+    await waitFor(() => fixture.server.chatRequests().length === 1, 15_000, "the task's model request");
     await killHard(pidFromStart(started.stdout));
 
-    server.push({ text: "Your week: three meetings and a launch." });
-    const restarted = await current.cli(["start"]);
+    fixture.server.push({ text: "Your week: three meetings and a launch." });
+    const restarted = await fixture.current.cli(["start"]);
     expect(restarted.code, restarted.stderr).toBe(0);
     const finalText = "Your week: three meetings and a launch.";
     await waitFor(
-      () => telegram.chat(OWNER.id).some((message) => message.fromBot && message.text.includes(finalText)),
+      () =>
+        fixture.telegram
+          .chat(OWNER.id)
+          .some((message) => message.fromBot && message.text.includes(finalText)),
       15_000,
       "the resumed answer in the chat",
     );
     // A graceful restart afterwards must not send it again.
-    expect((await current.cli(["stop"])).code).toBe(0);
-    expect((await current.cli(["start"])).code).toBe(0);
+    expect((await fixture.current.cli(["stop"])).code).toBe(0);
+    expect((await fixture.current.cli(["start"])).code).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const withAnswer = telegram
+    const withAnswer = fixture.telegram
       .chat(OWNER.id)
       .filter((message) => message.fromBot && message.text.includes(finalText));
     expect(withAnswer).toHaveLength(1);
-    expect(current.query("SELECT channel, status, resumes FROM tasks")).toEqual([
+    expect(fixture.current.query("SELECT channel, status, resumes FROM tasks")).toEqual([
       { channel: "telegram", status: "responded", resumes: 1 },
     ]);
-    expect(server.chatRequests()).toHaveLength(2);
+    expect(fixture.server.chatRequests()).toHaveLength(2);
   });
 });

@@ -2,23 +2,12 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type DaemonHome, daemonConfig, daemonHome } from "../daemon/daemon-helpers.js";
-import { type FakeOpenAIServer, startFakeOpenAIServer } from "../fakes/openai-server.js";
+import { describe, expect, it } from "vitest";
+import { daemonConfig, daemonHome } from "../daemon/daemon-helpers.js";
+import { useDaemonFixture } from "../helpers/daemon-fixture.js";
 import { send } from "./dashboard-harness.js";
 
-let model: FakeOpenAIServer;
-let current: DaemonHome | null = null;
-
-beforeEach(async () => {
-  model = await startFakeOpenAIServer({ replies: [] });
-});
-
-afterEach(async () => {
-  await current?.cleanup();
-  current = null;
-  await model.close();
-});
+const fixture = useDaemonFixture();
 
 function loginPath(link: string): { port: number; path: string; token: string } {
   const url = new URL(link);
@@ -31,8 +20,8 @@ function loginPath(link: string): { port: number; path: string; token: string } 
 
 describe("mercury dashboard (the built binary)", () => {
   it("starts the daemon with the dashboard on 127.0.0.1 and prints a one-time link; `open` prints a fresh one", async () => {
-    const daemon = daemonHome(model.url);
-    current = daemon;
+    const daemon = daemonHome(fixture.server.url);
+    fixture.current = daemon;
     const started = await daemon.cli(["dashboard", "--port", "0", "--no-open", "--json"]);
     expect(started.code, started.stderr).toBe(0);
     const info = JSON.parse(started.stdout) as {
@@ -78,8 +67,8 @@ describe("mercury dashboard (the built binary)", () => {
   });
 
   it("a daemon configured to serve the dashboard on a network address without TLS refuses to start", async () => {
-    const daemon = daemonHome(model.url);
-    current = daemon;
+    const daemon = daemonHome(fixture.server.url);
+    fixture.current = daemon;
     writeFileSync(
       join(daemon.home, "config.yaml"),
       `${daemonConfig}dashboard:\n  enabled: true\n  host: 0.0.0.0\n  port: 0\n`,
@@ -90,8 +79,8 @@ describe("mercury dashboard (the built binary)", () => {
   });
 
   it("a daemon whose dashboard port is taken still starts, and says why the dashboard did not", async () => {
-    const daemon = daemonHome(model.url);
-    current = daemon;
+    const daemon = daemonHome(fixture.server.url);
+    fixture.current = daemon;
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
     const port = (blocker.address() as AddressInfo).port;
@@ -111,8 +100,8 @@ describe("mercury dashboard (the built binary)", () => {
   });
 
   it("rejects a half TLS configuration with the key to fix", async () => {
-    const daemon = daemonHome(model.url);
-    current = daemon;
+    const daemon = daemonHome(fixture.server.url);
+    fixture.current = daemon;
     writeFileSync(join(daemon.home, "config.yaml"), `${daemonConfig}dashboard:\n  tlsCert: /tmp/cert.pem\n`);
     const result = await daemon.cli(["dashboard", "--no-open"]);
     expect(result.code).toBe(2);

@@ -1,25 +1,18 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { fastRetryConfig, makeHome, providerEnv, runCli } from "../helpers/cli.js";
 import { useFakeServers } from "../helpers/fake-servers.js";
 import { gitProject } from "../helpers/git-project.js";
+import { query } from "../helpers/ledger.js";
+import { continueTask, runTask } from "../helpers/task-runs.js";
 
 const server = useFakeServers();
 
 const failingSuite = JSON.stringify({ name: "p", scripts: { test: "exit 1" } });
 
 function ledgerRow(home: string, taskId: string): { status: string; outcome: string } {
-  const database = new Database(join(home, "mercury.db"), { readonly: true });
-  try {
-    return database.prepare("SELECT status, outcome FROM tasks WHERE id = ?").get(taskId) as {
-      status: string;
-      outcome: string;
-    };
-  } finally {
-    database.close();
-  }
+  return query(home, "SELECT status, outcome FROM tasks WHERE id = ?", taskId);
 }
 
 describe("the judge is fixed at the start (built binary, loopback model)", { timeout: 120_000 }, () => {
@@ -43,13 +36,7 @@ describe("the judge is fixed at the start (built binary, loopback model)", { tim
         { text: "Done: hello.txt written and the tests pass." },
       ],
     });
-    const { home } = makeHome(fastRetryConfig);
-    const result = await runCli(["run", "write hello.txt", "--json", "--yes"], {
-      home,
-      cwd,
-      env: providerEnv(fake.url),
-    });
-    const report = JSON.parse(result.stdout);
+    const { home, result, report } = await runTask("write hello.txt", cwd, fake.url);
     expect(report.outcome).toBe("paused");
     expect(result.code).toBe(3);
     expect(report.reason).toContain("package.json");
@@ -61,12 +48,7 @@ describe("the judge is fixed at the start (built binary, loopback model)", { tim
 
     // A plain "continue" (even with --yes) does not approve it ...
     fake.push({ text: "It is done." });
-    const again = await runCli(["run", "continue", "--session", report.sessionId, "--json", "--yes"], {
-      home,
-      cwd,
-      env: providerEnv(fake.url),
-    });
-    const second = JSON.parse(again.stdout);
+    const { report: second } = await continueTask(home, cwd, report.sessionId, fake.url, ["--yes"]);
     expect(second).toMatchObject({ taskId: report.taskId, outcome: "paused" });
     expect(second.filesChanged.map((file: { path: string }) => file.path).sort()).toEqual([
       "hello.txt",
@@ -98,13 +80,7 @@ describe("the judge is fixed at the start (built binary, loopback model)", { tim
         { text: "Done." },
       ],
     });
-    const { home } = makeHome(fastRetryConfig);
-    const result = await runCli(["run", "write hello.txt", "--json", "--yes"], {
-      home,
-      cwd,
-      env: providerEnv(fake.url),
-    });
-    const report = JSON.parse(result.stdout);
+    const { report } = await runTask("write hello.txt", cwd, fake.url);
     expect(report.outcome).toBe("paused");
     expect(report.checksChanged).toEqual([
       { path: "check.js", change: "test that existed before the task modified" },
@@ -129,13 +105,7 @@ describe("the judge is fixed at the start (built binary, loopback model)", { tim
         { text: "Added a test." },
       ],
     });
-    const { home } = makeHome(fastRetryConfig);
-    const result = await runCli(["run", "add a test", "--json", "--yes"], {
-      home,
-      cwd,
-      env: providerEnv(fake.url),
-    });
-    const report = JSON.parse(result.stdout);
+    const { report } = await runTask("add a test", cwd, fake.url);
     expect(report).toMatchObject({ outcome: "completed", checksChanged: [] });
     expect(report.verification).toEqual([{ command: "npm test", exitCode: 0 }]);
   });

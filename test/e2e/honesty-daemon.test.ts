@@ -1,30 +1,12 @@
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ServerPush } from "../../src/daemon/client.js";
-import {
-  type DaemonHome,
-  daemonHome,
-  killHard,
-  pidFromStart,
-  subscribe,
-  waitFor,
-} from "../daemon/daemon-helpers.js";
-import { type FakeOpenAIServer, startFakeOpenAIServer } from "../fakes/openai-server.js";
+import { daemonHome, killHard, pidFromStart, subscribe, waitFor } from "../daemon/daemon-helpers.js";
+import { useDaemonFixture } from "../helpers/daemon-fixture.js";
 
-let server: FakeOpenAIServer;
-let current: DaemonHome | null = null;
-
-beforeEach(async () => {
-  server = await startFakeOpenAIServer({ replies: [] });
-});
-
-afterEach(async () => {
-  await current?.cleanup();
-  current = null;
-  await server.close();
-});
+const fixture = useDaemonFixture();
 
 function approvalRequests(pushes: ServerPush[]): { approvalId: string; summary: string }[] {
   return pushes.flatMap((push) => {
@@ -54,20 +36,20 @@ function project(workspace: string, code = 0): void {
 
 describe("the daemon killed during the gate's approval wait (real processes)", () => {
   it("after the restart the check is asked again; denied, the task pauses with the refusal, never completed", async () => {
-    current = daemonHome(server.url);
-    project(current.workspace);
-    server.push(
+    fixture.current = daemonHome(fixture.server.url);
+    project(fixture.current.workspace);
+    fixture.server.push(
       { toolCalls: [{ name: "write_file", input: { path: "a.txt", content: "a\n" } }] },
       { text: "Done, all tests pass." },
     );
-    const started = await current.cli(["start"]);
+    const started = await fixture.current.cli(["start"]);
     expect(started.code, started.stderr).toBe(0);
-    const before = await current.connect();
+    const before = await fixture.current.connect();
     const beforePushes = await subscribe(before);
     const { taskId } = (await before.request({
       type: "submit",
       text: "write a.txt",
-      cwd: current.workspace,
+      cwd: fixture.current.workspace,
     })) as {
       taskId: string;
     };
@@ -76,15 +58,15 @@ describe("the daemon killed during the gate's approval wait (real processes)", (
     before.close();
     await killHard(pidFromStart(started.stdout));
 
-    server.push({ text: "Done, all tests pass." }, { text: "Done, all tests pass." });
-    const restarted = await current.cli(["start"]);
+    fixture.server.push({ text: "Done, all tests pass." }, { text: "Done, all tests pass." });
+    const restarted = await fixture.current.cli(["start"]);
     expect(restarted.code, restarted.stderr).toBe(0);
-    const after = await current.connect();
+    const after = await fixture.current.connect();
     const afterPushes = await subscribe(after);
     // The approval pending at the crash is announced again, and the resumed run's gate asks anew:
     // every request for the check is denied as it comes, until the task stops.
     const denied = new Set<string>();
-    const daemon = current;
+    const daemon = fixture.current;
     await waitFor(
       async () => {
         for (const request of approvalRequests(afterPushes)) {
@@ -105,7 +87,7 @@ describe("the daemon killed during the gate's approval wait (real processes)", (
       );
     });
     expect(denied.size).toBeGreaterThan(0);
-    const [row] = current.query<{ status: string; reason: string }>(
+    const [row] = fixture.current.query<{ status: string; reason: string }>(
       "SELECT status, reason FROM tasks WHERE id = ?",
       taskId,
     );
@@ -114,20 +96,20 @@ describe("the daemon killed during the gate's approval wait (real processes)", (
   });
 
   it("'continue' in chat after the task failed its checks resumes that task; the model's claim does not complete it", async () => {
-    current = daemonHome(server.url);
-    project(current.workspace, 1);
-    server.push(
+    fixture.current = daemonHome(fixture.server.url);
+    project(fixture.current.workspace, 1);
+    fixture.server.push(
       { toolCalls: [{ name: "write_file", input: { path: "a.txt", content: "a\n" } }] },
       { text: "Done, all tests pass." },
       { text: "Done, all tests pass." },
       { text: "Done, all tests pass." },
     );
-    const started = await current.cli(["start"]);
+    const started = await fixture.current.cli(["start"]);
     expect(started.code, started.stderr).toBe(0);
-    const client = await current.connect();
+    const client = await fixture.current.connect();
     const pushes = await subscribe(client);
     const approved = new Set<string>();
-    const daemon = current;
+    const daemon = fixture.current;
     const statusOf = (id: string) =>
       daemon.query<{ status: string }>("SELECT status FROM tasks WHERE id = ?", id)[0]?.status;
     /** Approves every check the task asks to run, until it reaches `status`. */
@@ -144,19 +126,27 @@ describe("the daemon killed during the gate's approval wait (real processes)", (
         15_000,
         `task ${id} to be ${status}`,
       );
-    const { taskId } = (await client.request({ type: "submit", text: "fix it", cwd: current.workspace })) as {
+    const { taskId } = (await client.request({
+      type: "submit",
+      text: "fix it",
+      cwd: fixture.current.workspace,
+    })) as {
       taskId: string;
     };
     await settle(taskId, "failed");
 
-    server.push(...Array.from({ length: 4 }, () => ({ text: "Fixed now, all tests pass." })));
-    const resumed = (await client.request({ type: "submit", text: "continue", cwd: current.workspace })) as {
+    fixture.server.push(...Array.from({ length: 4 }, () => ({ text: "Fixed now, all tests pass." })));
+    const resumed = (await client.request({
+      type: "submit",
+      text: "continue",
+      cwd: fixture.current.workspace,
+    })) as {
       taskId: string;
     };
     expect(resumed.taskId).toBe(taskId);
     // submit marks it running before it answers; it ends failed again, judged on its change.
     await settle(taskId, "failed");
-    const [row] = current.query<{ reason: string; continuations: number }>(
+    const [row] = fixture.current.query<{ reason: string; continuations: number }>(
       "SELECT reason, continuations FROM tasks WHERE id = ?",
       taskId,
     );

@@ -1,10 +1,11 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { fastRetryConfig, makeHome, providerEnv, runCli } from "../helpers/cli.js";
+import { providerEnv, runCli } from "../helpers/cli.js";
 import { useFakeServers } from "../helpers/fake-servers.js";
 import { gitProject } from "../helpers/git-project.js";
-import { query } from "./honesty-helpers.js";
+import { query } from "../helpers/ledger.js";
+import { runTask } from "../helpers/task-runs.js";
 
 const server = useFakeServers();
 
@@ -20,13 +21,7 @@ describe("evidence, not narration (built binary, loopback model)", { timeout: 30
         ...claims(3),
       ],
     });
-    const { home } = makeHome(fastRetryConfig);
-    const first = await runCli(["run", "fix the suite", "--json", "--yes"], {
-      home,
-      cwd,
-      env: providerEnv(fake.url),
-    });
-    const failed = JSON.parse(first.stdout);
+    const { home, result: first, report: failed } = await runTask("fix the suite", cwd, fake.url);
     expect(failed.outcome).toBe("failed");
     expect(first.code).toBe(1);
 
@@ -53,13 +48,7 @@ describe("evidence, not narration (built binary, loopback model)", { timeout: 30
         { text: "All tests pass." },
       ],
     });
-    const { home } = makeHome(fastRetryConfig);
-    const result = await runCli(["run", "check the tests", "--json", "--yes"], {
-      home,
-      cwd,
-      env: providerEnv(fake.url),
-    });
-    const report = JSON.parse(result.stdout);
+    const { report } = await runTask("check the tests", cwd, fake.url);
     expect(report.outcome).toBe("responded");
     expect(report.verification).toEqual([{ command: "npm test", exitCode: 1 }]);
     expect(report.reason).toBe(
@@ -81,13 +70,7 @@ describe("evidence, not narration (built binary, loopback model)", { timeout: 30
         ...claims(3),
       ],
     });
-    const { home } = makeHome(fastRetryConfig);
-    const result = await runCli(["run", "make it good", "--json", "--yes"], {
-      home,
-      cwd,
-      env: providerEnv(fake.url),
-    });
-    const report = JSON.parse(result.stdout);
+    const { report } = await runTask("make it good", cwd, fake.url);
     expect(report.outcome).toBe("failed");
     expect(report.verification).toEqual([
       { command: "npm test", exitCode: 0 },
@@ -103,9 +86,7 @@ describe("evidence, not narration (built binary, loopback model)", { timeout: 30
         { text: "Done, all tests pass." },
       ],
     });
-    const { home } = makeHome(fastRetryConfig);
-    const result = await runCli(["run", "write a.txt", "--json"], { home, cwd, env: providerEnv(fake.url) });
-    const report = JSON.parse(result.stdout);
+    const { result, report } = await runTask("write a.txt", cwd, fake.url, { yes: false });
     expect(report.outcome).toBe("paused");
     expect(result.code).toBe(3);
     expect(report.reason).toContain("the verification `npm test` was refused");
@@ -124,13 +105,7 @@ describe("evidence, not narration (built binary, loopback model)", { timeout: 30
         ...claims(3),
       ],
     });
-    const { home } = makeHome(fastRetryConfig);
-    const result = await runCli(["run", "write a.txt", "--json", "--yes"], {
-      home,
-      cwd,
-      env: providerEnv(fake.url),
-    });
-    const report = JSON.parse(result.stdout);
+    const { report } = await runTask("write a.txt", cwd, fake.url);
     expect(report.outcome).toBe("failed");
     expect(report.verification.at(-1)).toEqual({ command: "npm test", exitCode: 1 });
     expect(report.reason).toContain("`npm test` exited 1");
@@ -150,13 +125,9 @@ describe("evidence, not narration (built binary, loopback model)", { timeout: 30
         { text: "Done, all tests pass." },
       ],
     });
-    const { home } = makeHome(fastRetryConfig);
-    const result = await runCli(["run", "write a.txt", "--json", "--yes"], {
-      home,
-      cwd,
-      env: providerEnv(fake.url, { MERCURY_STALL_SOFT_MS: "300", MERCURY_STALL_HARD_MS: "1500" }),
+    const { result, report } = await runTask("write a.txt", cwd, fake.url, {
+      env: { MERCURY_STALL_SOFT_MS: "300", MERCURY_STALL_HARD_MS: "1500" },
     });
-    const report = JSON.parse(result.stdout);
     expect(report.outcome).toBe("paused");
     expect(result.code).toBe(3);
     expect(report.reason).toMatch(/^stalled/);
@@ -183,13 +154,7 @@ describe("evidence, not narration (built binary, loopback model)", { timeout: 30
         { text: "Done, the tests pass." },
       ],
     });
-    const { home } = makeHome(fastRetryConfig);
-    const result = await runCli(["run", "change out.txt", "--json", "--yes"], {
-      home,
-      cwd,
-      env: providerEnv(fake.url),
-    });
-    const report = JSON.parse(result.stdout);
+    const { report } = await runTask("change out.txt", cwd, fake.url);
     expect(report.outcome).toBe("paused");
     expect(report.checksChanged).toEqual([
       { path: "__snapshots__/out.snap", change: "test that existed before the task modified" },
@@ -206,13 +171,7 @@ describe("evidence, not narration (built binary, loopback model)", { timeout: 30
         { text: "Done." },
       ],
     });
-    const { home } = makeHome(fastRetryConfig);
-    const result = await runCli(["run", "write notes", "--json", "--yes"], {
-      home,
-      cwd,
-      env: providerEnv(fake.url),
-    });
-    const report = JSON.parse(result.stdout);
+    const { result, report } = await runTask("write notes", cwd, fake.url);
     expect(report.outcome).not.toBe("completed");
     expect(result.code).not.toBe(0);
   });

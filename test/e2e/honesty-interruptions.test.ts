@@ -1,18 +1,11 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { fastRetryConfig, makeHome, providerEnv, runCli } from "../helpers/cli.js";
 import { useFakeServers } from "../helpers/fake-servers.js";
 import { gitProject } from "../helpers/git-project.js";
-import {
-  fileExists,
-  latestTask,
-  processesRunning,
-  query,
-  slowCommand,
-  startCli,
-  until,
-} from "./honesty-helpers.js";
+import { latestTask, query } from "../helpers/ledger.js";
+import { commandStarted, processesRunning, slowCommand, until } from "../helpers/processes.js";
+import { continueTask, startTask } from "../helpers/task-runs.js";
 
 const server = useFakeServers();
 
@@ -38,24 +31,15 @@ describe("honesty across interruptions (built binary, loopback model, real signa
         { toolCalls: [{ name: "run_command", input: { command: slow.command } }] },
       ],
     });
-    const { home } = makeHome(fastRetryConfig);
-    const run = startCli(["run", "make the state good", "--json", "--yes"], home, cwd, providerEnv(fake.url));
-    await until(
-      () => fileExists(slow.started)() && processesRunning(slow.marker).length > 0,
-      "the command to start",
-    );
+    const { home, run } = startTask("make the state good", cwd, fake.url);
+    await commandStarted(slow, "the command to start");
     run.child.kill("SIGKILL");
     await run.exited;
     const task = latestTask(home);
     expect(task.status).toBe("running");
 
     fake.push(...giveUp);
-    const resumed = await runCli(["run", "continue", "--session", task.session_id, "--json", "--yes"], {
-      home,
-      cwd,
-      env: providerEnv(fake.url),
-    });
-    const report = JSON.parse(resumed.stdout);
+    const { result: resumed, report } = await continueTask(home, cwd, task.session_id, fake.url, ["--yes"]);
     expect(report.taskId).toBe(task.id);
     expect(report.outcome).not.toBe("completed");
     expect(report.outcome).toBe("failed");
@@ -83,24 +67,15 @@ describe("honesty across interruptions (built binary, loopback model, real signa
         { text: "Done, all tests pass." },
       ],
     });
-    const { home } = makeHome(fastRetryConfig);
-    const run = startCli(["run", "write a.txt", "--json", "--yes"], home, cwd, providerEnv(fake.url));
-    await until(
-      () => fileExists(slow.started)() && processesRunning(slow.marker).length > 0,
-      "the verification to start",
-    );
+    const { home, run } = startTask("write a.txt", cwd, fake.url);
+    await commandStarted(slow, "the verification to start");
     run.child.kill("SIGKILL");
     await run.exited;
     writeFileSync(join(cwd, ".markers", "fast"), "");
     const task = latestTask(home);
     expect(task.status).toBe("running");
     fake.push(...giveUp);
-    const resumed = await runCli(["run", "continue", "--session", task.session_id, "--json", "--yes"], {
-      home,
-      cwd,
-      env: providerEnv(fake.url),
-    });
-    const report = JSON.parse(resumed.stdout);
+    const { report } = await continueTask(home, cwd, task.session_id, fake.url, ["--yes"]);
     expect(report).toMatchObject({ taskId: task.id, outcome: "failed" });
     expect(report.filesChanged).toEqual([{ path: "a.txt", added: 1, removed: 0 }]);
     expect(report.verification.every((entry: { exitCode: number | null }) => entry.exitCode === 1)).toBe(
@@ -115,12 +90,8 @@ describe("honesty across interruptions (built binary, loopback model, real signa
     const fake = await server({
       replies: [{ toolCalls: [{ name: "run_command", input: { command: slow.command } }] }],
     });
-    const { home } = makeHome(fastRetryConfig);
-    const run = startCli(["run", "run the script", "--json", "--yes"], home, cwd, providerEnv(fake.url));
-    await until(
-      () => fileExists(slow.started)() && processesRunning(slow.marker).length > 0,
-      "the command to start",
-    );
+    const { home, run } = startTask("run the script", cwd, fake.url);
+    await commandStarted(slow, "the command to start");
     run.child.kill("SIGINT");
     const exit = await run.exited;
     const report = JSON.parse(run.stdout());
@@ -138,15 +109,7 @@ describe("honesty across interruptions (built binary, loopback model, real signa
     );
     // A "continue" after a deliberate stop does not resume the cancelled task.
     fake.push({ text: "Nothing to continue." });
-    const after = JSON.parse(
-      (
-        await runCli(["run", "continue", "--session", report.sessionId, "--json"], {
-          home,
-          cwd,
-          env: providerEnv(fake.url),
-        })
-      ).stdout,
-    );
+    const { report: after } = await continueTask(home, cwd, report.sessionId, fake.url);
     expect(after.taskId).not.toBe(report.taskId);
   });
 
@@ -156,12 +119,8 @@ describe("honesty across interruptions (built binary, loopback model, real signa
     const fake = await server({
       replies: [{ toolCalls: [{ name: "run_command", input: { command: slow.command } }] }],
     });
-    const { home } = makeHome(fastRetryConfig);
-    const run = startCli(["run", "run the script", "--json", "--yes"], home, cwd, providerEnv(fake.url));
-    await until(
-      () => fileExists(slow.started)() && processesRunning(slow.marker).length > 0,
-      "the command to start",
-    );
+    const { home, run } = startTask("run the script", cwd, fake.url);
+    await commandStarted(slow, "the command to start");
     const task = latestTask(home);
     run.child.kill("SIGINT");
     // The stop reached the command; the run is winding down (or just finished) when the process dies.
@@ -170,15 +129,7 @@ describe("honesty across interruptions (built binary, loopback model, real signa
     await run.exited;
     expect(query(home, "SELECT status FROM tasks WHERE id = ?", task.id)).toEqual({ status: "cancelled" });
     fake.push({ text: "Nothing to continue." });
-    const after = JSON.parse(
-      (
-        await runCli(["run", "continue", "--session", task.session_id, "--json"], {
-          home,
-          cwd,
-          env: providerEnv(fake.url),
-        })
-      ).stdout,
-    );
+    const { report: after } = await continueTask(home, cwd, task.session_id, fake.url);
     expect(after.taskId).not.toBe(task.id);
   });
 
@@ -190,8 +141,7 @@ describe("honesty across interruptions (built binary, loopback model, real signa
         { hang: true, text: ["All tests ", "pass"] },
       ],
     });
-    const { home } = makeHome(fastRetryConfig);
-    const run = startCli(["run", "make the state good", "--json", "--yes"], home, cwd, providerEnv(fake.url));
+    const { home, run } = startTask("make the state good", cwd, fake.url);
     await until(() => fake.chatRequests().length >= 2, "the second model request");
     run.child.kill("SIGTERM");
     const exit = await run.exited;
@@ -213,8 +163,7 @@ describe("honesty across interruptions (built binary, loopback model, real signa
         { hang: true, text: ["All tests ", "pass"] },
       ],
     });
-    const { home } = makeHome(fastRetryConfig);
-    const run = startCli(["run", "make the state good", "--json", "--yes"], home, cwd, providerEnv(fake.url));
+    const { home, run } = startTask("make the state good", cwd, fake.url);
     await until(() => fake.chatRequests().length >= 3, "the third model request");
     run.child.kill("SIGKILL");
     await run.exited;
@@ -222,12 +171,7 @@ describe("honesty across interruptions (built binary, loopback model, real signa
     // Someone (the user, another tool) changes the code after the passing run.
     writeFileSync(join(cwd, "state.txt"), "bad again\n");
     fake.push(...giveUp);
-    const resumed = await runCli(["run", "continue", "--session", task.session_id, "--json", "--yes"], {
-      home,
-      cwd,
-      env: providerEnv(fake.url),
-    });
-    const report = JSON.parse(resumed.stdout);
+    const { result: resumed, report } = await continueTask(home, cwd, task.session_id, fake.url, ["--yes"]);
     expect(report).toMatchObject({ taskId: task.id, outcome: "failed" });
     expect(resumed.code).toBe(1);
     expect(report.verification.at(-1)).toEqual({ command: "npm test", exitCode: 1 });

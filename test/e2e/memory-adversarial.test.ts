@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fastRetryWithExtraction, makeHome, providerEnv, runCli } from "../helpers/cli.js";
+import { fastRetryWithExtraction, makeHome, providerEnv, runChat, runCli } from "../helpers/cli.js";
 import { useFakeServers } from "../helpers/fake-servers.js";
 
 const server = useFakeServers();
@@ -91,13 +91,12 @@ describe("adversarial consolidation through the built binary", () => {
     const { home, userHome, workspace } = makeHome(fastRetryWithExtraction);
     const env = providerEnv(fake.url);
     expect((await runCli(["memory", "add", "I prefer tea"], { home, userHome, env })).code).toBe(0);
-    const chat = await runCli(["chat", "--new"], {
-      home,
-      userHome,
-      cwd: workspace,
+    const chat = await runChat(
+      ["chat", "--new"],
+      { home, userHome, workspace },
       env,
-      input: "Oh, I changed my mind, I prefer coffee now.\n",
-    });
+      "Oh, I changed my mind, I prefer coffee now.\n",
+    );
     expect(chat.code, chat.stderr).toBe(0);
     const listed = await runCli(["memory", "list", "--json"], { home, userHome, env });
     expect((JSON.parse(listed.stdout) as Listed).memories.map((memory) => memory.text)).toEqual([

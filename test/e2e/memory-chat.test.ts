@@ -1,39 +1,33 @@
 import { describe, expect, it } from "vitest";
-import { fastRetryWithExtraction, makeHome, providerEnv, runCli } from "../helpers/cli.js";
+import { fastRetryWithExtraction, makeHome, providerEnv, runChat, runCli } from "../helpers/cli.js";
 import { useFakeServers } from "../helpers/fake-servers.js";
+import { factExtraction, noMemories } from "../helpers/memory-facts.js";
 
 const server = useFakeServers();
 
 describe("memory through the built binary", () => {
   it("extracts a fact stated in chat, shows a receipt, and recalls it in a new session's system prompt", async () => {
-    const extraction = JSON.stringify({
-      memories: [
-        {
-          kind: "fact",
-          text: "The user's dog is called Biscuit.",
-          evidence: "user-stated",
-          importance: "normal",
-          sourceQuote: "my dog is called Biscuit",
-        },
-      ],
-    });
+    const extraction = factExtraction(
+      "The user's dog is called Biscuit.",
+      "my dog is called Biscuit",
+      "normal",
+    );
     const fake = await server({
       replies: [
         { text: "What a lovely name!" },
         { text: extraction },
         { text: "Your dog is Biscuit." },
-        { text: '{"memories":[]}' },
+        { text: noMemories },
       ],
     });
     const { home, userHome, workspace } = makeHome(fastRetryWithExtraction);
     const env = providerEnv(fake.url);
-    const first = await runCli(["chat", "--new"], {
-      home,
-      userHome,
-      cwd: workspace,
+    const first = await runChat(
+      ["chat", "--new"],
+      { home, userHome, workspace },
       env,
-      input: "my dog is called Biscuit\n",
-    });
+      "my dog is called Biscuit\n",
+    );
     expect(first.code).toBe(0);
     expect(first.stderr).toContain("Remembered: The user's dog is called Biscuit.");
 
@@ -43,13 +37,12 @@ describe("memory through the built binary", () => {
       expect.objectContaining({ text: "The user's dog is called Biscuit.", evidence: "user-stated" }),
     ]);
 
-    const second = await runCli(["chat", "--new"], {
-      home,
-      userHome,
-      cwd: workspace,
+    const second = await runChat(
+      ["chat", "--new"],
+      { home, userHome, workspace },
       env,
-      input: "what is my dog called?\n",
-    });
+      "what is my dog called?\n",
+    );
     expect(second.stdout).toContain("Your dog is Biscuit.");
     const third = fake.chatRequests()[2]?.body as
       | { messages: { role: string; content: string }[] }

@@ -1,28 +1,9 @@
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeHome, providerEnv, runCli } from "../helpers/cli.js";
 import { useFakeServers } from "../helpers/fake-servers.js";
+import { loaded, loadTracer } from "../helpers/load-tracer.js";
 
 const server = useFakeServers();
-
-/** A module hook that prints every module the process loads, so the test sees what a command pulls in. */
-function loadTracer(directory: string): Record<string, string> {
-  const hook = join(directory, "trace-loads.mjs");
-  const loader = `export async function load(url, context, next) { process.stderr.write("LOADED " + url + "\\n"); return next(url, context); }`;
-  writeFileSync(
-    hook,
-    `import { register } from "node:module";\nregister("data:text/javascript," + encodeURIComponent(${JSON.stringify(loader)}));\n`,
-  );
-  return { NODE_OPTIONS: `--import=${hook}` };
-}
-
-function loaded(stderr: string): string[] {
-  return stderr
-    .split("\n")
-    .filter((line) => line.startsWith("LOADED "))
-    .map((line) => line.slice("LOADED ".length));
-}
 
 /** What a memory command must never load: the AI SDK, providers, the agent, tools, MCP, the daemon. */
 const heavy = [

@@ -1,17 +1,10 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { fastRetryWithExtraction, makeHome, providerEnv, runCli } from "../helpers/cli.js";
+import { fastRetryWithExtraction, makeHome, providerEnv, runChat, runCli } from "../helpers/cli.js";
 import { useFakeServers } from "../helpers/fake-servers.js";
+import { factExtraction, filesUnder, noMemories } from "../helpers/memory-facts.js";
 
 const server = useFakeServers();
-
-function filesUnder(directory: string): string[] {
-  return readdirSync(directory).flatMap((name) => {
-    const path = join(directory, name);
-    return statSync(path).isDirectory() ? filesUnder(path) : [path];
-  });
-}
 
 /** Files under `home` whose bytes hold `needle` (UTF-8, as SQLite stores text). */
 function holding(home: string, needle: string): string[] {
@@ -24,37 +17,21 @@ describe("forget erases short and Chinese facts from every file under MERCURY_HO
     timeout: 120_000,
   }, async () => {
     const secret = "我对芒果过敏";
-    const extraction = JSON.stringify({
-      memories: [
-        {
-          kind: "fact",
-          text: "用户对芒果过敏",
-          evidence: "user-stated",
-          importance: "critical",
-          sourceQuote: secret,
-        },
-      ],
-    });
+    const extraction = factExtraction("用户对芒果过敏", secret, "critical");
     const fake = await server({
       replies: [
         { text: "好的，记住了。" },
         { text: extraction },
         // A later chat where the answer repeats the stored fact word for word.
         { text: "记得：用户对芒果过敏。" },
-        { text: '{"memories":[]}' },
+        { text: noMemories },
         { text: "还有什么？" },
-        { text: '{"memories":[]}' },
+        { text: noMemories },
       ],
     });
     const { home, userHome, workspace } = makeHome(fastRetryWithExtraction);
     const env = providerEnv(fake.url);
-    const first = await runCli(["chat", "--new"], {
-      home,
-      userHome,
-      cwd: workspace,
-      env,
-      input: `${secret}\n`,
-    });
+    const first = await runChat(["chat", "--new"], { home, userHome, workspace }, env, `${secret}\n`);
     expect(first.code, first.stderr).toBe(0);
     const listed = JSON.parse(
       (await runCli(["memory", "list", "--json"], { home, userHome, env })).stdout,
@@ -64,13 +41,7 @@ describe("forget erases short and Chinese facts from every file under MERCURY_HO
     const memory = listed.memories.find((entry) => entry.text.includes("芒果"));
     expect(memory).toBeDefined();
     expect(holding(home, "芒果").length).toBeGreaterThan(0);
-    const later = await runCli(["chat", "--new"], {
-      home,
-      userHome,
-      cwd: workspace,
-      env,
-      input: "我能吃什么水果？\n",
-    });
+    const later = await runChat(["chat", "--new"], { home, userHome, workspace }, env, "我能吃什么水果？\n");
     expect(later.code, later.stderr).toBe(0);
     expect(JSON.stringify(fake.chatRequests()[2]?.body)).toContain("用户对芒果过敏");
 

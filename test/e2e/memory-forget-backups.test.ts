@@ -1,18 +1,12 @@
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { fastRetryWithExtraction, makeHome, providerEnv, runCli } from "../helpers/cli.js";
+import { fastRetryWithExtraction, makeHome, providerEnv, runChat, runCli } from "../helpers/cli.js";
 import { useFakeServers } from "../helpers/fake-servers.js";
+import { factExtraction, filesUnder, noMemories } from "../helpers/memory-facts.js";
 
 const server = useFakeServers();
-
-function filesUnder(directory: string): string[] {
-  return readdirSync(directory).flatMap((name) => {
-    const path = join(directory, name);
-    return statSync(path).isDirectory() ? filesUnder(path) : [path];
-  });
-}
 
 function filesHolding(directory: string, word: string): string[] {
   return filesUnder(directory).filter((path) =>
@@ -24,17 +18,10 @@ describe("forget reaches the backups, and a restore of an older copy does not br
   it("forgets one of two similar memories everywhere under MERCURY_HOME, backups included; the other stays", async () => {
     const secret = "zebraquartz";
     const other = "walrusmint";
-    const extraction = JSON.stringify({
-      memories: [
-        {
-          kind: "fact",
-          text: `The user's locker code word is ${secret}.`,
-          evidence: "user-stated",
-          importance: "high",
-          sourceQuote: `my locker code word is ${secret}`,
-        },
-      ],
-    });
+    const extraction = factExtraction(
+      `The user's locker code word is ${secret}.`,
+      `my locker code word is ${secret}`,
+    );
     const fake = await server({
       replies: [
         { text: "Noted." },
@@ -42,18 +29,17 @@ describe("forget reaches the backups, and a restore of an older copy does not br
         // memory add of the similar fact: the model judge sees the first one as a neighbour.
         { text: '{"judgements":[{"id":1,"verdict":"different","reason":"another locker"}]}' },
         { text: "Hello again." },
-        { text: '{"memories":[]}' },
+        { text: noMemories },
       ],
     });
     const { home, userHome, workspace } = makeHome(fastRetryWithExtraction);
     const env = providerEnv(fake.url);
-    const chat = await runCli(["chat", "--new"], {
-      home,
-      userHome,
-      cwd: workspace,
+    const chat = await runChat(
+      ["chat", "--new"],
+      { home, userHome, workspace },
       env,
-      input: `Please remember: my locker code word is ${secret}, thanks\n`,
-    });
+      `Please remember: my locker code word is ${secret}, thanks\n`,
+    );
     expect(chat.code).toBe(0);
     const added = await runCli(["memory", "add", "--json", `My gym locker code word is ${other}`], {
       home,

@@ -1,50 +1,21 @@
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TelegramAccess } from "../../src/channels/telegram/access.js";
 import { openDatabase } from "../../src/storage/database.js";
-import { type DaemonHome, daemonHome, waitFor } from "../daemon/daemon-helpers.js";
-import { type FakeOpenAIServer, startFakeOpenAIServer } from "../fakes/openai-server.js";
-import { FAKE_TOKEN, FakeTelegramServer } from "../fakes/telegram-server.js";
+import { daemonHome, waitFor } from "../daemon/daemon-helpers.js";
+import { FAKE_TOKEN } from "../fakes/telegram-server.js";
+import { useDaemonFixture } from "../helpers/daemon-fixture.js";
+import { factExtraction, filesUnder, noMemories } from "../helpers/memory-facts.js";
 
-let server: FakeOpenAIServer;
-let telegram: FakeTelegramServer;
-let current: DaemonHome | null = null;
-
-beforeEach(async () => {
-  server = await startFakeOpenAIServer({ replies: [] });
-  telegram = await FakeTelegramServer.start();
-});
-
-afterEach(async () => {
-  if (current) await current.cli(["stop"]);
-  await current?.cleanup();
-  current = null;
-  await telegram.close();
-  await server.close();
-});
+const fixture = useDaemonFixture({ telegram: true, stopDaemon: true });
 
 const OWNER = { id: 4242, username: "alice" };
 const MEMBER = { id: 5151, username: "bob" };
 
-function filesUnder(directory: string): string[] {
-  return readdirSync(directory).flatMap((name) => {
-    const path = join(directory, name);
-    const stat = statSync(path);
-    if (stat.isDirectory()) return filesUnder(path);
-    // The daemon's socket is not a file to read.
-    return stat.isFile() ? [path] : [];
-  });
-}
-
 function holding(home: string, word: string): string[] {
   return filesUnder(home).filter((path) => readFileSync(path).toString("utf8").toLowerCase().includes(word));
 }
-
-const fact = (text: string, quote: string) =>
-  JSON.stringify({
-    memories: [{ kind: "fact", text, evidence: "user-stated", importance: "high", sourceQuote: quote }],
-  });
 
 interface Listed {
   memories: { id: number; text: string }[];
@@ -55,11 +26,11 @@ describe("forget while the daemon runs, and one person's facts never touch anoth
     timeout: 240_000,
   }, async () => {
     const secret = "zebraquartz";
-    current = daemonHome(server.url, {
+    fixture.current = daemonHome(fixture.server.url, {
       TELEGRAM_BOT_TOKEN: FAKE_TOKEN,
-      MERCURY_TELEGRAM_API_ROOT: telegram.apiRoot,
+      MERCURY_TELEGRAM_API_ROOT: fixture.telegram.apiRoot,
     });
-    const daemon = current;
+    const daemon = fixture.current;
     writeFileSync(
       join(daemon.home, "config.yaml"),
       "retry:\n  attempts: 3\n  baseDelayMs: 10\n  maxDelayMs: 50\ntelegram:\n  enabled: true\n",
@@ -79,11 +50,11 @@ describe("forget while the daemon runs, and one person's facts never touch anoth
         .memories;
 
     // The owner states a fact; the reply repeats it in capitals.
-    server.push({ text: `Noted: ${secret.toUpperCase()}.` });
-    server.push({
-      text: fact(`The user's locker code word is ${secret}.`, `my locker code word is ${secret}`),
+    fixture.server.push({ text: `Noted: ${secret.toUpperCase()}.` });
+    fixture.server.push({
+      text: factExtraction(`The user's locker code word is ${secret}.`, `my locker code word is ${secret}`),
     });
-    telegram.sendUserMessage(OWNER, `my locker code word is ${secret}`);
+    fixture.telegram.sendUserMessage(OWNER, `my locker code word is ${secret}`);
     await waitFor(
       async () => (await listFor("owner")).length === 1,
       30_000,
@@ -91,11 +62,11 @@ describe("forget while the daemon runs, and one person's facts never touch anoth
     );
     // The member says the same thing with another value: stored for the member only, the owner's
     // memory is neither superseded nor confirmed.
-    server.push({ text: "Noted, Bob." });
-    server.push({
-      text: fact("The user's locker code word is walrusmint.", "my locker code word is walrusmint"),
+    fixture.server.push({ text: "Noted, Bob." });
+    fixture.server.push({
+      text: factExtraction("The user's locker code word is walrusmint.", "my locker code word is walrusmint"),
     });
-    telegram.sendUserMessage(MEMBER, "my locker code word is walrusmint");
+    fixture.telegram.sendUserMessage(MEMBER, "my locker code word is walrusmint");
     await waitFor(
       async () => (await listFor(`telegram:${MEMBER.id}`)).length === 1,
       30_000,
@@ -116,17 +87,19 @@ describe("forget while the daemon runs, and one person's facts never touch anoth
     expect(holding(daemon.home, secret)).toEqual([]);
 
     // The daemon's next task for the owner sends nothing of it.
-    const before = server.chatRequests().length;
-    server.push({ text: "Anything else?" });
-    server.push({ text: '{"memories":[]}' });
-    telegram.sendUserMessage(OWNER, "what do you remember about my locker?");
+    const before = fixture.server.chatRequests().length;
+    fixture.server.push({ text: "Anything else?" });
+    fixture.server.push({ text: noMemories });
+    fixture.telegram.sendUserMessage(OWNER, "what do you remember about my locker?");
     await waitFor(
       () =>
-        telegram.chat(OWNER.id).some((message) => message.fromBot && message.text.includes("Anything else?")),
+        fixture.telegram
+          .chat(OWNER.id)
+          .some((message) => message.fromBot && message.text.includes("Anything else?")),
       30_000,
       "the owner's next reply",
     );
-    const later = server
+    const later = fixture.server
       .chatRequests()
       .slice(before)
       .map((request) => JSON.stringify(request.body).toLowerCase());

@@ -1,17 +1,11 @@
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { fastRetryWithExtraction, makeHome, providerEnv, runCli } from "../helpers/cli.js";
+import { fastRetryWithExtraction, makeHome, providerEnv, runChat, runCli } from "../helpers/cli.js";
 import { useFakeServers } from "../helpers/fake-servers.js";
+import { factExtraction, filesUnder, noMemories } from "../helpers/memory-facts.js";
 
 const server = useFakeServers();
-
-function filesUnder(directory: string): string[] {
-  return readdirSync(directory).flatMap((name) => {
-    const path = join(directory, name);
-    return statSync(path).isDirectory() ? filesUnder(path) : [path];
-  });
-}
 
 /** Files under `home` holding `word` in any case, as UTF-8 or as JSON's \uXXXX escapes. */
 function holding(home: string, word: string): string[] {
@@ -23,19 +17,7 @@ function holding(home: string, word: string): string[] {
 }
 
 const secret = "zebraquartz";
-const extraction = (quote: string) =>
-  JSON.stringify({
-    memories: [
-      {
-        kind: "fact",
-        text: `The user's locker code word is ${secret}.`,
-        evidence: "user-stated",
-        importance: "high",
-        sourceQuote: quote,
-      },
-    ],
-  });
-const none = '{"memories":[]}';
+const extraction = (quote: string) => factExtraction(`The user's locker code word is ${secret}.`, quote);
 
 async function memoryId(home: string, userHome: string, env: Record<string, string>): Promise<number> {
   const listed = await runCli(["memory", "list", "--json"], { home, userHome, env });
@@ -59,9 +41,9 @@ describe("forget erases every copy of the fact, however it was repeated", () => 
         { text: extraction(`my locker code word is ${secret}`) },
         // Turn 2 and 3: the fact again, split across two turns.
         { text: "Go on." },
-        { text: none },
+        { text: noMemories },
         { text: "Noted." },
-        { text: none },
+        { text: noMemories },
         // Turn 4: the model writes it into a file through a tool argument (JSON-escaped in storage).
         {
           toolCalls: [
@@ -72,10 +54,10 @@ describe("forget erases every copy of the fact, however it was repeated", () => 
           ],
         },
         { text: "Saved the memo." },
-        { text: none },
+        { text: noMemories },
         // The resumed chat after the forget.
         { text: "Anything else?" },
-        { text: none },
+        { text: noMemories },
       ],
     });
     const env = providerEnv(fake.url);
@@ -87,13 +69,12 @@ describe("forget erases every copy of the fact, however it was repeated", () => 
       "write the code word to memo.txt",
     ];
     for (const [index, turn] of turns.entries()) {
-      const chat = await runCli(index === 0 ? ["chat", "--new"] : ["chat"], {
-        home,
-        userHome,
-        cwd: workspace,
+      const chat = await runChat(
+        index === 0 ? ["chat", "--new"] : ["chat"],
+        { home, userHome, workspace },
         env,
-        input: `${turn}\n`,
-      });
+        `${turn}\n`,
+      );
       expect(chat.code, chat.stderr).toBe(0);
     }
     const id = await memoryId(home, userHome, env);
@@ -133,17 +114,16 @@ describe("forget erases every copy of the fact, however it was repeated", () => 
         { text: "Your helper said it back." },
         { text: extraction(`my locker code word is ${secret}`) },
         { text: "Anything else?" },
-        { text: none },
+        { text: noMemories },
       ],
     });
     const env = providerEnv(fake.url);
-    const chat = await runCli(["chat", "--new"], {
-      home,
-      userHome,
-      cwd: workspace,
+    const chat = await runChat(
+      ["chat", "--new"],
+      { home, userHome, workspace },
       env,
-      input: `my locker code word is ${secret}; have a helper repeat it\n`,
-    });
+      `my locker code word is ${secret}; have a helper repeat it\n`,
+    );
     expect(chat.code, chat.stderr).toBe(0);
     expect(chat.stdout + chat.stderr).toContain("delegate_task");
     const id = await memoryId(home, userHome, env);
@@ -168,29 +148,27 @@ describe("forget erases every copy of the fact, however it was repeated", () => 
         { toolCalls: [{ name: "memory_search", input: { query: "locker code word" } }] },
         { toolCalls: [{ name: "memory_forget", input: { memoryId: 1 } }] },
         { text: "Done: I forgot your locker code word." },
-        { text: none },
+        { text: noMemories },
         { text: "Anything else?" },
-        { text: none },
+        { text: noMemories },
       ],
     });
     const env = providerEnv(fake.url);
-    const first = await runCli(["chat", "--new"], {
-      home,
-      userHome,
-      cwd: workspace,
+    const first = await runChat(
+      ["chat", "--new"],
+      { home, userHome, workspace },
       env,
-      input: `Please remember: my locker code word is ${secret}\n`,
-    });
+      `Please remember: my locker code word is ${secret}\n`,
+    );
     expect(first.code, first.stderr).toBe(0);
     expect(await memoryId(home, userHome, env)).toBe(1);
     const before = fake.chatRequests().length;
-    const forget = await runCli(["chat"], {
-      home,
-      userHome,
-      cwd: workspace,
+    const forget = await runChat(
+      ["chat"],
+      { home, userHome, workspace },
       env,
-      input: "please forget my locker code word\nForget it\n",
-    });
+      "please forget my locker code word\nForget it\n",
+    );
     expect(forget.code, `${forget.stdout}\n${forget.stderr}`).toBe(0);
     expect(forget.stdout + forget.stderr).toContain("Forgotten: memory #1");
     const listed = await runCli(["memory", "list", "--json"], { home, userHome, env });
@@ -231,13 +209,12 @@ describe("forget erases every copy of the fact, however it was repeated", () => 
       ],
     });
     const env = providerEnv(fake.url);
-    const chat = await runCli(["chat", "--new"], {
-      home,
-      userHome,
-      cwd: workspace,
+    const chat = await runChat(
+      ["chat", "--new"],
+      { home, userHome, workspace },
       env,
-      input: `my locker code word is ${secret}; remind me of it every hour\nyes\n`,
-    });
+      `my locker code word is ${secret}; remind me of it every hour\nyes\n`,
+    );
     expect(chat.code, chat.stderr).toBe(0);
     const jobs = await runCli(["schedule", "list", "--json"], { home, userHome, env });
     expect(jobs.stdout.toLowerCase()).toContain(secret);

@@ -1,50 +1,34 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { fastRetryWithExtraction, makeHome, providerEnv, runCli } from "../helpers/cli.js";
+import { fastRetryWithExtraction, makeHome, providerEnv, runChat, runCli } from "../helpers/cli.js";
 import { useFakeServers } from "../helpers/fake-servers.js";
+import { factExtraction, filesUnder, noMemories } from "../helpers/memory-facts.js";
 
 const server = useFakeServers();
-
-/** Every file under a directory, recursively. */
-function filesUnder(directory: string): string[] {
-  return readdirSync(directory).flatMap((name) => {
-    const path = join(directory, name);
-    return statSync(path).isDirectory() ? filesUnder(path) : [path];
-  });
-}
 
 describe("memory forget through the built binary", () => {
   it("erases the fact from every file under MERCURY_HOME and from the next chat's request", async () => {
     const secret = "zebraquartz";
-    const extraction = JSON.stringify({
-      memories: [
-        {
-          kind: "fact",
-          text: `The user's locker code word is ${secret}.`,
-          evidence: "user-stated",
-          importance: "high",
-          sourceQuote: `my locker code word is ${secret}`,
-        },
-      ],
-    });
+    const extraction = factExtraction(
+      `The user's locker code word is ${secret}.`,
+      `my locker code word is ${secret}`,
+    );
     const fake = await server({
       replies: [
         { text: `Noted: your locker code word is ${secret}.` },
         { text: extraction },
         { text: "Sure, what else?" },
-        { text: '{"memories":[]}' },
+        { text: noMemories },
       ],
     });
     const { home, userHome, workspace } = makeHome(fastRetryWithExtraction);
     const env = providerEnv(fake.url);
-    const first = await runCli(["chat", "--new"], {
-      home,
-      userHome,
-      cwd: workspace,
+    const first = await runChat(
+      ["chat", "--new"],
+      { home, userHome, workspace },
       env,
-      input: `Please remember: my locker code word is ${secret}, thanks\n`,
-    });
+      `Please remember: my locker code word is ${secret}, thanks\n`,
+    );
     expect(first.code).toBe(0);
     const listed = JSON.parse(
       (await runCli(["memory", "list", "--json"], { home, userHome, env })).stdout,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fastRetryWithExtraction, makeHome, providerEnv, runCli } from "../helpers/cli.js";
+import { fastRetryWithExtraction, makeHome, providerEnv, runChat, runCli } from "../helpers/cli.js";
 import { useFakeServers } from "../helpers/fake-servers.js";
 
 const server = useFakeServers();
@@ -33,13 +33,12 @@ describe("memory integrity through the built binary", () => {
       "I am allergic to penicillin",
     );
 
-    const chat = await runCli(["chat", "--new"], {
-      home,
-      userHome,
-      cwd: workspace,
+    const chat = await runChat(
+      ["chat", "--new"],
+      { home, userHome, workspace },
       env,
-      input: "Which antibiotic should I take for my infection?\n",
-    });
+      "Which antibiotic should I take for my infection?\n",
+    );
     expect(chat.code).toBe(0);
     const body = fake.chatRequests()[0]?.body as ChatBody;
     const system = String(body.messages[0]?.content);

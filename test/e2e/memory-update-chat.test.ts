@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fastRetryWithExtraction, makeHome, providerEnv, runCli } from "../helpers/cli.js";
+import { fastRetryWithExtraction, makeHome, providerEnv, runChat, runCli } from "../helpers/cli.js";
 import { useFakeServers } from "../helpers/fake-servers.js";
 
 const server = useFakeServers();
@@ -31,13 +31,12 @@ describe("an update said in chat with no word in common with the stored fact", (
     const { home, userHome, workspace } = makeHome(fastRetryWithExtraction);
     const env = providerEnv(fake.url);
     expect((await runCli(["memory", "add", "I live in Paris"], { home, userHome, env })).code).toBe(0);
-    const chat = await runCli(["chat", "--new"], {
-      home,
-      userHome,
-      cwd: workspace,
+    const chat = await runChat(
+      ["chat", "--new"],
+      { home, userHome, workspace },
       env,
-      input: "By the way, I moved to Berlin last month.\n",
-    });
+      "By the way, I moved to Berlin last month.\n",
+    );
     expect(chat.code, chat.stderr).toBe(0);
     const listed = JSON.parse(
       (await runCli(["memory", "list", "--json"], { home, userHome, env })).stdout,

@@ -72,6 +72,16 @@ export function runCli(
   });
 }
 
+/** `mercury chat …` in a home made by `makeHome`, from its workspace, with `input` piped in as the person's lines. */
+export function runChat(
+  args: string[],
+  place: { home: string; userHome: string; workspace: string },
+  env: Record<string, string>,
+  input: string,
+): Promise<CliResult> {
+  return runCli(args, { home: place.home, userHome: place.userHome, cwd: place.workspace, env, input });
+}
+
 /**
  * A project folder beside MERCURY_HOME: tasks refuse to make MERCURY_HOME or the home folder their
  * writable workspace, so a test that names no cwd runs in this sibling folder.

@@ -1,35 +1,20 @@
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app/container.js";
 import { ScriptedModel } from "../fakes/scripted-model.js";
 import { allowEverything } from "../helpers/agent-harness.js";
-
-function filesUnder(directory: string): string[] {
-  return readdirSync(directory).flatMap((name) => {
-    const path = join(directory, name);
-    return statSync(path).isDirectory() ? filesUnder(path) : [path];
-  });
-}
+import { factExtraction, filesUnder, noMemories } from "../helpers/memory-facts.js";
+import { oneAttemptHome, scriptedProviderEnv } from "../helpers/scripted-app.js";
 
 const secret = "zebraquartz";
 
 describe("forgetting through the memory_forget tool, in the middle of a task", () => {
   it("the task's later steps, its extraction and every file under MERCURY_HOME no longer carry the fact", async () => {
-    const home = mkdtempSync(join(tmpdir(), "mercury-forget-turn-"));
-    writeFileSync(join(home, "config.yaml"), "retry:\n  attempts: 1\n  baseDelayMs: 1\n  maxDelayMs: 1\n");
-    const extraction = JSON.stringify({
-      memories: [
-        {
-          kind: "fact",
-          text: `The user's locker code word is ${secret}.`,
-          evidence: "user-stated",
-          importance: "high",
-          sourceQuote: `my locker code word is ${secret}`,
-        },
-      ],
-    });
+    const home = oneAttemptHome("mercury-forget-turn-");
+    const extraction = factExtraction(
+      `The user's locker code word is ${secret}.`,
+      `my locker code word is ${secret}`,
+    );
     const model = new ScriptedModel([
       { text: "Noted." },
       { text: extraction },
@@ -38,15 +23,10 @@ describe("forgetting through the memory_forget tool, in the middle of a task", (
       { toolCalls: [{ name: "memory_search", input: { query: "locker code word" } }] },
       { toolCalls: [{ name: "memory_forget", input: { memoryId: 1 } }] },
       { text: "Done." },
-      { text: '{"memories":[]}' },
+      { text: noMemories },
     ]);
     const app = createApp({
-      env: {
-        MERCURY_HOME: home,
-        MERCURY_PROVIDER: "openai-compatible",
-        MERCURY_BASE_URL: "http://127.0.0.1:9/v1",
-        MERCURY_MODEL: "m",
-      },
+      env: scriptedProviderEnv(home),
       modelFactory: () => model,
       extractAfterTasks: true,
     });

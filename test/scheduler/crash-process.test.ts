@@ -1,19 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type DaemonHome, daemonHome, killHard, pidFromStart, waitFor } from "../daemon/daemon-helpers.js";
-import { type FakeOpenAIServer, startFakeOpenAIServer } from "../fakes/openai-server.js";
+import { describe, expect, it } from "vitest";
+import { daemonHome, killHard, pidFromStart, waitFor } from "../daemon/daemon-helpers.js";
+import { useDaemonFixture } from "../helpers/daemon-fixture.js";
 
-let server: FakeOpenAIServer;
-let current: DaemonHome | null = null;
-
-beforeEach(async () => {
-  server = await startFakeOpenAIServer({ replies: [] });
-});
-
-afterEach(async () => {
-  await current?.cleanup();
-  current = null;
-  await server.close();
-});
+const fixture = useDaemonFixture();
 
 interface RunRow {
   id: string;
@@ -34,14 +23,14 @@ function lastUserText(body: unknown): string {
 // Real processes on a shared 2-core machine: the harness limit is generous; nothing asserts on time.
 describe("scheduler crash recovery (real processes)", { timeout: 120_000 }, () => {
   it("kill -9 of the daemon mid-run: the next start resumes that run once, never a second execution", async () => {
-    current = daemonHome(server.url, { MERCURY_SCHEDULER_TICK_MS: "50" });
-    const added = await current.cli([
+    fixture.current = daemonHome(fixture.server.url, { MERCURY_SCHEDULER_TICK_MS: "50" });
+    const added = await fixture.current.cli([
       "schedule",
       "add",
       "every 60 minutes",
       "write the scheduled report",
       "--workspace",
-      current.workspace,
+      fixture.current.workspace,
       "--deliver",
       "none",
       "--json",
@@ -49,43 +38,43 @@ describe("scheduler crash recovery (real processes)", { timeout: 120_000 }, () =
     expect(added.code, added.stderr).toBe(0);
     const jobId = (JSON.parse(added.stdout) as { job: { id: string } }).job.id;
 
-    server.push({ hang: true, text: ["Starting the report"] });
-    const started = await current.cli(["start"]);
+    fixture.server.push({ hang: true, text: ["Starting the report"] });
+    const started = await fixture.current.cli(["start"]);
     expect(started.code, started.stderr).toBe(0);
     const pid = pidFromStart(started.stdout);
-    const queued = await current.cli(["schedule", "run-now", jobId, "--json"]);
+    const queued = await fixture.current.cli(["schedule", "run-now", jobId, "--json"]);
     expect(queued.code, queued.stderr).toBe(0);
     expect(JSON.parse(queued.stdout)).toMatchObject({ executedBy: "daemon" });
-    await waitFor(() => server.chatRequests().length >= 1, 15_000, "the run's first model request");
-    expect(current.query<RunRow>("SELECT * FROM scheduled_runs WHERE job_id = ?", jobId)).toEqual([
+    await waitFor(() => fixture.server.chatRequests().length >= 1, 15_000, "the run's first model request");
+    expect(fixture.current.query<RunRow>("SELECT * FROM scheduled_runs WHERE job_id = ?", jobId)).toEqual([
       expect.objectContaining({ status: "running", attempts: 1, timing: "manual" }),
     ]);
     await killHard(pid);
 
-    server.push({ text: "The scheduled report is written." });
-    const restarted = await current.cli(["start"]);
+    fixture.server.push({ text: "The scheduled report is written." });
+    const restarted = await fixture.current.cli(["start"]);
     expect(restarted.code, restarted.stderr).toBe(0);
     await waitFor(
       () =>
-        current?.query<RunRow>("SELECT * FROM scheduled_runs WHERE job_id = ?", jobId)[0]?.status ===
+        fixture.current?.query<RunRow>("SELECT * FROM scheduled_runs WHERE job_id = ?", jobId)[0]?.status ===
         "finished",
       15_000,
       "the resumed run to finish",
     );
-    const runs = current.query<RunRow>("SELECT * FROM scheduled_runs WHERE job_id = ?", jobId);
+    const runs = fixture.current.query<RunRow>("SELECT * FROM scheduled_runs WHERE job_id = ?", jobId);
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ status: "finished", outcome: "responded", attempts: 1 });
-    const [task] = current.query<{ status: string; resumes: number; channel: string }>(
+    const [task] = fixture.current.query<{ status: string; resumes: number; channel: string }>(
       "SELECT status, resumes, channel FROM tasks WHERE id = ?",
       runs[0]?.task_id,
     );
     expect(task).toEqual({ status: "responded", resumes: 1, channel: "schedule" });
     // Resumed once, not re-run: two model requests in all, the second a resume of the same task.
-    expect(server.chatRequests()).toHaveLength(2);
-    expect(lastUserText(server.chatRequests()[1]?.body)).toContain("[resume after restart]");
-    expect(lastUserText(server.chatRequests()[1]?.body)).toContain("write the scheduled report");
+    expect(fixture.server.chatRequests()).toHaveLength(2);
+    expect(lastUserText(fixture.server.chatRequests()[1]?.body)).toContain("[resume after restart]");
+    expect(lastUserText(fixture.server.chatRequests()[1]?.body)).toContain("write the scheduled report");
 
-    const history = await current.cli(["schedule", "history", jobId, "--json"]);
+    const history = await fixture.current.cli(["schedule", "history", jobId, "--json"]);
     expect(history.code, history.stderr).toBe(0);
     const parsed = JSON.parse(history.stdout) as {
       runs: { outcome: string; usage: { inputTokens: number } }[];

@@ -1,28 +1,13 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TelegramAccess } from "../../src/channels/telegram/access.js";
 import { openDatabase } from "../../src/storage/database.js";
-import { type DaemonHome, daemonConfig, daemonHome, waitFor } from "../daemon/daemon-helpers.js";
-import { type FakeOpenAIServer, startFakeOpenAIServer } from "../fakes/openai-server.js";
-import { FAKE_TOKEN, FakeTelegramServer } from "../fakes/telegram-server.js";
+import { daemonConfig, daemonHome, waitFor } from "../daemon/daemon-helpers.js";
+import { FAKE_TOKEN } from "../fakes/telegram-server.js";
+import { useDaemonFixture } from "../helpers/daemon-fixture.js";
 
-let server: FakeOpenAIServer;
-let telegram: FakeTelegramServer;
-let current: DaemonHome | null = null;
-
-beforeEach(async () => {
-  server = await startFakeOpenAIServer({ replies: [] });
-  telegram = await FakeTelegramServer.start();
-});
-
-afterEach(async () => {
-  if (current) await current.cli(["stop"]);
-  await current?.cleanup();
-  current = null;
-  await telegram.close();
-  await server.close();
-});
+const fixture = useDaemonFixture({ telegram: true, stopDaemon: true });
 
 const OWNER = { id: 4242, username: "alice" };
 
@@ -53,17 +38,17 @@ describe("scheduled jobs end to end (daemon, loopback model, loopback Telegram)"
   timeout: 120_000,
 }, () => {
   it("a job created from Telegram chat (confirmed) fires, is delivered to Telegram exactly once and shows in history", async () => {
-    current = daemonHome(server.url, {
+    fixture.current = daemonHome(fixture.server.url, {
       TELEGRAM_BOT_TOKEN: FAKE_TOKEN,
-      MERCURY_TELEGRAM_API_ROOT: telegram.apiRoot,
+      MERCURY_TELEGRAM_API_ROOT: fixture.telegram.apiRoot,
       MERCURY_SCHEDULER_TICK_MS: "50",
     });
-    writeFileSync(join(current.home, "config.yaml"), `${daemonConfig}telegram:\n  enabled: true\n`);
-    pairOwner(current.home);
-    expect((await current.cli(["start"])).code).toBe(0);
+    writeFileSync(join(fixture.current.home, "config.yaml"), `${daemonConfig}telegram:\n  enabled: true\n`);
+    pairOwner(fixture.current.home);
+    expect((await fixture.current.cli(["start"])).code).toBe(0);
 
     // The agent answers /schedule with a schedule_task call; the tool asks the owner in Telegram.
-    server.push({
+    fixture.server.push({
       toolCalls: [
         {
           name: "schedule_task",
@@ -71,19 +56,20 @@ describe("scheduled jobs end to end (daemon, loopback model, loopback Telegram)"
             schedule: "every 60 minutes",
             task: "post the build status",
             name: "build status",
-            workspace: current.workspace,
+            workspace: fixture.current.workspace,
           },
         },
       ],
     });
-    server.push({ text: "Scheduled: build status, every hour." });
-    telegram.sendUserMessage(OWNER, "/schedule every hour post the build status");
+    fixture.server.push({ text: "Scheduled: build status, every hour." });
+    fixture.telegram.sendUserMessage(OWNER, "/schedule every hour post the build status");
     await waitFor(
-      () => telegram.chat(OWNER.id).some((message) => message.fromBot && message.replyMarkup !== null),
+      () =>
+        fixture.telegram.chat(OWNER.id).some((message) => message.fromBot && message.replyMarkup !== null),
       15_000,
       "the confirmation question in Telegram",
     );
-    const question = telegram
+    const question = fixture.telegram
       .chat(OWNER.id)
       .find((message) => message.fromBot && message.replyMarkup !== null);
     if (!question?.replyMarkup) throw new Error("no question");
@@ -92,13 +78,14 @@ describe("scheduled jobs end to end (daemon, loopback model, loopback Telegram)"
       .flat()
       .find((button) => button.text.toLowerCase() === "yes");
     if (!yes) throw new Error(`no yes button in ${JSON.stringify(question.replyMarkup)}`);
-    telegram.pressButton(OWNER, question, yes.callback_data);
+    fixture.telegram.pressButton(OWNER, question, yes.callback_data);
     await waitFor(
-      () => telegram.chat(OWNER.id).some((message) => message.text.includes("Scheduled: build status")),
+      () =>
+        fixture.telegram.chat(OWNER.id).some((message) => message.text.includes("Scheduled: build status")),
       15_000,
       "the agent's confirmation",
     );
-    const list = JSON.parse((await current.cli(["schedule", "list", "--json"])).stdout) as {
+    const list = JSON.parse((await fixture.current.cli(["schedule", "list", "--json"])).stdout) as {
       jobs: { id: string; owner: string; delivery: string; name: string }[];
     };
     const job = list.jobs.find((entry) => entry.name === "build status");
@@ -106,10 +93,10 @@ describe("scheduled jobs end to end (daemon, loopback model, loopback Telegram)"
     if (!job) throw new Error("job not created");
 
     // Fire it now (the test controls the clock through run-now, not sleeps).
-    server.push({ text: "Build status: green.", usage: { inputTokens: 40, outputTokens: 6 } });
-    const fired = await current.cli(["schedule", "run-now", job.id, "--json"]);
+    fixture.server.push({ text: "Build status: green.", usage: { inputTokens: 40, outputTokens: 6 } });
+    const fired = await fixture.current.cli(["schedule", "run-now", job.id, "--json"]);
     expect(fired.code, fired.stderr).toBe(0);
-    const daemon = current;
+    const daemon = fixture.current;
     await waitFor(
       async () => {
         const history = JSON.parse(
@@ -120,13 +107,13 @@ describe("scheduled jobs end to end (daemon, loopback model, loopback Telegram)"
       20_000,
       "the run to be delivered",
     );
-    const delivered = telegram
+    const delivered = fixture.telegram
       .chat(OWNER.id)
       .filter((message) => message.text.includes("Build status: green."));
     expect(delivered).toHaveLength(1);
     expect(delivered[0]?.text).toContain("build status");
     const history = JSON.parse(
-      (await current.cli(["schedule", "history", job.id, "--json"])).stdout,
+      (await fixture.current.cli(["schedule", "history", job.id, "--json"])).stdout,
     ) as HistoryJson;
     expect(history.runs).toEqual([
       expect.objectContaining({
@@ -138,29 +125,32 @@ describe("scheduled jobs end to end (daemon, loopback model, loopback Telegram)"
       }),
     ]);
     // A restart does not send it again.
-    expect((await current.cli(["stop"])).code).toBe(0);
-    expect((await current.cli(["start"])).code).toBe(0);
-    const status = JSON.parse((await current.cli(["status", "--json"])).stdout) as {
+    expect((await fixture.current.cli(["stop"])).code).toBe(0);
+    expect((await fixture.current.cli(["start"])).code).toBe(0);
+    const status = JSON.parse((await fixture.current.cli(["status", "--json"])).stdout) as {
       channels: { state: string }[];
     };
     expect(status.channels[0]?.state).toBe("running");
     expect(
-      telegram.chat(OWNER.id).filter((message) => message.text.includes("Build status: green.")),
+      fixture.telegram.chat(OWNER.id).filter((message) => message.text.includes("Build status: green.")),
     ).toHaveLength(1);
     expect(
-      current.query("SELECT status, attempts FROM task_deliveries WHERE target = ?", `telegram:${OWNER.id}`),
+      fixture.current.query(
+        "SELECT status, attempts FROM task_deliveries WHERE target = ?",
+        `telegram:${OWNER.id}`,
+      ),
     ).toEqual([{ status: "sent", attempts: 1 }]);
   });
 
   it("a run over its per-run token budget is paused, the job is paused, and the owner is told in Telegram", async () => {
-    current = daemonHome(server.url, {
+    fixture.current = daemonHome(fixture.server.url, {
       TELEGRAM_BOT_TOKEN: FAKE_TOKEN,
-      MERCURY_TELEGRAM_API_ROOT: telegram.apiRoot,
+      MERCURY_TELEGRAM_API_ROOT: fixture.telegram.apiRoot,
       MERCURY_SCHEDULER_TICK_MS: "50",
     });
-    writeFileSync(join(current.home, "config.yaml"), `${daemonConfig}telegram:\n  enabled: true\n`);
-    pairOwner(current.home);
-    const added = await current.cli([
+    writeFileSync(join(fixture.current.home, "config.yaml"), `${daemonConfig}telegram:\n  enabled: true\n`);
+    pairOwner(fixture.current.home);
+    const added = await fixture.current.cli([
       "schedule",
       "add",
       "0 9 * * *",
@@ -168,7 +158,7 @@ describe("scheduled jobs end to end (daemon, loopback model, loopback Telegram)"
       "--tz",
       "Europe/Berlin",
       "--workspace",
-      current.workspace,
+      fixture.current.workspace,
       "--deliver",
       `telegram:${OWNER.id}`,
       "--run-tokens",
@@ -177,24 +167,24 @@ describe("scheduled jobs end to end (daemon, loopback model, loopback Telegram)"
     ]);
     expect(added.code, added.stderr).toBe(0);
     const jobId = (JSON.parse(added.stdout) as { job: { id: string } }).job.id;
-    expect((await current.cli(["start"])).code).toBe(0);
-    server.push({
+    expect((await fixture.current.cli(["start"])).code).toBe(0);
+    fixture.server.push({
       toolCalls: [{ name: "list_dir", input: { path: "." } }],
       usage: { inputTokens: 60, outputTokens: 10 },
     });
-    expect((await current.cli(["schedule", "run-now", jobId])).code).toBe(0);
+    expect((await fixture.current.cli(["schedule", "run-now", jobId])).code).toBe(0);
     await waitFor(
-      () => telegram.chat(OWNER.id).some((message) => message.text.includes("The job is paused")),
+      () => fixture.telegram.chat(OWNER.id).some((message) => message.text.includes("The job is paused")),
       20_000,
       "the pause message in Telegram",
     );
-    const shown = JSON.parse((await current.cli(["schedule", "show", jobId, "--json"])).stdout) as {
+    const shown = JSON.parse((await fixture.current.cli(["schedule", "show", jobId, "--json"])).stdout) as {
       job: { status: string; statusReason: string };
       runs: { outcome: string }[];
     };
     expect(shown.job.status).toBe("paused");
     expect(shown.job.statusReason).toMatch(/this run used 70 of its 50 tokens/);
     expect(shown.runs[0]?.outcome).toBe("paused");
-    expect(server.chatRequests()).toHaveLength(1);
+    expect(fixture.server.chatRequests()).toHaveLength(1);
   });
 });

@@ -1,9 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
-import { cliPath } from "../helpers/cli.js";
-import { loadedMachineWaitMs } from "../helpers/patience.js";
+import { cliPath } from "./cli.js";
+import { loadedMachineWaitMs } from "./patience.js";
 
 /** Waits for a condition that an event outside this process makes true (a file, a request, an exit). */
 export async function until(condition: () => boolean, what: string): Promise<void> {
@@ -38,19 +37,6 @@ export function processesRunning(marker: string): number[] {
     if (commandLine.split("\0").includes(marker) && alive(Number(entry))) found.push(Number(entry));
   }
   return found;
-}
-
-export function query<T>(home: string, sql: string, ...params: string[]): T {
-  const database = new Database(join(home, "mercury.db"), { readonly: true });
-  try {
-    return database.prepare(sql).get(...params) as T;
-  } finally {
-    database.close();
-  }
-}
-
-export function latestTask(home: string): { id: string; session_id: string; status: string } {
-  return query(home, "SELECT id, session_id, status FROM tasks ORDER BY rowid DESC LIMIT 1");
 }
 
 /**
@@ -99,4 +85,9 @@ export function startCli(args: string[], home: string, cwd: string, env: Record<
 
 export function fileExists(path: string): () => boolean {
   return () => existsSync(path);
+}
+
+/** Waits until the command `slowCommand` made has started and is running (found in /proc). */
+export function commandStarted(slow: { started: string; marker: string }, what: string): Promise<void> {
+  return until(() => fileExists(slow.started)() && processesRunning(slow.marker).length > 0, what);
 }

@@ -1,0 +1,150 @@
+import { hostsNamed, needsNetwork } from "./command-network.js";
+import { interpreterChecks, readonlyChecks } from "./command-operands.js";
+import { commandValuedOptions } from "./command-options.js";
+import { globSecrets, sensitiveArgument } from "./command-paths.js";
+import { type Analysis, expandBraces, interpreters } from "./command-rules.js";
+import { readScript } from "./command-stdin.js";
+import { programsIn } from "./command-structure.js";
+import type { WalkScope } from "./command-walk-scope.js";
+import { configWriteFindings } from "./config-writers.js";
+import { downloaders, hardlineCheck } from "./hardline.js";
+import { type CreatedLink, linksCreatedBy } from "./link-overlay.js";
+import { persistenceFinding } from "./persistence.js";
+import { projectScriptText } from "./project-scripts.js";
+import { type Command, stmtsInWord, type Word } from "./shell-ast.js";
+import type { EvaluatedWord } from "./shell-words.js";
+import { hasNonAscii } from "./unicode.js";
+import { commandVariables, isShell, shellOfValue, unwrap } from "./wrappers.js";
+import type { WrittenFiles } from "./written-files.js";
+
+/** What judging one simple command needs from the walker that meets it. */
+export interface CallWalk {
+  /** The walk's scope as it is now: its context moves with each `cd` the walk follows. */
+  walkScope(): WalkScope;
+  /** Evaluates a word, recording its findings and walking the commands substituted into it. */
+  evaluate(word: Word): EvaluatedWord;
+  /** Follows `cd`, `pushd` and `popd` for the commands after this one. */
+  changeDirectory(words: EvaluatedWord[]): void;
+  /** Files earlier commands in the walk wrote, and their text. */
+  written: WrittenFiles;
+  /** Where the walk records its findings and the network it needs. */
+  out: Analysis;
+}
+
+/**
+ * Judges one simple command (a call): its assignments, its program and words against the hardline, the
+ * scripts and code it hands on, the network it needs and the directory it moves to.
+ */
+export function callChecks(
+  call: Extract<Command, { type: "call" }>,
+  created: CreatedLink[],
+  walk: CallWalk,
+): void {
+  // Read afresh at each use: a `cd` in a substitution or in this call moves the context mid-walk.
+  const scope = (): WalkScope => walk.walkScope();
+  for (const assign of call.assigns) {
+    if (assign.value) {
+      const value = walk.evaluate(assign.value);
+      // `GIT_SSH_COMMAND='rm -rf ~' git fetch`: variables whose value a program runs as a command.
+      if (commandVariables.test(assign.name) && value.exact) scope().innerDenies(shellOfValue(value.text));
+    }
+    scope().add({
+      decision: "ask",
+      rule: "command.assignment",
+      reason: `the command sets ${assign.name}, which can change what runs`,
+    });
+  }
+  if (call.args.length === 0) return;
+  const words = call.args.map((word) => walk.evaluate(word));
+  const first = words[0] as EvaluatedWord;
+  if (hasNonAscii(first.text)) {
+    scope().add({
+      decision: "ask",
+      rule: "command.unicode",
+      reason: `the program name "${first.text}" has non-ASCII characters`,
+    });
+  }
+  const unwrapped = unwrap(words);
+  for (const finding of unwrapped.findings) scope().add(finding);
+  for (const invocation of unwrapped.invocations) {
+    if (invocation.program !== "ln") continue;
+    const args = invocation.words.slice(1).map((word) => word.text);
+    created.push(...linksCreatedBy(args, scope().context, scope().fsApi));
+  }
+  // `{rm,-rf,/}` is `rm -rf /` to bash: judge the brace-expanded words against the hardline too.
+  if (words.some((word) => word.findings.some((finding) => finding.rule === "command.brace-expansion"))) {
+    const expanded = words.flatMap((word) =>
+      expandBraces(word.text).map((text) => ({ ...word, text, glob: word.glob || /[*?[]/.test(text) })),
+    );
+    for (const invocation of unwrap(expanded).invocations) {
+      const hard = hardlineCheck(invocation, scope().context, scope().fsApi);
+      if (hard) scope().add(hard);
+    }
+    for (const word of expanded.slice(1)) {
+      if (word.glob) globSecrets(scope(), word.text);
+      else sensitiveArgument(scope(), word.text);
+    }
+  }
+  for (const invocation of unwrapped.invocations) {
+    const hard = hardlineCheck(invocation, scope().context, scope().fsApi);
+    if (hard) scope().add(hard);
+  }
+  for (const script of unwrapped.innerScripts) scope().analyze(script, walk.out);
+  const runner = unwrapped.invocations[unwrapped.invocations.length - 1];
+  if (runner && isShell(runner.program) && unwrapped.innerScripts.length === 0) {
+    const scriptFile = runner.words
+      .slice(1)
+      .find((word) => !word.text.startsWith("-") && !word.text.startsWith("+"));
+    if (scriptFile?.exact)
+      scope().innerDenies(
+        walk.written.text(scriptFile.text, scope().context.cwd) ??
+          readScript(scriptFile.text, scope().context.cwd),
+      );
+  }
+  const final = unwrapped.invocations[unwrapped.invocations.length - 1];
+  if (!final) return;
+  const program = final.program;
+  const finalArgs = final.words.slice(1).map((word) => word.text);
+  if (needsNetwork(program, finalArgs)) {
+    walk.out.needsNetwork = true;
+    walk.out.hosts ??= new Set();
+    for (const host of hostsNamed(finalArgs)) walk.out.hosts.add(host);
+  }
+  if (program === "cd" || program === "pushd" || program === "popd") walk.changeDirectory(final.words);
+  for (const invocation of unwrapped.invocations) {
+    const args = invocation.words.slice(1).map((word) => word.text);
+    const persistence = persistenceFinding(invocation.program, args);
+    if (persistence) scope().add(persistence);
+    configWriteFindings(invocation.program, args, scope());
+  }
+  for (const line of walk.written.runBy(program, finalArgs, scope().context.cwd)) scope().innerDenies(line);
+  const scripts = projectScriptText(program, finalArgs, scope().context.cwd);
+  if (scripts !== null) for (const line of scripts.split("\n")) scope().innerDenies(line);
+  for (const invocation of unwrapped.invocations) {
+    const valued = commandValuedOptions(
+      invocation.program,
+      invocation.words.slice(1).map((word) => word.text),
+    );
+    for (const script of valued.scripts) scope().innerDenies(script);
+    for (const code of valued.code) scope().inlineCode(code);
+  }
+  if (isShell(program) || interpreters.has(program)) {
+    const nested = call.args.flatMap((word) => stmtsInWord(word));
+    if ([...programsIn(nested, scope().context)].some((name) => downloaders.has(name))) {
+      scope().add({
+        decision: "deny",
+        rule: "hardline.download-to-shell",
+        reason: `downloaded code is handed to ${program}`,
+      });
+    }
+  }
+  for (const word of words.slice(1)) {
+    if (!word.glob && word.exact) sensitiveArgument(scope(), word.text);
+    // A glob is expanded against the real file system, and one that could match a secret is refused.
+    if (word.glob && word.exact) globSecrets(scope(), word.text);
+  }
+  if (!final.words[0]?.exact) return;
+  const finalScope = scope();
+  interpreterChecks(final, finalScope);
+  readonlyChecks(final, finalScope);
+}
