@@ -70,10 +70,10 @@ describe.skipIf(!tmuxAvailable())(
       const at = await startChat(fake.url, gitProject(stateSuite));
       send(at.chat, "a long job");
       // Stopped once the reply is streaming (its request taken; the renderer shows text a block at a time).
-    await at.chat.waitFor(
-      (screen) => /thinking \d+s/.test(screen) && fake.chatRequests().length === 1,
-      "the spinner and the request at the model",
-    );
+      await at.chat.waitFor(
+        (screen) => /thinking \d+s/.test(screen) && fake.chatRequests().length === 1,
+        "the spinner and the request at the model",
+      );
       const task = latestTask(at.home);
       at.chat.key("C-c");
       await at.chat.waitFor((screen) => screen.includes("■ cancelled"), "the task cancelled");

@@ -210,27 +210,9 @@ export class TerminalChat {
     if (text === undefined) return;
     const controller = new AbortController();
     const running: RunningTask = { controller, done: Promise.resolve(null), ledger: null };
-    running.done = Promise.resolve()
-      .then(() => {
-        const ledger = beginLedgerRun(this.app, {
-          input: text,
-          cwd: this.options.cwd,
-          sessionId: this.sessionId ?? undefined,
-        });
-        running.ledger = ledger;
-        this.sessionId = ledger.sessionId;
-        return this.app.agent.run({
-          userKey: "owner",
-          channel: "cli",
-          sessionId: ledger.sessionId,
-          taskId: ledger.taskId,
-          input: text,
-          cwd: this.options.cwd,
-          signal: controller.signal,
-          authorizerFor: this.options.authorizerFor,
-          askUser: (question, choices) => this.ask(question, choices),
-        });
-      })
+    // Started in this turn of the event loop, not a later one: the task's first message is in the
+    // transcript before the next piped line (a /resume listing the sessions) is handled.
+    running.done = this.startTask(text, running)
       .then((report) => {
         if (running.ledger) finishLedgerRun(running.ledger, report);
         this.sessionId = report.sessionId;
@@ -247,6 +229,31 @@ export class TerminalChat {
         else this.showPrompt();
       });
     this.running = running;
+  }
+
+  private startTask(text: string, running: RunningTask): Promise<TaskReport> {
+    try {
+      const ledger = beginLedgerRun(this.app, {
+        input: text,
+        cwd: this.options.cwd,
+        sessionId: this.sessionId ?? undefined,
+      });
+      running.ledger = ledger;
+      this.sessionId = ledger.sessionId;
+      return this.app.agent.run({
+        userKey: "owner",
+        channel: "cli",
+        sessionId: ledger.sessionId,
+        taskId: ledger.taskId,
+        input: text,
+        cwd: this.options.cwd,
+        signal: running.controller.signal,
+        authorizerFor: this.options.authorizerFor,
+        askUser: (question, choices) => this.ask(question, choices),
+      });
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** Asks the person at the terminal; the next line they type is the answer. */
