@@ -69,10 +69,10 @@ describe.skipIf(!tmuxAvailable())(
       });
       const at = await startChat(fake.url, gitProject(stateSuite));
       send(at.chat, "a long job");
-      // Stopped once the reply is streaming (its request taken; the renderer shows text a block at a time).
+      // Stopped mid-stream: the spinner says "writing" once deltas arrive (text is shown a block at a time).
       await at.chat.waitFor(
-        (screen) => /thinking \d+s/.test(screen) && fake.chatRequests().length === 1,
-        "the spinner and the request at the model",
+        (screen) => /writing \d+s/.test(screen) && fake.chatRequests().length === 1,
+        "the spinner writing the streamed reply",
       );
       const task = latestTask(at.home);
       at.chat.key("C-c");
