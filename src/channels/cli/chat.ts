@@ -1,6 +1,7 @@
 import type { AgentEvent } from "../../agent/events.js";
 import type { TaskIdentity, TaskReport } from "../../agent/runtime.js";
 import type { MercuryApp } from "../../app/container.js";
+import { beginLedgerRun, finishLedgerRun, type LedgerRun } from "../../cli/commands/run-ledger.js";
 import { skillsSlashCommand } from "../../skills/slash-command.js";
 import type { AuthorizationRequest, AuthorizationResult } from "../../tools/types.js";
 import { ChatTerminal } from "./chat-terminal.js";
@@ -30,16 +31,26 @@ export interface ChatOptions {
   authorizerFor(task: TaskIdentity): (request: AuthorizationRequest) => Promise<AuthorizationResult>;
 }
 
-type PendingAnswer = { prompt: string; resolve(answer: string): void };
+/** A question the next typed line answers; `refuse` is how a stop (Ctrl+C, Ctrl+D) answers it. */
+type PendingAnswer = { prompt: string; resolve(answer: string): void; refuse(): void };
+
+type RunningTask = {
+  controller: AbortController;
+  done: Promise<TaskReport | null>;
+  /** Null until the ledger row exists (it is made as the task starts). */
+  ledger: LedgerRun | null;
+};
 
 /**
  * The standalone terminal chat: a readline REPL over the agent. While a task runs, typed lines
- * steer it; the first Ctrl+C stops the task, a second one (when idle) exits.
+ * steer it; the first Ctrl+C stops the task, a second one (or one when idle, twice in 2 s) exits.
+ * Every task is in the work ledger like `mercury run`'s, and a stop is recorded there at once
+ * (cancelled, never resumed by a later "continue"); a stop at an approval prompt records a deny.
  */
 export class TerminalChat {
   private terminal: ChatTerminal | null = null;
   private sessionId: string | null;
-  private running: { controller: AbortController; done: Promise<TaskReport | null> } | null = null;
+  private running: RunningTask | null = null;
   private pending: PendingAnswer | null = null;
   private lastInterruptAt = 0;
   private readonly queue: string[] = [];
@@ -68,6 +79,9 @@ export class TerminalChat {
     terminal.onInterrupt(() => this.onInterrupt());
     await terminal.finished;
     this.inputEnded = true;
+    // Ctrl+D (or /exit) at a terminal ends the session: the task running is stopped, not left to
+    // run on with no one to answer its approvals and no way left to stop it.
+    if (this.options.interactive) this.stopRunning("the chat was closed");
     if (this.pending && !this.options.interactive) this.onLine("");
     while (this.running || this.queue.length > 0) {
       if (this.running) await this.running.done;
@@ -96,13 +110,38 @@ export class TerminalChat {
         if (!decision) {
           this.info(`"${answer}" is not an answer; treating it as deny. Use y, s, a or n.`);
         }
-        try {
-          this.app.approvals.answer(event.approvalId, decision ?? "deny", "owner");
-        } catch (error) {
-          this.info(`could not record the answer: ${error instanceof Error ? error.message : String(error)}`);
-        }
+        this.answerApproval(event.approvalId, decision ?? "deny");
+      },
+      refuse: () => {
+        this.terminal?.asking(null);
+        this.info("approval denied: the task was stopped at the prompt");
+        this.answerApproval(event.approvalId, "deny");
       },
     };
+  }
+
+  private answerApproval(approvalId: string, decision: NonNullable<(typeof approvalAnswers)[string]>): void {
+    try {
+      this.app.approvals.answer(approvalId, decision, "owner");
+    } catch (error) {
+      this.info(`could not record the answer: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /**
+   * Stops the running task: a pending approval is answered "deny" (so it is recorded, not left
+   * pending to be re-announced), the ledger marks the task cancelled before it winds down (a second
+   * Ctrl+C may end the process first), then the task is aborted. False when nothing was running.
+   */
+  private stopRunning(reason: string): boolean {
+    const pending = this.pending;
+    this.pending = null;
+    pending?.refuse();
+    const running = this.running;
+    if (!running) return false;
+    running.ledger?.ledger.cancel(running.ledger.taskId, "stopped by the user");
+    running.controller.abort(new Error(reason));
+    return true;
   }
 
   private info(line: string): void {
@@ -111,10 +150,15 @@ export class TerminalChat {
   }
 
   private onInterrupt(): void {
-    if (this.running) {
-      this.running.controller.abort(new Error("stopped with Ctrl+C"));
+    if (this.running && !this.running.controller.signal.aborted) {
+      this.stopRunning("stopped with Ctrl+C");
       this.info("stopping… (Ctrl+C again to exit)");
       this.lastInterruptAt = Date.now();
+      return;
+    }
+    // A second Ctrl+C while the stopped task winds down exits (start() waits for it to finish).
+    if (this.running) {
+      this.terminal?.close();
       return;
     }
     if (Date.now() - this.lastInterruptAt < 2000) {
@@ -165,23 +209,18 @@ export class TerminalChat {
     const text = this.queue.shift();
     if (text === undefined) return;
     const controller = new AbortController();
-    const done = this.app.agent
-      .run({
-        userKey: "owner",
-        channel: "cli",
-        ...(this.sessionId ? { sessionId: this.sessionId } : {}),
-        input: text,
-        cwd: this.options.cwd,
-        signal: controller.signal,
-        authorizerFor: this.options.authorizerFor,
-        askUser: (question, choices) => this.ask(question, choices),
-      })
+    const running: RunningTask = { controller, done: Promise.resolve(null), ledger: null };
+    // Started in this turn of the event loop, not a later one: the task's first message is in the
+    // transcript before the next piped line (a /resume listing the sessions) is handled.
+    running.done = this.startTask(text, running)
       .then((report) => {
+        if (running.ledger) finishLedgerRun(running.ledger, report);
         this.sessionId = report.sessionId;
         return report;
       })
       .catch((error: unknown) => {
-        this.info(`task failed to start: ${this.app.redactor.redact(String(error))}`);
+        if (running.ledger) finishLedgerRun(running.ledger, { error });
+        this.info(`task failed: ${this.app.redactor.redact(String(error))}`);
         return null;
       })
       .finally(() => {
@@ -189,7 +228,32 @@ export class TerminalChat {
         if (this.queue.length > 0) this.startNextQueued();
         else this.showPrompt();
       });
-    this.running = { controller, done };
+    this.running = running;
+  }
+
+  private startTask(text: string, running: RunningTask): Promise<TaskReport> {
+    try {
+      const ledger = beginLedgerRun(this.app, {
+        input: text,
+        cwd: this.options.cwd,
+        sessionId: this.sessionId ?? undefined,
+      });
+      running.ledger = ledger;
+      this.sessionId = ledger.sessionId;
+      return this.app.agent.run({
+        userKey: "owner",
+        channel: "cli",
+        sessionId: ledger.sessionId,
+        taskId: ledger.taskId,
+        input: text,
+        cwd: this.options.cwd,
+        signal: running.controller.signal,
+        authorizerFor: this.options.authorizerFor,
+        askUser: (question, choices) => this.ask(question, choices),
+      });
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** Asks the person at the terminal; the next line they type is the answer. */
@@ -209,6 +273,11 @@ export class TerminalChat {
           this.terminal?.asking(null);
           resolve(answer);
         },
+        // A stop answers nothing: the task is being aborted and gets no made-up answer.
+        refuse: () => {
+          this.terminal?.asking(null);
+          resolve("");
+        },
       };
       this.info(`? ${question}${choices.length > 0 ? ` [${choices.join(" / ")}]` : ""}`);
       this.terminal?.asking("answer");
@@ -226,13 +295,12 @@ export class TerminalChat {
           this.info(line);
         break;
       case "/new":
-        if (this.running) this.running.controller.abort(new Error("new session"));
+        this.stopRunning("new session");
         this.sessionId = this.app.agent.transcriptStore.createSession("owner", "cli");
         this.info(`new session ${this.sessionId}`);
         break;
       case "/stop":
-        if (this.running) this.running.controller.abort(new Error("stopped with /stop"));
-        else this.info("nothing is running");
+        if (!this.stopRunning("stopped with /stop")) this.info("nothing is running");
         break;
       case "/status":
         this.info(statusLines(this.context()));
@@ -270,7 +338,7 @@ export class TerminalChat {
         break;
       case "/exit":
       case "/quit":
-        if (this.running) this.running.controller.abort(new Error("exit"));
+        this.stopRunning("exit");
         this.terminal?.close();
         return;
       default:
