@@ -2,8 +2,9 @@ import { describe, expect, it } from "vitest";
 import { fastRetryConfig, makeHome, providerEnv, runCli } from "../helpers/cli.js";
 import { useFakeServers } from "../helpers/fake-servers.js";
 import { gitProject } from "../helpers/git-project.js";
+import { latestTask, query } from "../helpers/ledger.js";
+import { fileExists, processesRunning, slowCommand, until } from "../helpers/processes.js";
 import { type TmuxChat, tmuxAvailable, useTmuxChats } from "../helpers/tmux.js";
-import { fileExists, latestTask, processesRunning, query, slowCommand, until } from "./honesty-helpers.js";
 
 const server = useFakeServers();
 const openChat = useTmuxChats();
