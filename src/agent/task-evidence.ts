@@ -137,8 +137,13 @@ export const keptBaselines = 100;
 export function pruneBaselines(home: string, keep: number = keptBaselines): void {
   const directory = join(home, "baselines");
   if (!existsSync(directory)) return;
+  // Another Mercury process (the daemon beside a `run`) may prune the same folder at the same moment:
+  // a copy that vanished between the listing and its stat is already gone, which is what pruning wants.
   const entries = readdirSync(directory)
-    .map((name) => ({ name, mtime: statSync(join(directory, name)).mtimeMs }))
+    .flatMap((name) => {
+      const stats = statSync(join(directory, name), { throwIfNoEntry: false });
+      return stats ? [{ name, mtime: stats.mtimeMs }] : [];
+    })
     .sort((a, b) => b.mtime - a.mtime);
   for (const entry of entries.slice(keep))
     rmSync(join(directory, entry.name), { recursive: true, force: true });

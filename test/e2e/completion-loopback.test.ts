@@ -1,3 +1,6 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { EventBus } from "../../src/agent/events.js";
 import { Agent } from "../../src/agent/runtime.js";
@@ -8,6 +11,9 @@ import { makeProject, realTools } from "../agent/completion/fixtures.js";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "../fakes/openai-server.js";
 import type { ScriptedReply } from "../fakes/script.js";
 import { allowEverything } from "../helpers/agent-harness.js";
+
+/** One home per test file: files run in parallel and prune their task baselines under it. */
+const testHome = mkdtempSync(join(tmpdir(), "mercury-test-home-"));
 
 const servers: FakeOpenAIServer[] = [];
 afterEach(async () => {
@@ -37,7 +43,7 @@ async function loopbackAgent(replies: ScriptedReply[], stall: { softMs: number; 
     realTools(),
     bus,
     {
-      home: "/tmp/mercury-test-home",
+      home: testHome,
       maxSteps: 10,
       maxOutputTokens: 1000,
       contextWindow: 100_000,

@@ -1,3 +1,6 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Clock } from "../../src/agent/clock.js";
 import { type AgentEvent, EventBus } from "../../src/agent/events.js";
 import { Agent, type AgentSettings, type TaskRequest } from "../../src/agent/runtime.js";
@@ -7,6 +10,9 @@ import { openMemoryDatabase, type SqliteDatabase } from "../../src/storage/datab
 import type { AnyTool, AuthorizationRequest, AuthorizationResult } from "../../src/tools/types.js";
 import type { ScriptedReply } from "../fakes/script.js";
 import { ScriptedModel } from "../fakes/scripted-model.js";
+
+/** One home per test file: files run in parallel and prune their task baselines under it. */
+const testHome = mkdtempSync(join(tmpdir(), "mercury-test-home-"));
 
 export interface Harness {
   database: SqliteDatabase;
@@ -62,7 +68,7 @@ export function createHarness(options: {
     options.tools ?? [],
     bus,
     {
-      home: "/tmp/mercury-test-home",
+      home: testHome,
       maxSteps: 10,
       maxOutputTokens: 1000,
       contextWindow: 100_000,
