@@ -26,8 +26,10 @@ export async function runTask(taskArgument: string, options: RunOptions): Promis
   // and a task left "running" would be resumed by the next "continue" as if it had crashed.
   let recordStop: (() => void) | null = null;
   const onSignal = () => {
-    controller.abort(new Error("interrupted by signal"));
+    // Ledger first: aborting kills the running command at once, and a kill -9 that follows the user's
+    // Ctrl-C can land before the next line of this handler.
     recordStop?.();
+    controller.abort(new Error("interrupted by signal"));
   };
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
