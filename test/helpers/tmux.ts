@@ -168,15 +168,6 @@ export class TmuxChat {
   }
 }
 
-export function tmuxAvailable(): boolean {
-  try {
-    execFileSync("tmux", ["-V"], { encoding: "utf8" });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 // biome-ignore lint/suspicious/noControlCharactersInRegex: an SGR code starts with ESC.
 const sgrPattern = /\u001b\[([\d;]*)m/g;
 
