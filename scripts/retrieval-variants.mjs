@@ -5,10 +5,10 @@
 //   node scripts/retrieval-variants.mjs [--every N] [--only name,name] [--set locomo|longmemeval]
 //     [--variant 'name={"documents":{...},"search":{...}}']...  (extra variants, e.g. window 2)
 import { resolve } from "node:path";
-import { ABLATION_VARIANTS } from "../dist/memory/bench/ablation.js";
+import { ABLATION_VARIANTS, groupByDocuments } from "../dist/memory/bench/ablation.js";
 import { loadLocomo } from "../dist/memory/bench/locomo.js";
 import { ndcgAt, recallAt } from "../dist/memory/bench/metrics.js";
-import { DEFAULT_DOCUMENTS, loadConversation, searcherOf } from "../dist/memory/bench/retrievers.js";
+import { loadConversation, searcherOf } from "../dist/memory/bench/retrievers.js";
 
 const args = process.argv.slice(2);
 const option = (name) => {
@@ -43,15 +43,7 @@ for (const [name, file] of sets) {
   const started = Date.now();
   const rows = new Map(variants.map((variant) => [variant.name, []]));
   for (const [position, conversation] of conversations.entries()) {
-    const groups = new Map();
-    for (const variant of variants) {
-      const documents = { ...DEFAULT_DOCUMENTS, ...variant.documents };
-      const key = JSON.stringify(documents);
-      const group = groups.get(key) ?? { documents, variants: [] };
-      group.variants.push(variant);
-      groups.set(key, group);
-    }
-    for (const group of groups.values()) {
+    for (const group of groupByDocuments(variants)) {
       const { database, idOf } = loadConversation(conversation, group.documents);
       for (const variant of group.variants) {
         const search = searcherOf(database, idOf, variant.search);

@@ -91,6 +91,21 @@ export interface AblationRow {
   report: RetrievalReport;
 }
 
+/** The variants grouped by the document setting they need: one store per group serves all of them. */
+export function groupByDocuments<Variant extends Pick<AblationVariant, "documents">>(
+  variants: readonly Variant[],
+): { documents: DocumentOptions; variants: Variant[] }[] {
+  const groups = new Map<string, { documents: DocumentOptions; variants: Variant[] }>();
+  for (const variant of variants) {
+    const documents = { ...DEFAULT_DOCUMENTS, ...variant.documents };
+    const key = JSON.stringify(documents);
+    const group = groups.get(key) ?? { documents, variants: [] };
+    group.variants.push(variant);
+    groups.set(key, group);
+  }
+  return [...groups.values()];
+}
+
 /**
  * Loads each conversation once per distinct document setting and runs every variant that shares it
  * on the same store, so the ablation costs a few loads rather than one per variant.
@@ -99,17 +114,10 @@ export async function runAblation(
   conversations: readonly Conversation[],
   variants: readonly AblationVariant[] = ABLATION_VARIANTS,
 ): Promise<AblationRow[]> {
-  const groups = new Map<string, { documents: DocumentOptions; variants: AblationVariant[] }>();
-  for (const variant of variants) {
-    const documents = { ...DEFAULT_DOCUMENTS, ...variant.documents };
-    const key = JSON.stringify(documents);
-    const group = groups.get(key) ?? { documents, variants: [] };
-    group.variants.push(variant);
-    groups.set(key, group);
-  }
+  const groups = groupByDocuments(variants);
   const scores = new Map(variants.map((variant) => [variant.name, new RetrievalScores()]));
   for (const conversation of conversations) {
-    for (const group of groups.values()) {
+    for (const group of groups) {
       const { database, idOf } = loadConversation(conversation, group.documents);
       try {
         for (const variant of group.variants) {
