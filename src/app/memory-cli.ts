@@ -48,6 +48,10 @@ async function openWiring(options: MemoryCliOptions): Promise<{ wiring: MemoryWi
   const logger = createLogger(paths.logs, config.log.level, redactor);
   // Migrations load only when some are due.
   const database = await openCurrentDatabase(paths.database);
+  // What a memory command reports done (`Remembered: …`) is on disk when it says so: every commit
+  // syncs the WAL (one fsync; NORMAL would leave it to the checkpoint when the process exits, after
+  // the line is printed, and a power cut in between would lose it). Reads sync nothing.
+  database.exec("PRAGMA synchronous = FULL");
   const bus = new EventBus();
   logEvents(bus, logger);
   const clock = systemClock;

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -6,32 +5,36 @@ import { fileURLToPath } from "node:url";
 /**
  * A validated copy of config.yaml, so that a command whose config file has not changed since it was
  * last validated reads it without parsing YAML again (the `yaml` package costs most commands more
- * than the rest of their config work). The copy is used only when both match:
- *  - the SHA-256 of the file's exact text (any edit, even a space, is a miss), and
- *  - the fingerprint of the code that validates it: the SHA-256 of the sources the validation
- *    depends on (`load`, `schema`, `mcp-schema`, `dashboard-schema`, `provider-defaults`, and the
- *    sandbox's network-grant check), so a build that changes a key, a limit or the secret check (on
- *    any branch) invalidates every copy without anyone bumping a version.
+ * than the rest of their config work). The copy is used only when both match exactly:
+ *  - the file's text (any edit, even a space, is a miss), and
+ *  - the code that validates it: the text of the sources the validation depends on (`load`,
+ *    `schema`, `mcp-schema`, `dashboard-schema`, `provider-defaults`, and the sandbox's
+ *    network-grant check), so a build that changes a key, a limit or the secret check (on any
+ *    branch) invalidates every copy without anyone bumping a version.
+ * Both are kept as text and compared as strings, not hashed: `node:crypto` alone costs a `mercury
+ * memory` command ~4 ms to load, more than the rest of its settings (BENCHMARKS.md, memory-command
+ * latency); the copy grows by the sources' ~20 kB, read in one go.
  * A miss parses and validates as always, with the same errors; only a file that passed is copied.
  * Trade-off (docs/DECISIONS.md): the copy lives in MERCURY_HOME, next to the file; whoever can write
  * it can write config.yaml itself, so it grants nothing new.
  */
 
 interface Snapshot {
-  format: 1;
+  format: 2;
   validator: string;
-  textHash: string;
+  text: string;
   config: unknown;
 }
 
-let validatorFingerprint: string | undefined;
+let validatorSources: string | undefined;
 
 function validator(): string {
-  if (validatorFingerprint) return validatorFingerprint;
+  if (validatorSources !== undefined) return validatorSources;
   // The same extension as this module: .js when built, .ts under the test runner.
   const extension = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
-  const hash = createHash("sha256");
-  // Every source the validation depends on (the provider names, the dashboard and sandbox checks).
+  // Every source the validation depends on (the provider names, the dashboard and sandbox checks),
+  // each preceded by its name and length so that no two sets of sources read the same.
+  let sources = "";
   for (const name of [
     "load",
     "schema",
@@ -41,10 +44,11 @@ function validator(): string {
     "snapshot",
     "../sandbox/network-grants",
   ]) {
-    hash.update(readFileSync(fileURLToPath(new URL(`./${name}${extension}`, import.meta.url))));
+    const source = readFileSync(fileURLToPath(new URL(`./${name}${extension}`, import.meta.url)), "utf8");
+    sources += `${name}${extension} ${source.length}\n${source}`;
   }
-  validatorFingerprint = hash.digest("hex");
-  return validatorFingerprint;
+  validatorSources = sources;
+  return validatorSources;
 }
 
 /**
@@ -53,10 +57,6 @@ function validator(): string {
  */
 export function snapshotPath(configPath: string): string {
   return join(dirname(configPath), ".config.validated.json");
-}
-
-function textHash(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
 }
 
 /** The validated config for exactly this text, or null (no copy, another text, other code). */
@@ -77,8 +77,7 @@ export function readSnapshot(configPath: string, text: string): unknown {
   }
   if (!parsed || typeof parsed !== "object") return null;
   const snapshot = parsed as Partial<Snapshot>;
-  if (snapshot.format !== 1 || snapshot.validator !== validator() || snapshot.textHash !== textHash(text))
-    return null;
+  if (snapshot.format !== 2 || snapshot.text !== text || snapshot.validator !== validator()) return null;
   return snapshot.config ?? null;
 }
 
@@ -90,7 +89,7 @@ export function readSnapshot(configPath: string, text: string): unknown {
 export function writeSnapshot(configPath: string, text: string, config: unknown): void {
   const path = snapshotPath(configPath);
   const temporary = `${path}.${process.pid}.tmp`;
-  const snapshot: Snapshot = { format: 1, validator: validator(), textHash: textHash(text), config };
+  const snapshot: Snapshot = { format: 2, validator: validator(), text, config };
   try {
     writeFileSync(temporary, JSON.stringify(snapshot), { mode: 0o600 });
     renameSync(temporary, path);

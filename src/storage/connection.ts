@@ -1,9 +1,18 @@
 import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
-import Database from "better-sqlite3";
+import type DatabaseModule from "better-sqlite3";
 
-export type SqliteDatabase = Database.Database;
+const require = createRequire(import.meta.url);
+/**
+ * better-sqlite3 is CommonJS. Imported as an ES module, Node first scans its files' source for the
+ * names they export (index.js re-exports database.js, so both are lexed), then requires it anyway:
+ * ~2 ms of every `mercury memory` command (BENCHMARKS.md, memory-command latency). Required
+ * directly, only the require remains. Same module, same class.
+ */
+const Database = require("better-sqlite3") as typeof DatabaseModule;
+
+export type SqliteDatabase = DatabaseModule.Database;
 
 /**
  * The schema version this build writes: the number of migrations in storage/migrations/index.ts.
@@ -47,7 +56,7 @@ let bindingPath: string | null | undefined;
 function nativeBinding(): string | null {
   if (bindingPath !== undefined) return bindingPath;
   try {
-    bindingPath = createRequire(import.meta.url).resolve("better-sqlite3/build/Release/better_sqlite3.node");
+    bindingPath = require.resolve("better-sqlite3/build/Release/better_sqlite3.node");
   } catch (error) {
     if (!(error instanceof Error && "code" in error && error.code === "MODULE_NOT_FOUND")) throw error;
     bindingPath = null;

@@ -2,7 +2,6 @@ import type { ConsolidationOutcome } from "../../memory/consolidation/consolidat
 import type { MemoryView } from "../../memory/service.js";
 import type { MemoryCore } from "../../memory/service-core.js";
 import { MemoryNotFoundError } from "../../memory/store/memory-repo.js";
-import { believedAt, parseAsOf } from "../../memory/store/provenance.js";
 import {
   IMPORTANCE_LEVELS,
   type Importance,
@@ -175,14 +174,20 @@ export async function addMemory(service: MemoryCore, options: AddOptions, words:
 export async function searchMemories(service: MemoryCore, options: SearchOptions, words: string[]) {
   const query = words.join(" ");
   const limit = positiveInt(options.limit, "--limit");
-  const asOf = options.asOf === undefined ? undefined : parseAsOf(options.asOf);
+  // Loaded only for --as-of: a plain search never reads validity intervals.
+  const provenance =
+    options.asOf === undefined ? undefined : await import("../../memory/store/provenance.js");
+  const asOf = options.asOf === undefined ? undefined : provenance?.parseAsOf(options.asOf);
   const found = await service.search({
     userKey: options.user,
     query,
     limit: asOf ? 100 : limit,
     includeSuperseded: Boolean(options.all) || asOf !== undefined,
   });
-  const results = asOf ? found.filter((result) => believedAt(result.memory, asOf)).slice(0, limit) : found;
+  const results =
+    asOf && provenance
+      ? found.filter((result) => provenance.believedAt(result.memory, asOf)).slice(0, limit)
+      : found;
   const episodes = options.episodes
     ? await service.searchEpisodes({ userKey: options.user, query, limit })
     : [];

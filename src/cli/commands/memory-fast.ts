@@ -1,13 +1,5 @@
 import { parsePlain } from "../plain-args.js";
-import {
-  ADD_OPTIONS,
-  addMemory,
-  COMMON_OPTIONS,
-  type MemoryRun,
-  runMemoryCommand,
-  SEARCH_OPTIONS,
-  searchMemories,
-} from "./memory-actions.js";
+import type { MemoryRun } from "./memory-actions.js";
 
 export { parsePlain };
 
@@ -22,22 +14,33 @@ export { parsePlain };
  */
 export async function runMemoryFast(args: readonly string[]): Promise<number | null> {
   const [group, name, ...rest] = args;
-  if (group !== "memory") return null;
+  if (group !== "memory" || (name !== "add" && name !== "search")) return null;
+  // Everything the command will load starts loading now, side by side: the actions, the service
+  // with its store and search index, and for `add` consolidation (every add consolidates). One
+  // after the other, each waited for the one before; together, a module file is read while
+  // another compiles. A load that fails is reported where the module is awaited.
+  const actions = import("./memory-actions.js");
+  const cli = import("../../app/memory-cli.js");
+  // Consolidation is awaited by the service (service-core.ts), which reports a failed load.
+  if (name === "add") import("../../memory/consolidation/consolidate.js").then(undefined, loadedLater);
+  const { ADD_OPTIONS, addMemory, COMMON_OPTIONS, runMemoryCommand, SEARCH_OPTIONS, searchMemories } =
+    await actions;
   const command =
     name === "add"
       ? { specs: ADD_OPTIONS, run: addMemory as MemoryRun<never, [string[]]> }
-      : name === "search"
-        ? { specs: SEARCH_OPTIONS, run: searchMemories as MemoryRun<never, [string[]]> }
-        : null;
-  if (!command) return null;
+      : { specs: SEARCH_OPTIONS, run: searchMemories as MemoryRun<never, [string[]]> };
   const parsed = parsePlain(rest, [...COMMON_OPTIONS, ...command.specs]);
-  if (!parsed) return null;
-  const { openMemoryCoreForCli } = await import("../../app/memory-cli.js");
+  if (!parsed) {
+    // The full program parses this line (and loads these modules again from the same cache).
+    cli.then(undefined, loadedLater);
+    return null;
+  }
   const io = {
     stdout: (text: string) => process.stdout.write(text),
     stderr: (text: string) => process.stderr.write(text),
   };
   try {
+    const { openMemoryCoreForCli } = await cli;
     await runMemoryCommand(
       async () => (await openMemoryCoreForCli()).service,
       io,
@@ -52,3 +55,6 @@ export async function runMemoryFast(args: readonly string[]): Promise<number | n
   }
   return typeof process.exitCode === "number" ? process.exitCode : 0;
 }
+
+/** A preload the full program does not need here; if it failed, the program's own import says why. */
+function loadedLater(): void {}

@@ -7,6 +7,21 @@ import { stemmer } from "stemmer";
  * costs its own resolution, read and compile (BENCHMARKS.md, memory-command latency).
  */
 
+// ---- Patterns built on first use ----------------------------------------------------------------
+// V8 checks every regular-expression literal when it parses a module, even one inside a function that
+// never runs, and a Unicode property class (`\p{L}`, `\p{Script=Han}`) costs ~0.1 ms to check: as
+// literals, the analyzer's fourteen such patterns cost every `mercury memory` process ~2.5 ms to load,
+// though a search in English runs one of them (BENCHMARKS.md, memory-command latency). The same
+// patterns, built from their source when first used, cost nothing until then.
+
+function lazyPattern(source: string, flags: string): () => RegExp {
+  let pattern: RegExp | undefined;
+  return () => {
+    pattern ??= new RegExp(source, flags);
+    return pattern;
+  };
+}
+
 // ---- Normalization ----------------------------------------------------------------------------
 // Shared by indexing and querying, so that case, Unicode width, curly quotes, possessives and
 // contractions can never make a stored memory unfindable.
@@ -28,11 +43,11 @@ const LATIN_WITH_MARKS = /[\u00C0-\u024F\u1E00-\u1EFF]/;
  * Technology names whose punctuation is the name: without this "C++", "C#" and "C" are one token,
  * and ".NET" is "net". Each becomes one searchable word, in documents and queries alike.
  */
-const SYMBOL_WORDS: readonly [string, RegExp, string][] = [
-  ["c++", /(^|[^\p{L}\p{N}])c\+\+(?![\p{L}\p{N}])/gu, "$1cplusplus"],
-  ["#", /(^|[^\p{L}\p{N}])([cfj])#(?![\p{L}\p{N}])/gu, "$1$2sharp"],
-  [".net", /(^|[^\p{L}\p{N}.])\.net(?![\p{L}\p{N}])/gu, "$1dotnet"],
-  [".js", /(^|[^\p{L}\p{N}])([\p{L}\p{N}]+)\.js(?![\p{L}\p{N}])/gu, "$1$2js"],
+const SYMBOL_WORDS: readonly [string, () => RegExp, string][] = [
+  ["c++", lazyPattern(String.raw`(^|[^\p{L}\p{N}])c\+\+(?![\p{L}\p{N}])`, "gu"), "$1cplusplus"],
+  ["#", lazyPattern(String.raw`(^|[^\p{L}\p{N}])([cfj])#(?![\p{L}\p{N}])`, "gu"), "$1$2sharp"],
+  [".net", lazyPattern(String.raw`(^|[^\p{L}\p{N}.])\.net(?![\p{L}\p{N}])`, "gu"), "$1dotnet"],
+  [".js", lazyPattern(String.raw`(^|[^\p{L}\p{N}])([\p{L}\p{N}]+)\.js(?![\p{L}\p{N}])`, "gu"), "$1$2js"],
 ];
 
 function symbolWords(text: string): string {
@@ -40,7 +55,7 @@ function symbolWords(text: string): string {
   // A pattern runs only on text holding its literal part: the first run of a Unicode-property
   // pattern compiles it (~0.5 ms each), which every short-lived `mercury memory` process would pay.
   for (const [literal, pattern, replacement] of SYMBOL_WORDS)
-    if (result.includes(literal)) result = result.replace(pattern, replacement);
+    if (result.includes(literal)) result = result.replace(pattern(), replacement);
   return result;
 }
 
@@ -61,13 +76,16 @@ export function normalize(text: string): string {
 
 function joinApostrophes(text: string): string {
   // Any other apostrophe joins its word ("o'neil" -> "oneil") so query and document agree.
-  return text.includes("'") ? text.replace(/(\p{L})'(?=\p{L})/gu, "$1") : text;
+  return text.includes("'") ? text.replace(LETTERS_APOSTROPHE(), "$1") : text;
 }
+
+const LETTERS_APOSTROPHE = lazyPattern(String.raw`(\p{L})'(?=\p{L})`, "gu");
+const MARK = lazyPattern(String.raw`\p{M}`, "gu");
 
 /** Removes accents from Latin letters only: decomposing Hangul or kana would break CJK matching. */
 export function foldDiacritics(token: string): string {
   if (!LATIN_WITH_MARKS.test(token)) return token;
-  return token.normalize("NFD").replace(/\p{M}/gu, "").normalize("NFC");
+  return token.normalize("NFD").replace(MARK(), "").normalize("NFC");
 }
 
 // ---- Stopwords and negation --------------------------------------------------------------------
@@ -134,9 +152,12 @@ export function hasNegation(tokens: readonly string[]): boolean {
 // with Intl.Segmenter and, because a segmenter can split the same word differently in a short query
 // than in a long sentence, also into overlapping character bigrams that match regardless.
 
-const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30FC]/u;
-const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
-const HANGUL = /\p{Script=Hangul}/u;
+const CJK_CHAR = lazyPattern(
+  String.raw`[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30FC]`,
+  "u",
+);
+const KANA = lazyPattern(String.raw`[\p{Script=Hiragana}\p{Script=Katakana}]`, "u");
+const HANGUL = lazyPattern(String.raw`\p{Script=Hangul}`, "u");
 
 const segmenters = new Map<string, Intl.Segmenter>();
 
@@ -156,12 +177,12 @@ function isAscii(text: string): boolean {
 
 export function isCjk(token: string): boolean {
   // Plain ASCII first: compiling the script classes costs a short-lived process a few tenths of a ms.
-  return !isAscii(token) && CJK_CHAR.test(token);
+  return !isAscii(token) && CJK_CHAR().test(token);
 }
 
 function localeOf(run: string): string {
-  if (KANA.test(run)) return "ja";
-  if (HANGUL.test(run)) return "ko";
+  if (KANA().test(run)) return "ja";
+  if (HANGUL().test(run)) return "ko";
   return "zh";
 }
 
@@ -183,8 +204,11 @@ export function segmentCjk(run: string): string[] {
 // ---- Tokens and terms ---------------------------------------------------------------------------
 
 // An emoji is a word of its own: an emoji-only memory must be findable by that emoji.
-const WORD = /[\p{L}\p{N}\p{M}]+|\p{Extended_Pictographic}/gu;
-const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30FC]+/gu;
+const WORD = lazyPattern(String.raw`[\p{L}\p{N}\p{M}]+|\p{Extended_Pictographic}`, "gu");
+const CJK_RUN = lazyPattern(
+  String.raw`[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30FC]+`,
+  "gu",
+);
 const ASCII_WORD = /^[a-z]+$/;
 
 /**
@@ -193,7 +217,7 @@ const ASCII_WORD = /^[a-z]+$/;
  */
 export function tokenize(text: string): string[] {
   const tokens: string[] = [];
-  for (const match of normalize(text).matchAll(WORD)) {
+  for (const match of normalize(text).matchAll(WORD())) {
     const word = match[0];
     if (!isCjk(word)) {
       tokens.push(foldDiacritics(word));
@@ -201,7 +225,7 @@ export function tokenize(text: string): string[] {
     }
     // A word can mix scripts ("iphone用"): split CJK runs from the rest.
     let last = 0;
-    for (const run of word.matchAll(CJK_RUN)) {
+    for (const run of word.matchAll(CJK_RUN())) {
       const start = run.index ?? 0;
       if (start > last) tokens.push(foldDiacritics(word.slice(last, start)));
       tokens.push(run[0]);
