@@ -18,11 +18,13 @@ export async function runMemoryFast(args: readonly string[]): Promise<number | n
   // Everything the command will load starts loading now, side by side: the actions, the service
   // with its store and search index, and for `add` consolidation (every add consolidates). One
   // after the other, each waited for the one before; together, a module file is read while
-  // another compiles. A load that fails is reported where the module is awaited.
+  // another compiles. A load that fails is reported where the module is awaited (consolidation: by
+  // the service, service-core.ts), not as an unhandled rejection while another load is awaited.
   const actions = import("./memory-actions.js");
   const cli = import("../../app/memory-cli.js");
-  // Consolidation is awaited by the service (service-core.ts), which reports a failed load.
-  if (name === "add") import("../../memory/consolidation/consolidate.js").then(undefined, loadedLater);
+  cli.then(undefined, reportedWhereAwaited);
+  if (name === "add")
+    import("../../memory/consolidation/consolidate.js").then(undefined, reportedWhereAwaited);
   const { ADD_OPTIONS, addMemory, COMMON_OPTIONS, runMemoryCommand, SEARCH_OPTIONS, searchMemories } =
     await actions;
   const command =
@@ -30,11 +32,8 @@ export async function runMemoryFast(args: readonly string[]): Promise<number | n
       ? { specs: ADD_OPTIONS, run: addMemory as MemoryRun<never, [string[]]> }
       : { specs: SEARCH_OPTIONS, run: searchMemories as MemoryRun<never, [string[]]> };
   const parsed = parsePlain(rest, [...COMMON_OPTIONS, ...command.specs]);
-  if (!parsed) {
-    // The full program parses this line (and loads these modules again from the same cache).
-    cli.then(undefined, loadedLater);
-    return null;
-  }
+  // Anything else: the full program parses the line (finding these modules already loaded).
+  if (!parsed) return null;
   const io = {
     stdout: (text: string) => process.stdout.write(text),
     stderr: (text: string) => process.stderr.write(text),
@@ -56,5 +55,5 @@ export async function runMemoryFast(args: readonly string[]): Promise<number | n
   return typeof process.exitCode === "number" ? process.exitCode : 0;
 }
 
-/** A preload the full program does not need here; if it failed, the program's own import says why. */
-function loadedLater(): void {}
+/** A started load's failure is reported by the code that awaits the same module. */
+function reportedWhereAwaited(): void {}
