@@ -75,6 +75,9 @@ type Controllers = Record<"default" | "deferred" | "immediate" | "exclusive", Co
 
 const controllers = new WeakMap<NativeDatabase, Controllers>();
 
+/** An object named as better-sqlite3's inspection object is (the class takes the key's name). */
+const { Database: DatabaseInspection } = { Database: class {} };
+
 class LightDatabase {
   declare readonly [NATIVE]: NativeDatabase;
 
@@ -177,6 +180,17 @@ class LightDatabase {
   }
   table(...args: unknown[]): unknown {
     return this.library("table", args);
+  }
+
+  /** As better-sqlite3's `Database` shows itself in `console.log` and `util.inspect`. */
+  [Symbol.for("nodejs.util.inspect.custom")](): object {
+    return Object.assign(new DatabaseInspection(), {
+      name: this.name,
+      open: this.open,
+      inTransaction: this.inTransaction,
+      readonly: this.readonly,
+      memory: this.memory,
+    });
   }
 
   /** A method left to better-sqlite3's own file, which reads the native database under its symbol. */

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { inspect } from "node:util";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { connect } from "../../src/storage/connection.js";
@@ -65,6 +66,7 @@ function exercise(database: Database.Database): unknown[] {
 describe("the light better-sqlite3 driver", () => {
   it("behaves as better-sqlite3's own Database for what Mercury uses", () => {
     expect(exercise(openSqlite(":memory:", addon))).toEqual(exercise(new Database(":memory:")));
+    expect(inspect(openSqlite(":memory:", addon))).toBe(inspect(new Database(":memory:")));
   });
 
   it("opens files (connect uses it), backs up through better-sqlite3's own code, refuses a missing folder", async () => {
