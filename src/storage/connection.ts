@@ -2,9 +2,15 @@ import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import type DatabaseModule from "better-sqlite3";
-import { openSqlite } from "./sqlite-driver.js";
 
 const require = createRequire(import.meta.url);
+/**
+ * better-sqlite3 is CommonJS. Imported as an ES module, Node first scans its files' source for the
+ * names they export (index.js re-exports database.js, so both are lexed), then requires it anyway:
+ * ~2 ms of every `mercury memory` command (BENCHMARKS.md, memory-command latency). Required
+ * directly, only the require remains. Same module, same class.
+ */
+const Database = require("better-sqlite3") as typeof DatabaseModule;
 
 export type SqliteDatabase = DatabaseModule.Database;
 
@@ -23,12 +29,7 @@ export const SCHEMA_VERSION = 12;
 export function connect(path: string): SqliteDatabase {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const binding = nativeBinding();
-  // With the addon where npm put it, the light driver (sqlite-driver.ts); elsewhere better-sqlite3's
-  // own class, which finds its addon through the `bindings` package.
-  const database =
-    binding === null
-      ? new (require("better-sqlite3") as typeof DatabaseModule)(path)
-      : openSqlite(path, binding);
+  const database = binding === null ? new Database(path) : new Database(path, { nativeBinding: binding });
   try {
     // The busy timeout first: switching a fresh file to WAL takes a lock another process may hold.
     // Deleted rows are overwritten, not left in free pages (secure_delete): `memory forget` must

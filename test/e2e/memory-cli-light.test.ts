@@ -1,28 +1,9 @@
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeHome, providerEnv, runCli } from "../helpers/cli.js";
 import { useFakeServers } from "../helpers/fake-servers.js";
 import { loaded, loadTracer } from "../helpers/load-tracer.js";
 
 const server = useFakeServers();
-
-/** Also prints what the process `require`s (CommonJS: better-sqlite3 and its files). */
-function requireTracer(directory: string): string {
-  const preload = join(directory, "trace-requires.cjs");
-  writeFileSync(
-    preload,
-    `const Module = require("node:module");\nconst load = Module._load;\nModule._load = function (request, ...rest) {\n  process.stderr.write("REQUIRED " + request + "\\n");\n  return load.call(this, request, ...rest);\n};\n`,
-  );
-  return `--require=${preload}`;
-}
-
-function required(stderr: string): string[] {
-  return stderr
-    .split("\n")
-    .filter((line) => line.startsWith("REQUIRED "))
-    .map((line) => line.slice("REQUIRED ".length));
-}
 
 /** What a memory command must never load: the AI SDK, providers, the agent, tools, MCP, the daemon. */
 const heavy = [
@@ -49,8 +30,7 @@ describe("memory commands load only what memory needs", () => {
       replies: [{ text: '{"judgements":[{"id":1,"verdict":"update","reason":"the user moved"}]}' }],
     });
     const { home, userHome } = makeHome();
-    const tracer = loadTracer(home);
-    const env = { ...providerEnv(fake.url), NODE_OPTIONS: `${tracer.NODE_OPTIONS} ${requireTracer(home)}` };
+    const env = { ...providerEnv(fake.url), ...loadTracer(home) };
 
     const first = await runCli(["memory", "add", "--json", "The user lives in Paris."], {
       home,
@@ -93,20 +73,15 @@ describe("memory commands load only what memory needs", () => {
       loaded(search.stderr).some((url) => url.endsWith("/dist/memory/search/search-index-core.js")),
     ).toBe(true);
     // The config snapshot is compared as text (no node:crypto); --as-of's provenance code only with
-    // --as-of; better-sqlite3 through its addon and the light driver, not its thirteen JavaScript files.
-    for (const pattern of [/^node:crypto$/, /\/dist\/memory\/store\/provenance\.js$/])
+    // --as-of; better-sqlite3 is required, not imported (no ES-module scan of its CommonJS files).
+    for (const pattern of [
+      /^node:crypto$/,
+      /\/dist\/memory\/store\/provenance\.js$/,
+      /\/node_modules\/better-sqlite3\//,
+    ])
       expect(loaded(search.stderr).filter((url) => pattern.test(url))).toEqual([]);
-    const searchRequires = required(search.stderr);
-    expect(searchRequires.some((request) => request.endsWith("better_sqlite3.node"))).toBe(true);
-    expect(
-      searchRequires.filter((request) =>
-        /^(better-sqlite3$|better-sqlite3\/lib\/(index|database|methods\/)|\.\/(database|methods\/))/.test(
-          request,
-        ),
-      ),
-    ).toEqual([]);
-    // The module count this test guards (56 files when written; the limit leaves a little room).
-    expect(loaded(search.stderr).filter((url) => url.startsWith("file:")).length).toBeLessThanOrEqual(60);
+    // The module count this test guards (55 ES module files when written; the limit leaves a little room).
+    expect(loaded(search.stderr).filter((url) => url.startsWith("file:")).length).toBeLessThanOrEqual(58);
     expect(fake.chatRequests()).toHaveLength(0);
 
     // A neighbour exists and a model is configured: the model judges (loaded at that moment), not the rules.
