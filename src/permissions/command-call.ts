@@ -3,7 +3,8 @@ import { interpreterChecks, readonlyChecks } from "./command-operands.js";
 import { commandValuedOptions } from "./command-options.js";
 import { globSecrets, sensitiveArgument } from "./command-paths.js";
 import { type Analysis, expandBraces, interpreters } from "./command-rules.js";
-import { readScript } from "./command-stdin.js";
+import { processSubstitutionText, readScript } from "./command-stdin.js";
+import { stdinJudge } from "./command-stdin-runners.js";
 import { programsIn } from "./command-structure.js";
 import type { WalkScope } from "./command-walk-scope.js";
 import { configWriteFindings } from "./config-writers.js";
@@ -14,7 +15,7 @@ import { projectScriptText } from "./project-scripts.js";
 import { type Command, stmtsInWord, type Word } from "./shell-ast.js";
 import type { EvaluatedWord } from "./shell-words.js";
 import { hasNonAscii } from "./unicode.js";
-import { commandVariables, isShell, shellOfValue, unwrap } from "./wrappers.js";
+import { isShell, unwrap, variableScript } from "./wrappers.js";
 import type { WrittenFiles } from "./written-files.js";
 
 /** What judging one simple command needs from the walker that meets it. */
@@ -46,7 +47,8 @@ export function callChecks(
     if (assign.value) {
       const value = walk.evaluate(assign.value);
       // `GIT_SSH_COMMAND='rm -rf ~' git fetch`: variables whose value a program runs as a command.
-      if (commandVariables.test(assign.name) && value.exact) scope().innerDenies(shellOfValue(value.text));
+      const script = value.exact ? variableScript(assign.name, value.text) : null;
+      if (script !== null) scope().innerDenies(script);
     }
     scope().add({
       decision: "ask",
@@ -90,6 +92,17 @@ export function callChecks(
     if (hard) scope().add(hard);
   }
   for (const script of unwrapped.innerScripts) scope().analyze(script, walk.out);
+  // `bash <(echo 'rm -rf ~')`, `source <(curl …)`, `python3 <(printf …)`: a substituted script file.
+  const reader = unwrapped.invocations[unwrapped.invocations.length - 1]?.program ?? "";
+  const runsFile = isShell(reader) || reader === "source" || reader === ".";
+  if (runsFile || stdinJudge(reader) === "code") {
+    for (const arg of call.args) {
+      const text = processSubstitutionText(arg, scope().context);
+      if (text === null) continue;
+      if (runsFile) scope().innerDenies(text);
+      else scope().inlineCode(text);
+    }
+  }
   const runner = unwrapped.invocations[unwrapped.invocations.length - 1];
   if (runner && isShell(runner.program) && unwrapped.innerScripts.length === 0) {
     const scriptFile = runner.words
@@ -111,6 +124,9 @@ export function callChecks(
     for (const host of hostsNamed(finalArgs)) walk.out.hosts.add(host);
   }
   if (program === "cd" || program === "pushd" || program === "popd") walk.changeDirectory(final.words);
+  // `alias x='rm -rf ~'` then `x`: dash expands aliases in scripts, so an alias's text is a command.
+  if (program === "alias")
+    for (const arg of finalArgs) if (arg.includes("=")) scope().innerDenies(arg.slice(arg.indexOf("=") + 1));
   for (const invocation of unwrapped.invocations) {
     const args = invocation.words.slice(1).map((word) => word.text);
     const persistence = persistenceFinding(invocation.program, args);
