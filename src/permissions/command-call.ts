@@ -1,6 +1,6 @@
 import { hostsNamed, needsNetwork } from "./command-network.js";
 import { interpreterChecks, readonlyChecks } from "./command-operands.js";
-import { commandValuedOptions } from "./command-options.js";
+import { commandValuedOptions, gitEnvironmentScripts } from "./command-options.js";
 import { globSecrets, sensitiveArgument } from "./command-paths.js";
 import { type Analysis, expandBraces, interpreters } from "./command-rules.js";
 import { processSubstitutionText, readScript } from "./command-stdin.js";
@@ -13,7 +13,7 @@ import { type CreatedLink, linksCreatedBy } from "./link-overlay.js";
 import { persistenceFinding } from "./persistence.js";
 import { projectScriptText } from "./project-scripts.js";
 import { type Command, stmtsInWord, type Word } from "./shell-ast.js";
-import type { EvaluatedWord } from "./shell-words.js";
+import { type EvaluatedWord, evaluateWord } from "./shell-words.js";
 import { hasNonAscii } from "./unicode.js";
 import { isShell, unwrap, variableScript } from "./wrappers.js";
 import type { WrittenFiles } from "./written-files.js";
@@ -136,6 +136,18 @@ export function callChecks(
   for (const line of walk.written.runBy(program, finalArgs, scope().context.cwd)) scope().innerDenies(line);
   const scripts = projectScriptText(program, finalArgs, scope().context.cwd);
   if (scripts !== null) for (const line of scripts.split("\n")) scope().innerDenies(line);
+  if (program === "git") {
+    // The variables this command sets, by assignment or through env/sudo (`env GIT_CONFIG_COUNT=1 … git`).
+    const environment = new Map<string, string>();
+    for (const assign of call.assigns)
+      if (assign.value) environment.set(assign.name, evaluateWord(assign.value, scope().context).text);
+    for (const word of unwrapped.invocations.slice(0, -1).flatMap((invocation) => invocation.words)) {
+      const equals = word.text.indexOf("=");
+      if (equals > 0 && !word.text.startsWith("-"))
+        environment.set(word.text.slice(0, equals), word.text.slice(equals + 1));
+    }
+    for (const script of gitEnvironmentScripts(environment, finalArgs)) scope().innerDenies(script);
+  }
   for (const invocation of unwrapped.invocations) {
     const valued = commandValuedOptions(
       invocation.program,
