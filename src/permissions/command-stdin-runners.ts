@@ -61,14 +61,15 @@ export function statementStdinJudge(stmt: Stmt, context: PermissionContext): Std
   if (stmt.command?.type !== "call" || stmt.command.args.length === 0) return null;
   const words = stmt.command.args.map((word) => evaluateWord(word, context));
   for (const invocation of unwrap(words).invocations) {
+    const args = invocation.words.slice(1).map((word) => word.text);
+    // Before the interpreter's own judge: with code given inline, its input is data the code runs.
+    if (runsInputAsShell(args.join(" "))) return "shell";
     const judge = stdinJudge(invocation.program);
     if (judge) return judge;
-    const args = invocation.words.slice(1).map((word) => word.text);
     // `source /dev/stdin <<< …`, `. /dev/fd/0`: the shell itself reads the script from its input.
     if ((invocation.program === "source" || invocation.program === ".") && stdinFile(args[0])) return "shell";
     if ((invocation.program === "make" || invocation.program === "gmake") && makeReadsStdin(args))
       return "makefile";
-    if (runsInputAsShell(args.join(" "))) return "shell";
   }
   return null;
 }
