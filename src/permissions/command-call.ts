@@ -69,9 +69,20 @@ export function callChecks(
   const unwrapped = unwrap(words);
   for (const finding of unwrapped.findings) scope().add(finding);
   for (const invocation of unwrapped.invocations) {
-    if (invocation.program !== "ln") continue;
     const args = invocation.words.slice(1).map((word) => word.text);
-    created.push(...linksCreatedBy(args, scope().context, scope().fsApi));
+    if (invocation.program === "ln") created.push(...linksCreatedBy(args, scope().context, scope().fsApi));
+    // `cp -rs ~ m` mirrors a tree as symlinks: for what later words reach, `m` is a link to `~`.
+    if (
+      invocation.program === "cp" &&
+      args.some((arg) => arg === "--symbolic-link" || /^-[a-zA-Z]*s/.test(arg))
+    )
+      created.push(
+        ...linksCreatedBy(
+          ["-s", ...args.filter((arg) => !arg.startsWith("-"))],
+          scope().context,
+          scope().fsApi,
+        ),
+      );
   }
   // `{rm,-rf,/}` is `rm -rf /` to bash: judge the brace-expanded words against the hardline too.
   if (words.some((word) => word.findings.some((finding) => finding.rule === "command.brace-expansion"))) {

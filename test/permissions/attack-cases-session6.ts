@@ -29,6 +29,9 @@ export const session6CommandAttacks: CommandAttack[] = [
     `awk 'BEGIN{system("rm -rf " ENVIRON["HOME"])}'`,
     `lua -e 'os.execute("rm -rf " .. os.getenv("HOME"))'`,
     `deno eval 'new Deno.Command("rm", {args: ["-rf", Deno.env.get("HOME")]}).outputSync()'`,
+    `python3 -c 'import os; os.system("rm -rf " + os.environ.get("HOME", ""))'`,
+    `python3 -c 'import os,pwd; os.system("rm -rf " + pwd.getpwuid(os.getuid()).pw_dir)'`,
+    `node -e 'require("child_process").execSync("rm -rf " + require("os").userInfo().homedir)'`,
   ]),
   // Class: removal calls the deletion list did not know (Deno, fs-extra, FileUtils.remove_*).
   ...deny("removal APIs of Deno, fs-extra and FileUtils", "hardline.rm-root", [
@@ -108,6 +111,12 @@ export const session6CommandAttacks: CommandAttack[] = [
   ]),
   ...deny("links inside folders made in the same command", "hardline.chmod-root", [
     "mkdir q; ln -s ~ q/h; chmod -R 000 q/h/",
+  ]),
+  // Class: `cp -s` makes symlinks too (a mirror of the tree): later words reach through them.
+  ...deny("cp -s mirrors as links", "path.sensitive", [
+    "cp -rs ~/ m && cat m/.aws/credentials",
+    "cp --symbolic-link -r %HOME% m; cat m/.aws/credentials",
+    "cp -rs ~/.config m2; cat m2/git/credentials",
   ]),
   // Class: programs that delete with an option or subcommand (archivers, rsync's sources, git clean).
   ...deny("deleting options", "hardline.rm-root", [
