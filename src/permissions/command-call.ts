@@ -1,3 +1,4 @@
+import { basename } from "node:path";
 import { hostsNamed, needsNetwork } from "./command-network.js";
 import { interpreterChecks, readonlyChecks } from "./command-operands.js";
 import { commandValuedOptions, gitEnvironmentScripts } from "./command-options.js";
@@ -15,7 +16,7 @@ import { projectScriptText } from "./project-scripts.js";
 import { type Command, stmtsInWord, type Word } from "./shell-ast.js";
 import { type EvaluatedWord, evaluateWord } from "./shell-words.js";
 import { hasNonAscii } from "./unicode.js";
-import { isShell, unwrap, variableScript } from "./wrappers.js";
+import { type Invocation, isShell, unwrap, variableScript } from "./wrappers.js";
 import type { WrittenFiles } from "./written-files.js";
 
 /** What judging one simple command needs from the walker that meets it. */
@@ -127,6 +128,7 @@ export function callChecks(
   }
   const final = unwrapped.invocations[unwrapped.invocations.length - 1];
   if (!final) return;
+  scriptFileChecks(final, walk, scope());
   const program = final.program;
   const finalArgs = final.words.slice(1).map((word) => word.text);
   if (needsNetwork(program, finalArgs)) {
@@ -186,4 +188,32 @@ export function callChecks(
   const finalScope = scope();
   interpreterChecks(final, finalScope);
   readonlyChecks(final, finalScope);
+}
+
+/**
+ * A script file run by its path (`./run.sh`) or given to an interpreter (`python3 x.py`, `node
+ * build.js`): its text, written earlier in this command or already on disk, meets the hardline like a
+ * shell's script file does. A file with a non-shell `#!` line is read as interpreter code.
+ */
+function scriptFileChecks(final: Invocation, walk: CallWalk, scope: WalkScope): void {
+  const argv0 = final.words[0];
+  const cwd = scope.context.cwd;
+  if (argv0?.exact && argv0.text.includes("/")) {
+    const text = walk.written.script(argv0.text, cwd);
+    if (text !== null) {
+      const shebang = /^#!\s*(\S+)(?:\s+(\S+))?/.exec(text);
+      const runner = shebang
+        ? basename((shebang[1] ?? "").endsWith("/env") ? (shebang[2] ?? "") : (shebang[1] ?? ""))
+        : "sh";
+      if (isShell(runner)) scope.innerDenies(text);
+      else scope.inlineCode(text);
+    }
+  }
+  if (stdinJudge(final.program) !== "code") return;
+  const args = final.words.slice(1);
+  if (args.some((word) => /^-[a-zA-Z]*[mce]$|^--eval$/.test(word.text))) return;
+  const file = args.find((word) => !word.text.startsWith("-"));
+  if (!file?.exact) return;
+  const text = walk.written.script(file.text, cwd);
+  if (text !== null) scope.inlineCode(text);
 }

@@ -245,6 +245,8 @@ class Walker {
         if (text !== null && judge && judge !== "builder") this.judgeInput(judge, text);
       }
       if (previous) this.xargsFeed(element, previous);
+      // `echo 'rm -rf ~' | tee run.sh`: what tee writes is what the previous command printed.
+      if (previous) this.written.record(element, this.context, producedText(previous, this.context));
       if (index > 0 && last !== null && (isShell(last) || interpreters.has(last))) {
         if ([...before].some((program) => downloaders.has(program))) {
           this.add({

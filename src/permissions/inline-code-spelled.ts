@@ -51,8 +51,8 @@ export function spelledOut(code: string, home: string): string {
         .map((word) => JSON.stringify(word))
         .join(", "),
     )
-    .replace(homeAnywhere, marker)
-    .replace(/#\{\uE000HOME\uE000\}|\$\{\uE000HOME\uE000\}/g, marker);
+    .replace(homeAnywhere, marker);
+  text = withHomeNames(text).replace(/#\{\uE000HOME\uE000\}|\$\{\uE000HOME\uE000\}/g, marker);
   const before = new RegExp(`${literal}${joiner}${marker}`, "g");
   const after = new RegExp(`${marker}${joiner}${literal}`, "g");
   for (let round = 0; round < 8 && text.includes(marker); round++) {
@@ -65,6 +65,34 @@ export function spelledOut(code: string, home: string): string {
   // Left over: inside a literal it is part of the text; on its own it is an argument (`system("rm", "-rf", Dir.home)`).
   return text.replace(new RegExp(`${literal}|${marker}`, "g"), (all: string) =>
     all === marker ? JSON.stringify(home) : all.replaceAll(marker, home),
+  );
+}
+
+/**
+ * `h = Dir.home` … `system("rm", "-rf", h)`, `my $h = $ENV{HOME}; system("rm -rf $h")`: names assigned
+ * the home folder stand for it wherever they are used, interpolated into strings (`"$h"`, `"#{h}"`,
+ * `` `${h}` ``, `f"{h}"`) too. Single-quoted text is left alone except in Python and JavaScript,
+ * which do not interpolate in any quotes (there a name inside quotes is just text, also left alone).
+ */
+function withHomeNames(text: string): string {
+  const names = new Set<string>();
+  const assignment = new RegExp(`(?:\\b|\\$)([A-Za-z_]\\w*)\\s*:?=\\s*${marker}\\s*(?=[;\\n)]|$)`, "g");
+  for (const match of text.matchAll(assignment)) names.add(match[1] as string);
+  if (names.size === 0) return text;
+  const alternatives = [...names].join("|");
+  const inside = new RegExp(
+    `#\\{(?:${alternatives})\\}|\\$\\{(?:${alternatives})\\}|\\$(?:${alternatives})\\b`,
+    "g",
+  );
+  const pythonField = new RegExp(`\\{(?:${alternatives})\\}`, "g");
+  return text.replace(
+    new RegExp(`${literal}|\\$?\\b(?:${alternatives})\\b`, "g"),
+    (all: string, quote: string | undefined, _body: string, offset: number) => {
+      if (quote === undefined) return marker;
+      if (quote === "'") return text[offset - 1] === "f" ? all.replace(pythonField, marker) : all;
+      const interpolated = all.replace(inside, marker);
+      return text[offset - 1] === "f" ? interpolated.replace(pythonField, marker) : interpolated;
+    },
   );
 }
 

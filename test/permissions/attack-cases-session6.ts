@@ -33,6 +33,29 @@ export const session6CommandAttacks: CommandAttack[] = [
     `python3 -c 'import os,pwd; os.system("rm -rf " + pwd.getpwuid(os.getuid()).pw_dir)'`,
     `node -e 'require("child_process").execSync("rm -rf " + require("os").userInfo().homedir)'`,
   ]),
+  // Class: a name assigned the home folder, used later in the code (argv, interpolation, f-strings).
+  ...deny("names holding the home folder in code", "hardline.rm-root", [
+    `ruby -e 'h = Dir.home; system("rm", "-rf", h)'`,
+    `perl -e 'my $h = $ENV{HOME}; system("rm -rf $h")'`,
+    `python3 -c 'import os; h = os.path.expanduser("~"); os.system(f"rm -rf {h}")'`,
+    'node -e \'const h = require("os").homedir(); require("child_process").execSync(`rm -rf ${h}`)\'',
+    `ruby <<'RUBY'\nh = Dir.home\nsystem("rm", "-rf", h)\nRUBY`,
+    `python3 - <<'PY'\nimport os\nhome = os.path.expanduser("~")\nos.system("rm -rf " + home)\nPY`,
+  ]),
+  // Class: a script file written or copied earlier in the command (or on disk), run by its path or
+  // given to an interpreter; only shells, make and package managers were followed.
+  ...deny("script files run by path or by an interpreter", "hardline.rm-root", [
+    "echo 'rm -rf ~' > run.sh && chmod +x run.sh && ./run.sh",
+    `cat > x.py <<'EOF'\nimport shutil, os\nshutil.rmtree(os.path.expanduser("~"))\nEOF\npython3 x.py`,
+    "tee x.sh <<< 'rm -rf ~' && sh x.sh",
+    "echo 'rm -rf ~' | tee x.sh; bash x.sh",
+    "cp cleanup.sh y.sh; sh y.sh",
+    "mv cleanup.sh y.sh && bash y.sh",
+    "./cleanup.sh",
+    "node wipe.js",
+    "python3 wipe.py",
+    "%PROJECT%/wipe.rb",
+  ]),
   // Class: removal calls the deletion list did not know (Deno, fs-extra, FileUtils.remove_*).
   ...deny("removal APIs of Deno, fs-extra and FileUtils", "hardline.rm-root", [
     `deno eval 'Deno.removeSync(Deno.env.get("HOME"), {recursive: true})'`,
@@ -198,4 +221,6 @@ export const session6CoveredAsks = [
   "npm test",
   "node script.js",
   "python3 -m pytest",
+  "python3 build.py",
+  "python3 missing.py",
 ];

@@ -21,6 +21,19 @@ beforeAll(() => {
   sandbox = createSandbox({ withHardLinkedSecret: false });
   mkdirSync(join(sandbox.project, ".vscode"), { recursive: true });
   writeFileSync(join(sandbox.project, ".vscode", "settings.json"), "{}\n");
+  // Scripts the model could have written with the file tool before running them.
+  writeFileSync(
+    join(sandbox.project, "wipe.js"),
+    'require("fs").rmSync(require("os").homedir(), { recursive: true });\n',
+  );
+  writeFileSync(
+    join(sandbox.project, "wipe.py"),
+    "import shutil, pathlib\nshutil.rmtree(pathlib.Path.home())\n",
+  );
+  writeFileSync(join(sandbox.project, "wipe.rb"), '#!/usr/bin/env ruby\nsystem("rm", "-rf", Dir.home)\n', {
+    mode: 0o755,
+  });
+  writeFileSync(join(sandbox.project, "build.py"), "import os\nprint(os.path.expanduser('~'))\n");
 });
 afterAll(() => sandbox.cleanup());
 
