@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell commands and code, where ${h} is JavaScript or bash syntax.
 import type { CommandAttack } from "./attack-cases.js";
 
 /**
