@@ -67,6 +67,23 @@ export function inlineCodeFindings(code: string, scope: InlineCodeScope): void {
   const usesHome = homeExpression.test(code);
   const usesMercuryHome = mercuryHomeExpression.test(code);
   const writes = writingCode.test(code);
+  // `File.join(Dir.home, ".aws", "credentials")`, `Path.home() / ".ssh" / "id_rsa"`: segments in a row.
+  if (usesHome) {
+    const segments = spelledLiterals.map((literal) =>
+      /^[\w.@+-][\w.@+/-]*$/.test(literal) ? literal : null,
+    );
+    for (let start = 0; start < segments.length; start++) {
+      let joined = scope.context.home;
+      for (const segment of segments.slice(start, start + 4)) {
+        if (segment === null) break;
+        joined = `${joined}/${segment.replace(/^\/+/, "")}`;
+        sensitiveArgument(scope, joined);
+      }
+    }
+  }
+  // Spelled out: `"$ENV{HOME}/.aws/credentials"` names the secret once the home folder is written in.
+  for (const literal of spelledLiterals)
+    if (!/\s/.test(literal) && literal.startsWith(scope.context.home)) sensitiveArgument(scope, literal);
   for (const literal of literals) {
     if (literal === "" || /\s/.test(literal) || !(literal.includes("/") || literal.startsWith("~"))) continue;
     sensitiveArgument(scope, literal);

@@ -170,6 +170,23 @@ export const session6CommandAttacks: CommandAttack[] = [
     "socat - UNIX-CONNECT:%HOME%/.cache/git/credential/socket",
     "nc -U ~/.1password/agent.sock",
   ]),
+  // Class: a secret path built in code from the home folder and separate segments, or interpolated.
+  ...deny("secret paths joined from pieces in code", "path.sensitive", [
+    `ruby -e 'puts File.read(File.join(Dir.home, ".aws", "credentials"))'`,
+    `python3 -c 'import pathlib; print((pathlib.Path.home() / ".aws" / "credentials").read_text())'`,
+    `perl -e 'open F, "<", "$ENV{HOME}/.aws/credentials"; print <F>'`,
+    `node -e 'const p = require("path"); console.log(require("fs").readFileSync(p.join(require("os").homedir(), ".ssh", "id_rsa"), "utf8"))'`,
+    `python3 -c 'import os; print(os.listdir(os.path.join(os.path.expanduser("~"), ".config", "gcloud")))'`,
+  ]),
+  // Class: credential printers the list did not know (NSS shadow, password manager CLIs).
+  ...deny("credential printers", "path.sensitive", [
+    "getent shadow",
+    "getent gshadow root",
+    "bw get password github",
+    "lpass show github",
+    "rbw get github",
+    "kwallet-query -r github kdewallet",
+  ]),
   // Class: editor settings that run programs when the folder is opened (outside the sandbox, later).
   ...ask("editor settings that run on open", "path.autorun", [
     "echo '{}' > .vscode/tasks.json",
