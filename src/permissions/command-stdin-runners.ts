@@ -70,8 +70,30 @@ export function statementStdinJudge(stmt: Stmt, context: PermissionContext): Std
     if ((invocation.program === "source" || invocation.program === ".") && stdinFile(args[0])) return "shell";
     if ((invocation.program === "make" || invocation.program === "gmake") && makeReadsStdin(args))
       return "makefile";
+    if (privilegedShellReadsStdin(invocation.program, args)) return "shell";
   }
   return null;
+}
+
+/**
+ * `sudo -s`, `sudo -i`, `doas -s` with no command, and `su` without `-c`: a root shell that reads
+ * its script from standard input (`sudo -s <<< 'rm -rf ~'`).
+ */
+function privilegedShellReadsStdin(program: string, args: string[]): boolean {
+  if (program === "su")
+    return !args.some((arg) => arg === "-c" || arg === "--command" || arg.startsWith("--command="));
+  if (program !== "sudo" && program !== "doas") return false;
+  const shell = args.some(
+    (arg) => /^-[A-Za-z]*[si][A-Za-z]*$/.test(arg) || arg === "--shell" || arg === "--login",
+  );
+  if (!shell) return false;
+  const valued = new Set(["-u", "-g", "-h", "-p", "-C", "-U", "-T", "-r", "-t", "-D", "--user", "--group"]);
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index] as string;
+    if (valued.has(arg)) index += 1;
+    else if (!arg.startsWith("-") && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(arg)) return false;
+  }
+  return true;
 }
 
 const stdinFile = (file: string | undefined) =>

@@ -102,6 +102,15 @@ export const session6CommandAttacks: CommandAttack[] = [
     "sh < <(echo 'rm -rf ~')",
     `python3 <(echo 'import shutil; shutil.rmtree("/")')`,
   ]),
+  // Class: a root shell reading its script from standard input (`sudo -s`, `sudo -i`, `su` without -c).
+  ...deny("privileged shells fed on stdin", "hardline.rm-root", [
+    "sudo -s <<< 'rm -rf ~'",
+    "sudo -i <<< 'rm -rf /'",
+    "echo 'rm -rf ~' | sudo -s",
+    "doas -s <<< 'rm -rf ~'",
+    "su <<< 'rm -rf ~'",
+    "echo 'rm -rf /' | su -",
+  ]),
   // Class: variables whose value runs, set through sudo, or read by bash itself (prompts, exported functions).
   ...deny("variables that run, through sudo and bash", "hardline.rm-root", [
     "sudo PAGER='rm -rf ~' git log",
