@@ -61,6 +61,7 @@ export function bubblewrapLaunch(input: BubblewrapInput): Launch {
   args.push("--bind", workspace, workspace);
   for (const extra of policy.extraWritable ?? [])
     args.push("--bind", realOrResolved(extra), realOrResolved(extra));
+  args.push(...readOnlyHooks(workspace));
   if (!isInside(cwd, workspace) && cwd !== workspace && existsSync(cwd)) args.push("--ro-bind", cwd, cwd);
   for (const mask of input.masks) {
     if (isInside(mask.path, mercuryHome)) continue; // already hidden with all of Mercury's home
@@ -82,6 +83,20 @@ export function bubblewrapLaunch(input: BubblewrapInput): Launch {
   // The limits are set by the shell before it runs the command (an exec of prlimit cost ~15 ms more).
   args.push("--", "/bin/sh", "-c", limitPrologue(policy.limits), "sh", ...input.argv);
   return { file: input.bwrap, args };
+}
+
+/**
+ * The workspace repository's hooks folder, read-only: a hook runs later, outside the sandbox, when
+ * the user commits. A missing one gets an empty read-only folder (what `git init` would make), so the
+ * command cannot create it either. Commits, branches and objects stay writable.
+ */
+function readOnlyHooks(workspace: string): string[] {
+  const gitFolder = join(workspace, ".git");
+  if (!isDirectory(gitFolder)) return [];
+  const hooks = join(gitFolder, "hooks");
+  if (isDirectory(hooks)) return ["--ro-bind", hooks, hooks];
+  if (existsSync(hooks)) return [];
+  return ["--tmpfs", hooks, "--remount-ro", hooks];
 }
 
 function hideMercuryHome(mercuryHome: string, hideSkills: boolean): string[] {

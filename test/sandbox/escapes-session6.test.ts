@@ -177,6 +177,25 @@ describe("sockets, the network and host processes", () => {
   });
 });
 
+describe("the workspace repository's hooks", () => {
+  it("cannot be written from inside, while commits still work", async () => {
+    const init = await run("git init -q . && ls .git/hooks | head -1; echo inited");
+    expect(init).toContain("inited");
+    const output = await run(
+      "printf '#!/bin/sh\\nid\\n' > .git/hooks/pre-commit 2>&1; python3 -c \"open('.git/hooks/post-checkout','w').write('id')\" 2>&1; " +
+        "git -c user.email=a@b.c -c user.name=t commit -q --allow-empty -m probe 2>&1; git log --oneline | wc -l",
+    );
+    expect(output).toMatch(/Read-only file system/);
+    expect(output).toMatch(/^1$/m);
+    await expect(readFile(join(user.workspace, ".git", "hooks", "pre-commit"), "utf8")).rejects.toThrow(
+      /ENOENT/,
+    );
+    await expect(readFile(join(user.workspace, ".git", "hooks", "post-checkout"), "utf8")).rejects.toThrow(
+      /ENOENT/,
+    );
+  });
+});
+
 describe("memory-backed folders have a size", () => {
   it("runs on a bubblewrap that sizes a tmpfs (CI's Debian bwrap does)", () => {
     const tools = linuxSandboxTools();
