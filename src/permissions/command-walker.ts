@@ -102,7 +102,7 @@ class Walker {
       ...this.scope(),
       depth: this.depth,
       innerDenies: (script) => this.innerDenies(script),
-      inlineCode: (code) => this.inlineCode(code),
+      inlineCode: (code, keep) => this.inlineCode(code, keep),
       analyze: (source, out) => {
         analyzeSource(source, this.context, this.fsApi, out, this.depth + 1);
       },
@@ -153,10 +153,13 @@ class Walker {
   }
 
   /** Code for an interpreter: its literal shell commands, secret paths and deletions of home meet the hardline. */
-  private inlineCode(code: string): void {
+  private inlineCode(code: string, keep: (finding: Finding) => boolean = () => true): void {
     if (this.depth > 3) return;
     inlineCodeFindings(code, {
       ...this.scope(),
+      add: (finding) => {
+        if (keep(finding)) this.add(finding);
+      },
       analyzeShell: (script) => {
         const inner: Analysis = { findings: [] };
         analyzeSource(script, this.context, this.fsApi, inner, this.depth + 1);
