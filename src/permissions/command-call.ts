@@ -50,6 +50,7 @@ export function callChecks(
       // `GIT_SSH_COMMAND='rm -rf ~' git fetch`: variables whose value a program runs as a command.
       const script = value.exact ? variableScript(assign.name, value.text) : null;
       if (script !== null) scope().innerDenies(script);
+      if (value.exact) startupFileChecks(assign.name, value.text, walk, scope());
     }
     scope().add({
       decision: "ask",
@@ -229,4 +230,21 @@ function hardlineOnly(finding: Finding): boolean {
     finding.decision === "deny" &&
     (finding.rule === "hardline.rm-root" || finding.rule === "hardline.chmod-root")
   );
+}
+
+/**
+ * A startup file named by a variable and written earlier in this command (`echo … > e.sh;
+ * BASH_ENV=e.sh bash -c true`), and the modules `NODE_OPTIONS` preloads (`--require ./x.js`).
+ */
+function startupFileChecks(name: string, value: string, walk: CallWalk, scope: WalkScope): void {
+  const cwd = scope.context.cwd;
+  if (name === "BASH_ENV" || name === "ENV") scope.innerDenies(walk.written.text(value, cwd) ?? null);
+  if (name !== "NODE_OPTIONS") return;
+  const words = value.split(/\s+/);
+  words.forEach((word, index) => {
+    const inline = /^--(?:require|import)=(.+)$/.exec(word)?.[1];
+    const file = inline ?? (/^(?:-r|--require|--import)$/.test(word) ? words[index + 1] : undefined);
+    const text = file ? walk.written.script(file, cwd) : null;
+    if (text !== null) scope.inlineCode(text, hardlineOnly);
+  });
 }

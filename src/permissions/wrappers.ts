@@ -365,7 +365,13 @@ export function shellOfValue(text: string): string {
 export function variableScript(name: string, value: string): string | null {
   if (commandVariables.test(name)) return shellOfValue(value);
   if (/^PS[0-4]$/.test(name)) return `: ${value}`;
+  // Startup files a shell reads before its script: non-interactive bash (BASH_ENV), interactive sh (ENV).
+  if (name === "BASH_ENV" || name === "ENV") return `bash ${shellQuote(value)}`;
   const exported = /^BASH_FUNC_(.+)%%$/.exec(name);
   if (exported) return `${exported[1]}${value}`;
   return null;
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`;
 }

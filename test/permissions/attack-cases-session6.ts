@@ -121,6 +121,17 @@ export const session6CommandAttacks: CommandAttack[] = [
     "PS4='$(rm -rf ~)' bash -xc true",
     "export PS1='$(rm -rf /)'",
   ]),
+  // Class: startup files a shell or node loads before the command, named by a variable.
+  ...deny("startup files named by variables", "hardline.rm-root", [
+    "BASH_ENV=cleanup.sh bash -c true",
+    "env BASH_ENV=cleanup.sh bash -c ls",
+    "echo 'rm -rf ~' > e.sh; BASH_ENV=e.sh bash -c true",
+    "ENV=cleanup.sh sh -i",
+    "sudo BASH_ENV=cleanup.sh bash -c true",
+    "export BASH_ENV=cleanup.sh; bash -c true",
+    "NODE_OPTIONS='--require ./wipe.js' node -e 1",
+    "NODE_OPTIONS=--require=./wipe.js npm test",
+  ]),
   // Class: git settings given through the environment instead of `-c`.
   ...deny("git settings from the environment", "hardline.rm-root", [
     "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm -rf ~' git log",
