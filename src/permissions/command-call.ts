@@ -1,9 +1,11 @@
+import { basename } from "node:path";
 import { hostsNamed, needsNetwork } from "./command-network.js";
 import { interpreterChecks, readonlyChecks } from "./command-operands.js";
-import { commandValuedOptions } from "./command-options.js";
+import { commandValuedOptions, gitEnvironmentScripts } from "./command-options.js";
 import { globSecrets, sensitiveArgument } from "./command-paths.js";
 import { type Analysis, expandBraces, interpreters } from "./command-rules.js";
-import { readScript } from "./command-stdin.js";
+import { processSubstitutionText, readScript } from "./command-stdin.js";
+import { stdinJudge } from "./command-stdin-runners.js";
 import { programsIn } from "./command-structure.js";
 import type { WalkScope } from "./command-walk-scope.js";
 import { configWriteFindings } from "./config-writers.js";
@@ -12,9 +14,9 @@ import { type CreatedLink, linksCreatedBy } from "./link-overlay.js";
 import { persistenceFinding } from "./persistence.js";
 import { projectScriptText } from "./project-scripts.js";
 import { type Command, stmtsInWord, type Word } from "./shell-ast.js";
-import type { EvaluatedWord } from "./shell-words.js";
+import { type EvaluatedWord, evaluateWord, type Finding } from "./shell-words.js";
 import { hasNonAscii } from "./unicode.js";
-import { commandVariables, isShell, shellOfValue, unwrap } from "./wrappers.js";
+import { type Invocation, isShell, unwrap, variableScript } from "./wrappers.js";
 import type { WrittenFiles } from "./written-files.js";
 
 /** What judging one simple command needs from the walker that meets it. */
@@ -46,7 +48,9 @@ export function callChecks(
     if (assign.value) {
       const value = walk.evaluate(assign.value);
       // `GIT_SSH_COMMAND='rm -rf ~' git fetch`: variables whose value a program runs as a command.
-      if (commandVariables.test(assign.name) && value.exact) scope().innerDenies(shellOfValue(value.text));
+      const script = value.exact ? variableScript(assign.name, value.text) : null;
+      if (script !== null) scope().innerDenies(script);
+      if (value.exact) startupFileChecks(assign.name, value.text, walk, scope());
     }
     scope().add({
       decision: "ask",
@@ -67,9 +71,20 @@ export function callChecks(
   const unwrapped = unwrap(words);
   for (const finding of unwrapped.findings) scope().add(finding);
   for (const invocation of unwrapped.invocations) {
-    if (invocation.program !== "ln") continue;
     const args = invocation.words.slice(1).map((word) => word.text);
-    created.push(...linksCreatedBy(args, scope().context, scope().fsApi));
+    if (invocation.program === "ln") created.push(...linksCreatedBy(args, scope().context, scope().fsApi));
+    // `cp -rs ~ m` mirrors a tree as symlinks: for what later words reach, `m` is a link to `~`.
+    if (
+      invocation.program === "cp" &&
+      args.some((arg) => arg === "--symbolic-link" || /^-[a-zA-Z]*s/.test(arg))
+    )
+      created.push(
+        ...linksCreatedBy(
+          ["-s", ...args.filter((arg) => !arg.startsWith("-"))],
+          scope().context,
+          scope().fsApi,
+        ),
+      );
   }
   // `{rm,-rf,/}` is `rm -rf /` to bash: judge the brace-expanded words against the hardline too.
   if (words.some((word) => word.findings.some((finding) => finding.rule === "command.brace-expansion"))) {
@@ -90,6 +105,17 @@ export function callChecks(
     if (hard) scope().add(hard);
   }
   for (const script of unwrapped.innerScripts) scope().analyze(script, walk.out);
+  // `bash <(echo 'rm -rf ~')`, `source <(curl …)`, `python3 <(printf …)`: a substituted script file.
+  const reader = unwrapped.invocations[unwrapped.invocations.length - 1]?.program ?? "";
+  const runsFile = isShell(reader) || reader === "source" || reader === ".";
+  if (runsFile || stdinJudge(reader) === "code") {
+    for (const arg of call.args) {
+      const text = processSubstitutionText(arg, scope().context);
+      if (text === null) continue;
+      if (runsFile) scope().innerDenies(text);
+      else scope().inlineCode(text);
+    }
+  }
   const runner = unwrapped.invocations[unwrapped.invocations.length - 1];
   if (runner && isShell(runner.program) && unwrapped.innerScripts.length === 0) {
     const scriptFile = runner.words
@@ -103,6 +129,7 @@ export function callChecks(
   }
   const final = unwrapped.invocations[unwrapped.invocations.length - 1];
   if (!final) return;
+  scriptFileChecks(final, walk, scope());
   const program = final.program;
   const finalArgs = final.words.slice(1).map((word) => word.text);
   if (needsNetwork(program, finalArgs)) {
@@ -111,6 +138,9 @@ export function callChecks(
     for (const host of hostsNamed(finalArgs)) walk.out.hosts.add(host);
   }
   if (program === "cd" || program === "pushd" || program === "popd") walk.changeDirectory(final.words);
+  // `alias x='rm -rf ~'` then `x`: dash expands aliases in scripts, so an alias's text is a command.
+  if (program === "alias")
+    for (const arg of finalArgs) if (arg.includes("=")) scope().innerDenies(arg.slice(arg.indexOf("=") + 1));
   for (const invocation of unwrapped.invocations) {
     const args = invocation.words.slice(1).map((word) => word.text);
     const persistence = persistenceFinding(invocation.program, args);
@@ -120,6 +150,18 @@ export function callChecks(
   for (const line of walk.written.runBy(program, finalArgs, scope().context.cwd)) scope().innerDenies(line);
   const scripts = projectScriptText(program, finalArgs, scope().context.cwd);
   if (scripts !== null) for (const line of scripts.split("\n")) scope().innerDenies(line);
+  if (program === "git") {
+    // The variables this command sets, by assignment or through env/sudo (`env GIT_CONFIG_COUNT=1 … git`).
+    const environment = new Map<string, string>();
+    for (const assign of call.assigns)
+      if (assign.value) environment.set(assign.name, evaluateWord(assign.value, scope().context).text);
+    for (const word of unwrapped.invocations.slice(0, -1).flatMap((invocation) => invocation.words)) {
+      const equals = word.text.indexOf("=");
+      if (equals > 0 && !word.text.startsWith("-"))
+        environment.set(word.text.slice(0, equals), word.text.slice(equals + 1));
+    }
+    for (const script of gitEnvironmentScripts(environment, finalArgs)) scope().innerDenies(script);
+  }
   for (const invocation of unwrapped.invocations) {
     const valued = commandValuedOptions(
       invocation.program,
@@ -147,4 +189,62 @@ export function callChecks(
   const finalScope = scope();
   interpreterChecks(final, finalScope);
   readonlyChecks(final, finalScope);
+}
+
+/**
+ * A script file run by its path (`./run.sh`) or given to an interpreter (`python3 x.py`, `node
+ * build.js`): its text, written earlier in this command or already on disk, meets the hardline like a
+ * shell's script file does. A file with a non-shell `#!` line is read as interpreter code.
+ */
+function scriptFileChecks(final: Invocation, walk: CallWalk, scope: WalkScope): void {
+  const argv0 = final.words[0];
+  const cwd = scope.context.cwd;
+  if (argv0?.exact && argv0.text.includes("/")) {
+    const text = walk.written.script(argv0.text, cwd);
+    if (text !== null) {
+      const shebang = /^#!\s*(\S+)(?:\s+(\S+))?/.exec(text);
+      const runner = shebang
+        ? basename((shebang[1] ?? "").endsWith("/env") ? (shebang[2] ?? "") : (shebang[1] ?? ""))
+        : "sh";
+      if (isShell(runner)) scope.innerDenies(text);
+      else scope.inlineCode(text, hardlineOnly);
+    }
+  }
+  if (stdinJudge(final.program) !== "code") return;
+  const args = final.words.slice(1);
+  if (args.some((word) => /^-[a-zA-Z]*[mce]$|^--eval$/.test(word.text))) return;
+  const file = args.find((word) => !word.text.startsWith("-"));
+  if (!file?.exact) return;
+  const text = walk.written.script(file.text, cwd);
+  if (text !== null) scope.inlineCode(text, hardlineOnly);
+}
+
+/**
+ * A whole program file is judged for deletions of `/`, the home folder or system folders only: the
+ * heuristics meant for one-line code misread real files (a message "shutdown in progress" read as a
+ * command, a write plus a mention of MERCURY_HOME, a secret's name in a string). Measured on 1,900
+ * files of node_modules and Python's standard library: no denial with this rule, 18 with every hardline.
+ */
+function hardlineOnly(finding: Finding): boolean {
+  return (
+    finding.decision === "deny" &&
+    (finding.rule === "hardline.rm-root" || finding.rule === "hardline.chmod-root")
+  );
+}
+
+/**
+ * A startup file named by a variable and written earlier in this command (`echo … > e.sh;
+ * BASH_ENV=e.sh bash -c true`), and the modules `NODE_OPTIONS` preloads (`--require ./x.js`).
+ */
+function startupFileChecks(name: string, value: string, walk: CallWalk, scope: WalkScope): void {
+  const cwd = scope.context.cwd;
+  if (name === "BASH_ENV" || name === "ENV") scope.innerDenies(walk.written.text(value, cwd) ?? null);
+  if (name !== "NODE_OPTIONS") return;
+  const words = value.split(/\s+/);
+  words.forEach((word, index) => {
+    const inline = /^--(?:require|import)=(.+)$/.exec(word)?.[1];
+    const file = inline ?? (/^(?:-r|--require|--import)$/.test(word) ? words[index + 1] : undefined);
+    const text = file ? walk.written.script(file, cwd) : null;
+    if (text !== null) scope.inlineCode(text, hardlineOnly);
+  });
 }

@@ -158,3 +158,29 @@ function pushVimShell(command: string, out: CommandValues): void {
   if (bang?.[1]) out.scripts.push(bang[1]);
   else if (/system\s*\(|!/.test(command)) out.code.push(command);
 }
+
+/**
+ * Settings git takes from its environment rather than its command line: `GIT_CONFIG_COUNT=1
+ * GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm -rf ~' git log`, and `--config-env=KEY=VAR`
+ * naming a variable the same command sets. The values of program-running keys, as shell.
+ */
+export function gitEnvironmentScripts(environment: ReadonlyMap<string, string>, args: string[]): string[] {
+  const settings: string[] = [];
+  const count = Number(environment.get("GIT_CONFIG_COUNT") ?? "0");
+  for (let index = 0; index < Math.min(count, 64); index++) {
+    const key = environment.get(`GIT_CONFIG_KEY_${index}`);
+    const value = environment.get(`GIT_CONFIG_VALUE_${index}`);
+    if (key !== undefined && value !== undefined) settings.push(`${key}=${value}`);
+  }
+  for (let index = 0; index < args.length; index++) {
+    const found = valueAt(args, index, ["--config-env"]);
+    const equals = found?.value.lastIndexOf("=") ?? -1;
+    if (!found || equals <= 0) continue;
+    const value = environment.get(found.value.slice(equals + 1));
+    if (value !== undefined) settings.push(`${found.value.slice(0, equals)}=${value}`);
+  }
+  return commandValuedOptions(
+    "git",
+    settings.flatMap((setting) => ["-c", setting]),
+  ).scripts;
+}

@@ -51,6 +51,7 @@ export const standardBinDirs = new Set([
 export const askPriority = [
   "network.exfiltration",
   "path.git-internals",
+  "path.autorun",
   "command.persistence",
   "command.parse-error",
   "command.control-chars",

@@ -1,7 +1,7 @@
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { PermissionContext } from "./context.js";
-import type { Stmt } from "./shell-ast.js";
+import type { Stmt, Word } from "./shell-ast.js";
 import { type EvaluatedWord, evaluateWord } from "./shell-words.js";
 import { unwrap } from "./wrappers.js";
 
@@ -41,6 +41,14 @@ export function producedText(stmt: Stmt, context: PermissionContext): string | n
     if (files.length > 0) return files.map((file) => readScript(file, context.cwd) ?? "").join("\n");
   }
   return null;
+}
+
+/** `<(echo 'rm -rf ~')`: the text the substituted command prints, when the word is only that. */
+export function processSubstitutionText(word: Word, context: PermissionContext): string | null {
+  const part = word.parts.length === 1 ? word.parts[0] : undefined;
+  if (part?.type !== "procsubst") return null;
+  const last = part.stmts[part.stmts.length - 1];
+  return last ? producedText(last, context) : null;
 }
 
 /** The words a command prints, as xargs would split them (null-separated or whitespace). */

@@ -3,7 +3,13 @@ import { feedBuilder, inputWords } from "./command-feeds.js";
 import { type PathScope, pathFinding, sensitiveArgument, sensitiveTarget } from "./command-paths.js";
 import { type Analysis, hasControlCharacters, interpreters } from "./command-rules.js";
 import { producedText, producedWords, shellReadsStdin } from "./command-stdin.js";
-import { crontabCommands, escapedCommands, stdinJudge, stdinText } from "./command-stdin-runners.js";
+import {
+  crontabCommands,
+  escapedCommands,
+  type StdinJudge,
+  statementStdinJudge,
+  stdinText,
+} from "./command-stdin-runners.js";
 import { finalProgram, flattenPipeline, programsIn } from "./command-structure.js";
 import type { WalkScope } from "./command-walk-scope.js";
 import type { PermissionContext } from "./context.js";
@@ -11,9 +17,10 @@ import { downloaders, protectedWriteTarget } from "./hardline.js";
 import { inlineCodeFindings } from "./inline-code.js";
 import { type CreatedLink, withLinks } from "./link-overlay.js";
 import { type PathFs, resolveReal } from "./paths.js";
+import { makefileRecipes } from "./project-scripts.js";
 import { type Command, parseShell, type Redirect, type Stmt, stmtsInWord } from "./shell-ast.js";
 import { type EvaluatedWord, evaluateWord, type Finding } from "./shell-words.js";
-import { commandVariables, isShell, shellOfValue, unwrap } from "./wrappers.js";
+import { isShell, variableScript } from "./wrappers.js";
 import { WrittenFiles } from "./written-files.js";
 
 /** Walks the parsed command and records a finding for everything that stops it from being allowed. */
@@ -95,7 +102,7 @@ class Walker {
       ...this.scope(),
       depth: this.depth,
       innerDenies: (script) => this.innerDenies(script),
-      inlineCode: (code) => this.inlineCode(code),
+      inlineCode: (code, keep) => this.inlineCode(code, keep),
       analyze: (source, out) => {
         analyzeSource(source, this.context, this.fsApi, out, this.depth + 1);
       },
@@ -127,26 +134,32 @@ class Walker {
    */
   private scriptOnStdin(stmt: Stmt): void {
     if (stmt.command?.type !== "call" || stmt.command.args.length === 0) return;
-    const words = stmt.command.args.map((word) => evaluateWord(word, this.context));
     // The outermost program that reads its input: xargs in `xargs rm -rf <<< ~`, bash in `sudo bash <<EOF`.
-    const judge = unwrap(words)
-      .invocations.map((invocation) => stdinJudge(invocation.program))
-      .find((found) => found !== null);
+    const judge = statementStdinJudge(stmt, this.context);
     if (!judge) return;
     const text = stdinText(stmt, this.context);
     if (text === null) return;
+    if (judge === "builder") this.xargsWords(stmt, text);
+    else this.judgeInput(judge, text);
+  }
+
+  /** Text a program reads on its input and runs, judged the way that program runs it. */
+  private judgeInput(judge: Exclude<StdinJudge, "builder">, text: string): void {
     if (judge === "code") this.inlineCode(text);
     else if (judge === "crontab") this.innerDenies(crontabCommands(text));
-    else if (judge === "builder") this.xargsWords(stmt, text);
     else if (judge === "escapes") this.innerDenies(escapedCommands(text));
+    else if (judge === "makefile") this.innerDenies(makefileRecipes(text));
     else this.innerDenies(text);
   }
 
   /** Code for an interpreter: its literal shell commands, secret paths and deletions of home meet the hardline. */
-  private inlineCode(code: string): void {
+  private inlineCode(code: string, keep: (finding: Finding) => boolean = () => true): void {
     if (this.depth > 3) return;
     inlineCodeFindings(code, {
       ...this.scope(),
+      add: (finding) => {
+        if (keep(finding)) this.add(finding);
+      },
       analyzeShell: (script) => {
         const inner: Analysis = { findings: [] };
         analyzeSource(script, this.context, this.fsApi, inner, this.depth + 1);
@@ -208,7 +221,7 @@ class Walker {
         // `export GIT_SSH_COMMAND='rm -rf ~'`: a command-valued variable set for what follows.
         for (const assign of command.assigns ?? []) {
           const value = assign.value ? evaluateWord(assign.value, this.context) : null;
-          if (value?.exact && commandVariables.test(assign.name)) this.innerDenies(shellOfValue(value.text));
+          if (value?.exact) this.innerDenies(variableScript(assign.name, value.text));
         }
         // `[[ -f ~/.ssh/id_rsa ]]`, `for f in ~/.aws/credentials`: a word naming a secret is refused here too.
         for (const word of command.words) {
@@ -228,16 +241,15 @@ class Walker {
       const last = finalProgram(element, this.context);
       const previous = index > 0 ? elements[index - 1] : undefined;
       if (previous && last !== null) {
-        const judge = stdinJudge(last);
+        const judge = statementStdinJudge(element, this.context);
         const fed =
           judge && judge !== "builder" && (!isShell(last) || shellReadsStdin(element, this.context));
         const text = fed ? producedText(previous, this.context) : null;
-        if (text !== null && judge === "code") this.inlineCode(text);
-        else if (text !== null && judge === "crontab") this.innerDenies(crontabCommands(text));
-        else if (text !== null && judge === "escapes") this.innerDenies(escapedCommands(text));
-        else if (text !== null) this.innerDenies(text);
+        if (text !== null && judge && judge !== "builder") this.judgeInput(judge, text);
       }
       if (previous) this.xargsFeed(element, previous);
+      // `echo 'rm -rf ~' | tee run.sh`: what tee writes is what the previous command printed.
+      if (previous) this.written.record(element, this.context, producedText(previous, this.context));
       if (index > 0 && last !== null && (isShell(last) || interpreters.has(last))) {
         if ([...before].some((program) => downloaders.has(program))) {
           this.add({

@@ -21,6 +21,7 @@ const personOnlyFindings = new Set([
   "path.outside-roots",
   "path.env-file",
   "path.git-internals",
+  "path.autorun",
   "command.persistence",
   "command.recursive-sensitive",
   "path.unicode",

@@ -19,6 +19,7 @@ const personOnlyRules = new Set([
   "path.outside-roots",
   "path.env-file",
   "path.git-internals",
+  "path.autorun",
   "command.persistence",
   "command.recursive-sensitive",
   "path.unicode",

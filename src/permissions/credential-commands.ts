@@ -53,6 +53,15 @@ const printers: Record<string, Matcher> = {
   fly: starts("auth", "token"),
   flyctl: starts("auth", "token"),
   gpg: (_operands, args) => args.some((arg) => /^--export-secret-(sub)?keys$/.test(arg)),
+  // /etc/shadow by the name service instead of the path.
+  getent: (operands) => /^g?shadow$/.test(operands[0] ?? ""),
+  // Desktop keyrings over D-Bus and KDE's wallet, and Docker Desktop's `docker-credential-*` are above.
+  kwallet_query: (_operands, args) => args.some((arg) => arg === "-r" || arg === "--read-password"),
+  "kwallet-query": (_operands, args) => args.some((arg) => arg === "-r" || arg === "--read-password"),
+  lpass: any(starts("show"), starts("export")),
+  bw: any(starts("get"), starts("export"), starts("list", "items")),
+  rbw: any(starts("get"), starts("list")),
+  "keepassxc-cli": any(starts("show"), starts("export"), starts("clip")),
 };
 
 export function credentialPrinter(program: string, args: string[]): Finding | null {

@@ -1,4 +1,5 @@
 import type { PermissionContext } from "./context.js";
+import { deletedByOption } from "./hardline-deleting-options.js";
 import { diskFinding, powerFinding, processMemoryFinding } from "./hardline-programs.js";
 import { outputTargets, protectedWriteTarget, wipesCritical } from "./hardline-targets.js";
 import { ownEntry } from "./own-key.js";
@@ -227,6 +228,11 @@ export function hardlineCheck(
     )
   ) {
     const found = critical(operandWords.slice(-1), "rsync --delete into");
+    if (found) return found;
+  }
+  const deletedAlong = deletedByOption(program, args, operandWords);
+  if (deletedAlong.length > 0) {
+    const found = critical(deletedAlong, `${program} deletes`);
     if (found) return found;
   }
   if (recursiveChangers.has(program)) {

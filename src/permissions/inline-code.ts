@@ -1,6 +1,7 @@
 import { type PathScope, pathFinding, sensitiveArgument } from "./command-paths.js";
 import { isWithin } from "./context.js";
 import { hardlineCheck } from "./hardline.js";
+import { bareCommands, spelledOut } from "./inline-code-spelled.js";
 import type { Finding } from "./shell-words.js";
 import { isHardDenial } from "./speculation.js";
 
@@ -26,8 +27,9 @@ const mercuryHomeExpression = /MERCURY_HOME/;
 const writingCode =
   /open\([^)]*,\s*["'`][wax+]|write_text|write_bytes|writeFile|appendFile|createWriteStream|copyFile|rename|unlink|rmSync|rmtree|shutil\.(copy|move)|File\.write|IO\.write|FileUtils|>\s*\$|open\s*\(\s*\w+\s*,\s*["']>/;
 
+// `(?<=\.)remove`: Deno.remove(Sync), fs-extra's remove(Sync); emptyDir empties a folder like `rm -rf DIR/*`.
 const deletionCall =
-  /\b(?:rmtree|rm_rf|rm_r|remove_tree|rmSync|rmdirSync|rimraf(?:\.sync)?|removedirs|RemoveAll|deleteRecursively|remove_dir_all|Remove-Item|fs\.rm|fs\.promises\.rm|fsp\.rm|rmdir)\s*\(/g;
+  /\b(?:rmtree|rm_rf|rm_r|remove_tree|rmSync|rmdirSync|rimraf(?:\.sync)?|removedirs|RemoveAll|deleteRecursively|remove_dir_all|remove_dir|remove_entry(?:_secure)?|Remove-Item|fs\.rm|fs\.promises\.rm|fsp\.rm|rmdir|(?<=\.)remove(?:Sync)?|emptyDir(?:Sync)?)\s*\(/g;
 
 export interface InlineCodeScope extends PathScope {
   /** Judges shell text found in the code; only its hardline and secret denials are kept. */
@@ -36,7 +38,12 @@ export interface InlineCodeScope extends PathScope {
 
 export function inlineCodeFindings(code: string, scope: InlineCodeScope): void {
   const literals = [...code.matchAll(stringLiteral)].map((match) => unescapeLiteral(match[2] as string));
-  for (const literal of literals) {
+  // The same code with the home folder written in where it is computed, and bare commands (Tcl's `exec`).
+  const spelled = spelledOut(code, scope.context.home);
+  const spelledLiterals = [...spelled.matchAll(stringLiteral)].map((match) =>
+    unescapeLiteral(match[2] as string),
+  );
+  for (const literal of [...spelledLiterals, ...bareCommands(spelled)]) {
     if (!/\s/.test(literal.trim())) continue;
     const denial = scope.analyzeShell(literal).find(isHardDenial);
     if (denial) {
@@ -45,10 +52,10 @@ export function inlineCodeFindings(code: string, scope: InlineCodeScope): void {
     }
   }
   // `subprocess.run(["rm", "-rf", "/"])`, `execFileSync("rm", ["-rf", "~"])`: an argv spelled as strings.
-  for (let index = 0; index + 1 < literals.length; index++) {
-    const program = literals[index] as string;
+  for (let index = 0; index + 1 < spelledLiterals.length; index++) {
+    const program = spelledLiterals[index] as string;
     if (!/^[a-z][\w.+-]*$/.test(program)) continue;
-    const words = literals
+    const words = spelledLiterals
       .slice(index, index + 8)
       .map((text) => ({ text, exact: true, glob: false, findings: [] }));
     const hard = hardlineCheck({ words, program, via: [] }, scope.context, scope.fsApi);
@@ -60,6 +67,23 @@ export function inlineCodeFindings(code: string, scope: InlineCodeScope): void {
   const usesHome = homeExpression.test(code);
   const usesMercuryHome = mercuryHomeExpression.test(code);
   const writes = writingCode.test(code);
+  // `File.join(Dir.home, ".aws", "credentials")`, `Path.home() / ".ssh" / "id_rsa"`: segments in a row.
+  if (usesHome) {
+    const segments = spelledLiterals.map((literal) =>
+      /^[\w.@+-][\w.@+/-]*$/.test(literal) ? literal : null,
+    );
+    for (let start = 0; start < segments.length; start++) {
+      let joined = scope.context.home;
+      for (const segment of segments.slice(start, start + 4)) {
+        if (segment === null) break;
+        joined = `${joined}/${segment.replace(/^\/+/, "")}`;
+        sensitiveArgument(scope, joined);
+      }
+    }
+  }
+  // Spelled out: `"$ENV{HOME}/.aws/credentials"` names the secret once the home folder is written in.
+  for (const literal of spelledLiterals)
+    if (!/\s/.test(literal) && literal.startsWith(scope.context.home)) sensitiveArgument(scope, literal);
   for (const literal of literals) {
     if (literal === "" || /\s/.test(literal) || !(literal.includes("/") || literal.startsWith("~"))) continue;
     sensitiveArgument(scope, literal);

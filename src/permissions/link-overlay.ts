@@ -1,6 +1,6 @@
 import type * as fs from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
-import type { PermissionContext } from "./context.js";
+import { isMissing, type PermissionContext } from "./context.js";
 import { type PathFs, resolveReal } from "./paths.js";
 
 /**
@@ -28,11 +28,29 @@ const symlinkStats = {
   nlink: 1,
 } as unknown as fs.Stats;
 
+const directoryStats = { ...symlinkStats, isSymbolicLink: () => false, isDirectory: () => true } as fs.Stats;
+
 export function withLinks(base: PathFs, links: readonly CreatedLink[]): PathFs {
   if (links.length === 0) return base;
   const table = new Map(links.map((link) => [link.path, link.target]));
+  // `mkdir -p a/b && ln -s ~ a/b/h && rm -rf a/b/h/`: the folders a link is made in exist by then too.
+  const folders = new Set<string>();
+  for (const link of links)
+    for (let folder = dirname(link.path); folder !== dirname(folder); folder = dirname(folder))
+      folders.add(folder);
+  const lstat = (path: string): fs.Stats => {
+    if (table.has(path)) return symlinkStats;
+    if (!folders.has(path)) return base.lstat(path);
+    try {
+      return base.lstat(path);
+    } catch (error) {
+      // Missing now, made earlier in the same command (mkdir -p): a folder for the rest of the walk.
+      if (isMissing(error)) return directoryStats;
+      throw error;
+    }
+  };
   return {
-    lstat: (path) => (table.has(path) ? symlinkStats : base.lstat(path)),
+    lstat,
     readlink: (path) => table.get(path) ?? base.readlink(path),
     realpath: (path) => base.realpath(path),
   };

@@ -227,6 +227,14 @@ export function checkPath(
       real,
     );
   }
+  if (access === "write" && (editorAutorun(lexical) || editorAutorun(real))) {
+    return ask(
+      "path.autorun",
+      `${rawPath} is an editor setting that runs programs when the folder is opened (VS Code tasks with runOn folderOpen, interpreter and terminal paths): that runs later, outside the sandbox; only a person approves it`,
+      subject,
+      real,
+    );
+  }
   if (hasInvisibleCharacters(rawPath)) {
     return ask("path.unicode", `${rawPath} contains invisible Unicode characters`, subject, real);
   }
@@ -278,6 +286,14 @@ function inHooksFolder(real: string, context: PermissionContext): boolean {
 /** `.git/hooks/pre-commit`, `.git/config`, a `.git` file (its `gitdir:` line points git elsewhere). */
 function insideGitFolder(path: string): boolean {
   return path.split(sep).includes(".git");
+}
+
+/** `.vscode/tasks.json`, `.vscode/settings.json`, a `*.code-workspace` file. */
+function editorAutorun(path: string): boolean {
+  const parts = path.split(sep);
+  const name = parts[parts.length - 1] ?? "";
+  if (name.endsWith(".code-workspace")) return true;
+  return parts[parts.length - 2] === ".vscode" && (name === "tasks.json" || name === "settings.json");
 }
 
 function lexicalAbsolute(rawPath: string, context: PermissionContext): string {

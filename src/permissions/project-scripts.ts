@@ -75,15 +75,20 @@ function makeRecipes(args: string[], cwd: string): string | null {
   for (const file of candidates) {
     const text = readScript(file, cwd);
     if (text === null) continue;
-    const recipes: string[] = [];
-    for (const line of text.split("\n")) {
-      if (line.startsWith("\t")) recipes.push(line.slice(1).replace(/^[@+-]+/, ""));
-      else {
-        const rule = /^[^#=\t][^=]*?:[^=]*?;(.*)$/.exec(line);
-        if (rule?.[1]) recipes.push(rule[1]);
-      }
-    }
-    return recipes.join("\n");
+    return makefileRecipes(text);
   }
   return null;
+}
+
+/** The shell lines a Makefile's recipes run (tab-indented lines and `target: ; command`). */
+export function makefileRecipes(text: string): string {
+  const recipes: string[] = [];
+  for (const line of text.split("\n")) {
+    if (line.startsWith("\t")) recipes.push(line.slice(1).replace(/^[@+-]+/, ""));
+    else {
+      const rule = /^[^#=\t][^=]*?:[^=]*?;(.*)$/.exec(line);
+      if (rule?.[1]) recipes.push(rule[1]);
+    }
+  }
+  return recipes.join("\n");
 }

@@ -132,6 +132,30 @@ const homeEntries: readonly [string, string][] = [
   [".ngrok2", "ngrok token"],
   [".config/ngrok", "ngrok token"],
   [".Xauthority", "X display cookie (control of the user's screen and keyboard)"],
+  // Pass 6: credential stores of tools the list did not know yet.
+  [".mylogin.cnf", "MySQL login paths (passwords)"],
+  [".vnc/passwd", "VNC password"],
+  [".purple/accounts.xml", "chat account passwords (Pidgin)"],
+  [".ivy2/.credentials", "Ivy/sbt repository credentials"],
+  [".mc/config.json", "MinIO client keys"],
+  [".wakatime.cfg", "WakaTime API key"],
+  [".netrc.gpg", "netrc credentials"],
+  [".terraformrc", "Terraform credentials"],
+  [".config/helm/repositories.yaml", "Helm repository passwords"],
+  [".config/configstore", "tokens of Node CLIs (Firebase, Vercel…)"],
+  [".config/Bitwarden", "Bitwarden vault"],
+  [".config/Bitwarden CLI", "Bitwarden vault"],
+  [".config/discord", "Discord session token"],
+  [".local/share/TelegramDesktop", "Telegram session keys"],
+  // Sockets of agents and daemons: connecting is not a write, so a read-only home does not stop it.
+  [".cache/git/credential", "git credential cache (socket)"],
+  [".git-credential-cache", "git credential cache (socket)"],
+  [".1password", "1Password SSH agent"],
+  [".docker/run", "Docker daemon socket"],
+  [".docker/desktop", "Docker daemon socket"],
+  [".colima", "Docker daemon socket (Colima)"],
+  [".orbstack/run", "Docker daemon socket (OrbStack)"],
+  [".rd/docker.sock", "Docker daemon socket (Rancher Desktop)"],
 ];
 
 const absoluteEntries: readonly [string, string][] = [
@@ -155,6 +179,7 @@ const absoluteEntries: readonly [string, string][] = [
   ["/var/run/secrets", "container and Kubernetes service-account secrets"],
   ["/etc/ssl/private", "TLS private keys"],
   ["/etc/krb5.keytab", "Kerberos keys"],
+  ["/etc/NetworkManager/system-connections", "Wi-Fi and VPN secrets"],
 ];
 
 /** Raw disks and partitions: reading one reads every file on it, secrets included, past any mask. */
@@ -191,6 +216,9 @@ const secretFileNames = new Set([
 
 const privateKeyNames = /^(id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.*\.(pem|key|p12|pfx|jks|keystore|ppk))$/;
 
+/** Password manager databases (KeePass, 1Password vaults): every password of the user, encrypted. */
+const passwordDatabaseNames = /\.(kdbx|kdb|opvault|agilekeychain)$/;
+
 export function sensitiveMatch(path: string, home: string, mercuryHome: string): SensitiveMatch | null {
   const folded = foldForComparison(path);
   const under = (root: string) => {
@@ -213,6 +241,7 @@ export function sensitiveMatch(path: string, home: string, mercuryHome: string):
   const name = basename(folded);
   if (privateKeyNames.test(name)) return { what: "a private key file" };
   if (secretFileNames.has(name)) return { what: "a credentials file" };
+  if (passwordDatabaseNames.test(name)) return { what: "a password manager database" };
   return null;
 }
 

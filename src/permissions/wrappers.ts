@@ -57,6 +57,8 @@ const wrappers: Record<string, WrapperSpec> = {
   sudo: {
     valueOptions: ["-u", "-g", "-h", "-p", "-C", "-U", "-T", "-r", "-t", "-D", "--user", "--group"],
     finding: privilege,
+    // `sudo PAGER='rm -rf ~' git log`: sudo takes VAR=value words before the command, like env.
+    assignments: true,
   },
   doas: { valueOptions: ["-u", "-C"], finding: privilege },
   pkexec: { valueOptions: ["--user"], finding: privilege },
@@ -262,10 +264,11 @@ export function unwrap(words: EvaluatedWord[], via: string[] = [], depth = 0): U
       index += 1;
       break;
     }
-    if (spec.assignments && /^[A-Za-z_][A-Za-z0-9_]*=/.test(text)) {
+    // env takes any NAME=VALUE before the command, `BASH_FUNC_ls%%=() { …; }` too.
+    if (spec.assignments && /^[^=-][^=]*=/.test(text)) {
       const equals = text.indexOf("=");
-      if (commandVariables.test(text.slice(0, equals)))
-        out.innerScripts.push(shellOfValue(text.slice(equals + 1)));
+      const script = variableScript(text.slice(0, equals), text.slice(equals + 1));
+      if (script !== null) out.innerScripts.push(script);
       out.findings.push({
         decision: "ask",
         rule: "command.assignment",
@@ -352,4 +355,23 @@ export const commandVariables =
 /** `LESSOPEN='|cmd %s'`: the leading pipe marks a command. */
 export function shellOfValue(text: string): string {
   return text.replace(/^\|+/, "");
+}
+
+/**
+ * The shell a variable's value amounts to, or null when the value is data: command-valued variables
+ * (`PAGER`, `GIT_SSH_COMMAND`…), prompts bash expands with command substitution (`PS4='$(rm -rf ~)'`
+ * with `-x`), and exported functions bash imports from its environment (`BASH_FUNC_ls%%=() { …; }`).
+ */
+export function variableScript(name: string, value: string): string | null {
+  if (commandVariables.test(name)) return shellOfValue(value);
+  if (/^PS[0-4]$/.test(name)) return `: ${value}`;
+  // Startup files a shell reads before its script: non-interactive bash (BASH_ENV), interactive sh (ENV).
+  if (name === "BASH_ENV" || name === "ENV") return `bash ${shellQuote(value)}`;
+  const exported = /^BASH_FUNC_(.+)%%$/.exec(name);
+  if (exported) return `${exported[1]}${value}`;
+  return null;
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`;
 }

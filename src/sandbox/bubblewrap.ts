@@ -2,7 +2,7 @@ import { existsSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { limitPrologue } from "./limits.js";
 import type { Mask } from "./masks.js";
-import type { Launch, SandboxPolicy } from "./types.js";
+import { defaultSandboxLimits, type Launch, type SandboxPolicy } from "./types.js";
 import { isInside, realOrResolved } from "./workspace.js";
 
 export interface BubblewrapInput {
@@ -23,7 +23,12 @@ export interface BubblewrapInput {
    * the user again, not as that namespace's root.
    */
   runAs?: { uid: number; gid: number };
+  /** This bwrap takes `--size` for a tmpfs (tmpfs-size.ts): /tmp, /dev/shm and /run get sizes. */
+  tmpfsSize?: boolean;
 }
+
+/** /run holds only sockets and small state files; a few MiB are plenty. */
+const runBytes = 16 * 1024 ** 2;
 
 /**
  * The bwrap command line for one command. Mount order matters (a later mount covers an earlier
@@ -37,10 +42,15 @@ export function bubblewrapLaunch(input: BubblewrapInput): Launch {
   const workspace = realOrResolved(policy.workspace);
   const cwd = realOrResolved(policy.cwd);
   const mercuryHome = realOrResolved(policy.mercuryHome);
-  const args: string[] = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+  const tmpBytes = policy.limits.tmpBytes ?? defaultSandboxLimits.tmpBytes ?? 0;
+  const size = (bytes: number): string[] => (input.tmpfsSize ? ["--size", String(bytes)] : []);
+  const args: string[] = ["--ro-bind", "/", "/", "--dev", "/dev"];
+  // bwrap's /dev is one unsized tmpfs: /dev/shm gets a sized one of its own.
+  if (input.tmpfsSize) args.push(...size(tmpBytes), "--tmpfs", "/dev/shm");
+  args.push("--proc", "/proc", ...size(tmpBytes), "--tmpfs", "/tmp");
   // /run holds the sockets of system services (D-Bus, systemd, docker): connecting to a socket is not
   // a write, so a read-only mount would not stop it. DNS may need resolv.conf from there.
-  args.push("--tmpfs", "/run");
+  args.push(...size(runBytes), "--tmpfs", "/run");
   const networkMode = policy.network ? (input.networkMode ?? "filtered") : "none";
   if (networkMode === "host") args.push(...resolvConfBack());
   for (const readable of policy.extraReadable ?? [])
@@ -51,6 +61,7 @@ export function bubblewrapLaunch(input: BubblewrapInput): Launch {
   args.push("--bind", workspace, workspace);
   for (const extra of policy.extraWritable ?? [])
     args.push("--bind", realOrResolved(extra), realOrResolved(extra));
+  args.push(...readOnlyHooks(workspace));
   if (!isInside(cwd, workspace) && cwd !== workspace && existsSync(cwd)) args.push("--ro-bind", cwd, cwd);
   for (const mask of input.masks) {
     if (isInside(mask.path, mercuryHome)) continue; // already hidden with all of Mercury's home
@@ -72,6 +83,20 @@ export function bubblewrapLaunch(input: BubblewrapInput): Launch {
   // The limits are set by the shell before it runs the command (an exec of prlimit cost ~15 ms more).
   args.push("--", "/bin/sh", "-c", limitPrologue(policy.limits), "sh", ...input.argv);
   return { file: input.bwrap, args };
+}
+
+/**
+ * The workspace repository's hooks folder, read-only: a hook runs later, outside the sandbox, when
+ * the user commits. A missing one gets an empty read-only folder (what `git init` would make), so the
+ * command cannot create it either. Commits, branches and objects stay writable.
+ */
+function readOnlyHooks(workspace: string): string[] {
+  const gitFolder = join(workspace, ".git");
+  if (!isDirectory(gitFolder)) return [];
+  const hooks = join(gitFolder, "hooks");
+  if (isDirectory(hooks)) return ["--ro-bind", hooks, hooks];
+  if (existsSync(hooks)) return [];
+  return ["--tmpfs", hooks, "--remount-ro", hooks];
 }
 
 function hideMercuryHome(mercuryHome: string, hideSkills: boolean): string[] {

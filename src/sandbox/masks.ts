@@ -16,7 +16,8 @@ export function secretMasks(userHome: string, mercuryHome: string): Mask[] {
   const masks = new Map<string, Mask>();
   for (const location of sensitiveLocations(userHome, mercuryHome)) {
     const info = statOrNull(location);
-    if (!info || (!info.isDirectory() && !info.isFile())) continue;
+    // A socket (an agent's, a daemon's) is covered like a file: connecting to /dev/null fails.
+    if (!info || (!info.isDirectory() && !info.isFile() && !info.isSocket())) continue;
     const type = info.isDirectory() ? "directory" : "file";
     for (const path of new Set([location, realpathSync(location)])) {
       // Mounting over a symlink would follow it; the real path is in the set already.

@@ -26,6 +26,11 @@ export interface SandboxLimits {
   processes: number;
   /** Linux: the whole command is killed after this many seconds even if Mercury is gone (coreutils `timeout`). */
   wallClockSeconds?: number;
+  /**
+   * Linux: size of the private /tmp and of /dev/shm, bytes each (memory-backed; /run gets a small
+   * fixed size). Without it a command could fill them with many files, each under fileSizeBytes.
+   */
+  tmpBytes?: number;
 }
 
 export const defaultSandboxLimits: SandboxLimits = {
@@ -33,6 +38,7 @@ export const defaultSandboxLimits: SandboxLimits = {
   fileSizeBytes: 4 * 1024 ** 3,
   openFiles: 4096,
   processes: 4096,
+  tmpBytes: 2 * 1024 ** 3,
 };
 
 /** What one sandboxed command may see and touch. Every path is absolute. */

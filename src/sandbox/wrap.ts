@@ -4,6 +4,7 @@ import { SandboxRefusedError, SandboxUnavailableError } from "./errors.js";
 import { secretMasks } from "./masks.js";
 import { filteredNetworkLaunch } from "./network-filter.js";
 import { seatbeltLaunch } from "./seatbelt.js";
+import { bwrapSizesTmpfs } from "./tmpfs-size.js";
 import type { Launch, SandboxPolicy, SandboxStatus } from "./types.js";
 import { workspaceRefusal } from "./workspace.js";
 
@@ -29,7 +30,8 @@ export function sandboxProgramLaunch(argv: string[], policy: SandboxPolicy, stat
   if (status.kind === "sandbox-exec") return seatbeltLaunch(policy, masks, argv);
   const tools = linuxSandboxTools();
   if (!tools) throw new SandboxUnavailableError("bubblewrap was found unusable", "run `mercury doctor`");
-  if (!policy.network) return bubblewrapLaunch({ policy, argv, masks, bwrap: tools.bwrap });
+  const tmpfsSize = bwrapSizesTmpfs(tools.bwrap);
+  if (!policy.network) return bubblewrapLaunch({ policy, argv, masks, bwrap: tools.bwrap, tmpfsSize });
   const filter = status.network;
   if (filter?.available && tools.network) {
     const uid = process.getuid?.() ?? 0;
@@ -40,6 +42,7 @@ export function sandboxProgramLaunch(argv: string[], policy: SandboxPolicy, stat
       argv,
       masks,
       bwrap: tools.bwrap,
+      tmpfsSize,
       networkMode: "filtered",
       ...(root ? {} : { runAs: { uid, gid } }),
     });
@@ -47,7 +50,7 @@ export function sandboxProgramLaunch(argv: string[], policy: SandboxPolicy, stat
   }
   // Never the host's network by accident: only the user's explicit opt-in gives it.
   if (policy.allowUnfilteredNetwork)
-    return bubblewrapLaunch({ policy, argv, masks, bwrap: tools.bwrap, networkMode: "host" });
+    return bubblewrapLaunch({ policy, argv, masks, bwrap: tools.bwrap, tmpfsSize, networkMode: "host" });
   throw new SandboxUnavailableError(
     `this command was granted the network, and Mercury gives network only through its filter (no loopback, no private ranges), which cannot run here: ${filter && !filter.available ? filter.reason : "its programs were not found"}`,
     filter && !filter.available ? filter.fix : "run `mercury doctor`",
