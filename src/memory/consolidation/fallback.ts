@@ -1,6 +1,13 @@
 import { normalize } from "../text/index.js";
 import { readChange } from "./change.js";
-import { difference, FUNCTIONAL_ATTRIBUTES, featuresOf, sameNumbers, sameSet } from "./features.js";
+import {
+  countsDiffer,
+  difference,
+  FUNCTIONAL_ATTRIBUTES,
+  featuresOf,
+  sameNumbers,
+  sameSet,
+} from "./features.js";
 import type { Judgement } from "./judge.js";
 import { rolesSwapped } from "./roles.js";
 
@@ -56,6 +63,7 @@ function compare(candidate: string, existing: string): Judgement {
   const different = (reason: string): Judgement => ({ verdict: "different", reason, by: "rules" });
 
   if (personsDiffer) return different("about different people");
+  if (countsDiffer(a, b)) return different("one thing and several of it");
   if (!sameSet(a.modality, b.modality)) return different("one statement is a wish, plan or possibility");
   if (polarityDiffers) {
     // The shorter claim's content must lie inside the longer one, or they are about other things.
