@@ -141,8 +141,13 @@ export function claimedBy(turn: string, quote: string, factText: string): boolea
   if (text[end] === "?" || text[end] === "？") return false;
   const before = text.slice(start, at);
   if (OPENING_QUOTES.test(before) || NOT_A_CLAIM.test(before)) return false;
+  // Inside a code fence the user pasted something (a fixture, a document), not said it.
+  if ((text.slice(0, at).match(/```/g) ?? []).length % 2 === 1) return false;
+  if (reportedBySomeoneElse(before)) return false;
   const said = featuresOf(`${before}${needle}`);
   const fact = featuresOf(factText);
+  // "I might be allergic", "I should move to Berlin": a hedge or a wish in the quote is not the fact.
+  if (difference(said.modality, fact.modality).length > 0) return false;
   if ((said.negated || said.past) !== (fact.negated || fact.past)) return false;
   if (difference(said.persons, fact.persons).length > 0) return false;
   // "On weekends I wake up at 9am" does not state "wakes up at 9am": a condition in front is dropped.
@@ -156,6 +161,16 @@ export function claimedBy(turn: string, quote: string, factText: string): boolea
     difference(fact.numbers, quoted.numbers).length === 0 &&
     difference(fact.dates, quoted.dates).length === 0
   );
+}
+
+/** "Tom wrote to me: …", "my boss said …", 他说：…: what follows is someone else's words, not the user's. */
+const SPEECH_VERB =
+  /(\p{L}+)\s+(?:says|said|wrote|writes|tells me|told me|texted|emailed|messaged|replied|posted|forwarded)\b(?:\s+(?:to\s+)?(?:me|us))?[^.!?]*$/iu;
+
+function reportedBySomeoneElse(before: string): boolean {
+  const match = SPEECH_VERB.exec(before);
+  if (match !== null && match[1]?.toLowerCase() !== "i") return true;
+  return /([^我\s])(?:说|写道|写着|告诉我)[:：，,]?\s*$/u.test(before);
 }
 
 /** True when the quote lies within one user turn, is substantial, and says the fact there. */
