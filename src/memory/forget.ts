@@ -43,7 +43,14 @@ export interface ForgetResult {
 export function forgetMemory(deps: ForgetDeps, id: number, userKey: string, at: string): ForgetResult {
   const { database } = deps;
   const memory = deps.memories.getForUser(id, userKey);
-  const versions = deps.memories.versions(id);
+  // A "superseded" version carries the provenance of what replaced this memory (the newer fact's
+  // turn and quote): forgetting "I live in Paris" must not redact "I moved to Berlin" nor scrub its
+  // words. Its text is this memory's own and goes with it.
+  const versions = deps.memories
+    .versions(id)
+    .map((version) =>
+      version.reason === "superseded" ? { ...version, sourceMessageIds: [], sourceQuote: null } : version,
+    );
   const result = database.transaction(() => {
     const sourceIds = [
       ...new Set([...memory.sourceMessageIds, ...versions.flatMap((v) => v.sourceMessageIds)]),
