@@ -29,6 +29,16 @@ function collapse(text: string): string {
 const FIRST_PERSON = /\b(?:i|i'm|im|me|my|mine|myself)\b|我/iu;
 
 /**
+ * Words that open a message without naming anyone ("Update: I moved to Berlin", "FYI I am allergic",
+ * "Heads up, …", "PS …"): capitalised, but not a speaker. "Tom: I am a pilot" still is one.
+ */
+const LEAD_INS = new Set(
+  "update updates fyi ps pps note notes reminder heads up news btw edit correction quick sorry okay ok hey hi hello well yes yeah oh anyway honestly seriously please thanks also actually today lately recently self".split(
+    " ",
+  ),
+);
+
+/**
  * A name in front of the quote, with no "I/my" after it, is the sentence's subject: "Tom is a
  * licensed pilot" does not state that the user is one. Chinese: words in front with no 我 ("小王对花生过敏").
  */
@@ -36,7 +46,7 @@ function someoneElseBefore(before: string, factText: string): boolean {
   const fact = normalize(factText);
   const names = [...before.matchAll(/\p{Lu}[\p{L}'-]*/gu)].filter((match) => {
     const word = normalize(match[0]).replace(/'s$/, "");
-    return !FIRST_PERSON.test(word) && !isStopword(word) && !fact.includes(word);
+    return !FIRST_PERSON.test(word) && !isStopword(word) && !LEAD_INS.has(word) && !fact.includes(word);
   });
   const last = names[names.length - 1];
   if (last !== undefined && !FIRST_PERSON.test(before.slice((last.index ?? 0) + last[0].length))) return true;

@@ -66,3 +66,32 @@ describe("attribution: words in the user's turn that are not the user's claim", 
     ).toBe(false);
   });
 });
+
+describe("attribution: a lead-in word is not someone else speaking", () => {
+  it.each([
+    ["Update: I moved to Berlin last month", "I moved to Berlin last month", "The user moved to Berlin."],
+    ["FYI I am allergic to peanuts", "I am allergic to peanuts", "The user is allergic to peanuts"],
+    ["Heads up, I am allergic to peanuts", "I am allergic to peanuts", "The user is allergic to peanuts"],
+    ["PS I live in Lyon now", "I live in Lyon now", "The user lives in Lyon"],
+    ["Note to self: I live in Lyon", "I live in Lyon", "The user lives in Lyon"],
+  ])("%s", (turn, quote, fact) => {
+    expect(userStated(quote, fact, excerpt(["User", turn]))).toBe(true);
+  });
+
+  it("a speaker's name in front still is someone else ('Tom: I am a pilot')", () => {
+    expect(
+      userStated(
+        "I am a licensed pilot",
+        "The user is a licensed pilot",
+        excerpt(["User", "Tom: I am a licensed pilot"]),
+      ),
+    ).toBe(false);
+    expect(
+      userStated(
+        "I am a licensed pilot",
+        "The user is a licensed pilot",
+        excerpt(["User", "Maria said: I am a licensed pilot"]),
+      ),
+    ).toBe(false);
+  });
+});
