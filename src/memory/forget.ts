@@ -187,5 +187,24 @@ function sourceSessions(database: SqliteDatabase, messageIds: readonly number[])
     frontier = children.filter((child) => !sessions.has(child) && text.includes(child));
     for (const child of frontier) sessions.add(child);
   }
+  for (const session of scheduledRunSessions(database, [...sessions])) sessions.add(session);
   return [...sessions];
+}
+
+/**
+ * A job scheduled in the fact's conversation was handed the fact: its runs are tasks with sessions of
+ * their own (a run that answers only the value, "ZEBRAQUARTZ"), linked through the job's `created_by`
+ * ("chat (owner, task …)") and the run's `task_id`.
+ */
+function scheduledRunSessions(database: SqliteDatabase, sessions: readonly string[]): string[] {
+  return (
+    database
+      .prepare(
+        `SELECT DISTINCT t.session_id AS session_id FROM scheduled_runs r JOIN tasks t ON t.id = r.task_id
+         WHERE r.job_id IN (
+           SELECT j.id FROM scheduled_jobs j JOIN tasks source ON instr(j.created_by, source.id) > 0
+           WHERE source.session_id IN (SELECT value FROM json_each(?)))`,
+      )
+      .all(JSON.stringify(sessions)) as { session_id: string }[]
+  ).map((row) => row.session_id);
 }
