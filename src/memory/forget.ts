@@ -2,7 +2,7 @@ import { dirname } from "node:path";
 import type { SqliteDatabase } from "../storage/database.js";
 import { type ForgetRecord, forgetInCopies } from "./forget-copies.js";
 import { scrubFiles } from "./forget-files.js";
-import { contentWords, distinctiveWords, scrubWords, wordScrubber } from "./forget-words.js";
+import { contentWords, distinctiveWords, scrubWords, valueWords, wordScrubber } from "./forget-words.js";
 import type { MemoryRepository } from "./store/memory-repo.js";
 import {
   FORGOTTEN,
@@ -89,7 +89,8 @@ export function forgetMemory(deps: ForgetDeps, id: number, userKey: string, at: 
     ];
     const words = distinctiveWords(database, factTexts, id);
     const contextWords = [...new Set(factTexts.flatMap(contentWords))];
-    const scrubber = wordScrubber(words, FORGOTTEN, contextWords);
+    const values = valueWords(factTexts, words);
+    const scrubber = wordScrubber(words, FORGOTTEN, contextWords, values);
     const byWords = scrubber
       ? scrubWords(database, scrubber, sessionIds, isOwned)
       : new Map<string, number[]>();
@@ -117,6 +118,7 @@ export function forgetMemory(deps: ForgetDeps, id: number, userKey: string, at: 
       needles,
       words,
       contextWords,
+      valueWords: values,
       sessionIds,
     };
     return record;
@@ -128,7 +130,7 @@ export function forgetMemory(deps: ForgetDeps, id: number, userKey: string, at: 
     // Logs, task baselines, exports and any other text file under MERCURY_HOME.
     const files = scrubFiles(dirname(database.name), {
       needles: result.needles,
-      scrubber: wordScrubber(result.words, FORGOTTEN, result.contextWords),
+      scrubber: wordScrubber(result.words, FORGOTTEN, result.contextWords, result.valueWords),
       sessionIds: result.sessionIds,
       skip: [database.name, ...copyPaths],
     });
