@@ -23,6 +23,9 @@ describe("reference, time and speech pairs (test/memory/fixtures/statement-pairs
       expect(report.failures.map((failure) => `${failure.pair.id} ${failure.action}`)).toEqual([]);
       // The plain updates (no longer, quit, stopped, 不再, 已经不, moved, "now" with a one-value attribute) are caught.
       if (mode === "rules" || mode === "oracle") expect(report.updates.superseded).toBeGreaterThanOrEqual(11);
+      // Of the rest, the corrections are flagged for the user (pronouns and unread languages are not).
+      if (mode === "rules")
+        expect(report.updates.superseded + report.updates.flaggedAsConflict).toBeGreaterThanOrEqual(18);
     },
   );
 
@@ -76,6 +79,17 @@ describe("the classes, one by one", () => {
     );
     // The plural with and without "my" is the same notes.
     expect(judgeByRules("I keep my notes in Obsidian", "I keep notes in Obsidian").verdict).toBe("same");
+  });
+
+  it("a correction the fallback cannot place is flagged as a conflict, not left as two silent facts", () => {
+    expect(judgeByRules("Sorry, I meant Lyon not Lyons", "I live in Lyons").verdict).toBe("contradiction");
+    expect(judgeByRules("Correction: my flight is at 8pm", "My flight is at 7pm").verdict).toBe(
+      "contradiction",
+    );
+    expect(judgeByRules("说错了，我住在里尔", "我住在里昂").verdict).toBe("contradiction");
+    // "Actually" is a filler as often as a correction, and a correction that adds a fact adds it.
+    expect(judgeByRules("Actually, I love hiking", "I love swimming").verdict).toBe("different");
+    expect(judgeByRules("I meant to say I also play chess", "I play chess").verdict).toBe("different");
   });
 
   it("Chinese: one span swapped in the same sentence is another object, not a paraphrase", () => {
