@@ -26,6 +26,8 @@ export interface ForgetRecord {
   words: readonly string[];
   /** All the fact's content words: where, outside its conversations, its words are erased. */
   contextWords: readonly string[];
+  /** The distinctive words that are the fact's value: erased anywhere in its conversations. */
+  valueWords: readonly string[];
   sessionIds: readonly string[];
 }
 
@@ -78,7 +80,7 @@ function forgetInCopy(copy: SqliteDatabase, record: ForgetRecord): void {
       .prepare("UPDATE episodes SET text = ? WHERE id IN (SELECT value FROM json_each(?))")
       .run(FORGOTTEN, JSON.stringify(record.episodeIds));
     const changed = scrubEverywhere(copy, [...record.needles, ...turnTexts, ...episodeTexts]);
-    const scrubber = wordScrubber(record.words, FORGOTTEN, record.contextWords);
+    const scrubber = wordScrubber(record.words, FORGOTTEN, record.contextWords, record.valueWords);
     const byWords = scrubber
       ? scrubWords(copy, scrubber, record.sessionIds, isOwned)
       : new Map<string, number[]>();

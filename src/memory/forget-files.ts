@@ -1,4 +1,13 @@
-import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  type Dirent,
+  ftruncateSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  writeSync,
+} from "node:fs";
 import { basename, join, resolve } from "node:path";
 import type { WordScrubber } from "./forget-words.js";
 import { FORGOTTEN } from "./store/redaction.js";
@@ -19,16 +28,18 @@ export function scrubFiles(
     sessionIds: readonly string[];
     skip: readonly string[];
   },
+  files: FileCalls = nodeFileCalls,
 ): { updated: string[]; failed: { path: string; reason: string }[] } {
   const skip = new Set(options.skip.flatMap((path) => sqliteFiles(resolve(path))));
   const exact = exactPattern(options.needles);
   const updated: string[] = [];
   const failed: { path: string; reason: string }[] = [];
-  for (const path of filesUnder(home)) {
+  for (const path of filesUnder(home, files, failed)) {
     if (skip.has(resolve(path)) || /\.db(?:-wal|-shm|-journal)?$/.test(basename(path))) continue;
     try {
-      if (isBinary(path)) continue;
-      const before = readFileSync(path, "utf8");
+      // A NUL byte in the first 8 KiB: a database, an image, an archive — not text this can rewrite.
+      if (files.head(path).includes(0)) continue;
+      const before = files.read(path);
       let after = exact ? before.replace(exact, FORGOTTEN) : before;
       if (options.scrubber) {
         const scrubber = options.scrubber;
@@ -40,9 +51,12 @@ export function scrubFiles(
           .join("\n");
       }
       if (after === before) continue;
-      writeFileSync(path, after);
+      files.rewrite(path, after);
       updated.push(path);
     } catch (error) {
+      // A log rotated away or a baseline pruned between the listing and here holds nothing any more:
+      // there is nothing left to scrub. Any other failure is reported.
+      if (vanished(error)) continue;
       failed.push({ path, reason: error instanceof Error ? error.message : String(error) });
     }
   }
@@ -53,25 +67,65 @@ function sqliteFiles(path: string): string[] {
   return [path, `${path}-wal`, `${path}-shm`, `${path}-journal`];
 }
 
-function filesUnder(directory: string): string[] {
-  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(directory, entry.name);
-    if (entry.isDirectory()) return filesUnder(path);
-    return entry.isFile() ? [path] : [];
-  });
+/** The file-system calls the scrub makes, injectable so a test can make a file vanish mid-walk. */
+export interface FileCalls {
+  list(directory: string): Dirent[];
+  /** The first 8 KiB. */
+  head(path: string): Buffer;
+  read(path: string): string;
+  /** Rewrites an existing file in place; fails with ENOENT (never recreates it) if it is gone. */
+  rewrite(path: string, text: string): void;
 }
 
-/** A NUL byte in the first 8 KiB: a database, an image, an archive — not text this can rewrite. */
-function isBinary(path: string): boolean {
-  if (statSync(path).size === 0) return false;
-  const handle = openSync(path, "r");
+export const nodeFileCalls: FileCalls = {
+  list: (directory) => readdirSync(directory, { withFileTypes: true }),
+  head(path) {
+    const handle = openSync(path, "r");
+    try {
+      const buffer = Buffer.alloc(8192);
+      return buffer.subarray(0, readSync(handle, buffer, 0, buffer.length, 0));
+    } finally {
+      closeSync(handle);
+    }
+  },
+  read: (path) => readFileSync(path, "utf8"),
+  rewrite(path, text) {
+    // "r+" rather than writeFileSync: a file rotated away after it was read is not brought back.
+    const handle = openSync(path, "r+");
+    try {
+      const bytes = Buffer.from(text, "utf8");
+      writeSync(handle, bytes, 0, bytes.length, 0);
+      ftruncateSync(handle, bytes.length);
+    } finally {
+      closeSync(handle);
+    }
+  },
+};
+
+function vanished(error: unknown): boolean {
+  return error instanceof Error && "code" in error && (error.code === "ENOENT" || error.code === "ENOTDIR");
+}
+
+function filesUnder(
+  directory: string,
+  files: FileCalls,
+  failed: { path: string; reason: string }[],
+): string[] {
+  let entries: Dirent[];
   try {
-    const buffer = Buffer.alloc(8192);
-    const read = readSync(handle, buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, read).includes(0);
-  } finally {
-    closeSync(handle);
+    entries = files.list(directory);
+  } catch (error) {
+    // A folder removed during the walk (baseline pruning) has no files left to scrub; one that cannot
+    // be read is reported like a file, and the walk goes on with the rest.
+    if (!vanished(error))
+      failed.push({ path: directory, reason: error instanceof Error ? error.message : String(error) });
+    return [];
   }
+  return entries.flatMap((entry) => {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) return filesUnder(path, files, failed);
+    return entry.isFile() ? [path] : [];
+  });
 }
 
 /** The exact texts (8+ characters), case-insensitive, also as written inside JSON. */

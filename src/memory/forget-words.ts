@@ -67,8 +67,48 @@ function unicodeEscaped(word: string): string {
     .join("");
 }
 
+/** Words after which a fact's value follows: "… is zebraquartz", "… allergic to penicillin". */
+const BEFORE_VALUE = new Set(
+  "is are was were am be been to in at of for from on with by as called named".split(" "),
+);
+
+/**
+ * The fact's value among its distinctive words: a code or number ("tulip42"), a name (a capitalised
+ * word past the first), any CJK word, and the content words after the last "is/to/in/at/…" — what the
+ * fact says, not what it is about. In the fact's own conversations only these are erased wherever they
+ * stand ("ZEBRAQUARTZ as well"); the others ("locker", "code") only where they come together with
+ * another of the fact's words, so "can you write code for my website?" in the same chat stays. With no
+ * value found, every distinctive word counts as one (the safe side).
+ */
+export function valueWords(factTexts: readonly string[], words: readonly string[]): string[] {
+  const distinctive = new Set(words);
+  const values = new Set<string>();
+  const segmenter = new Intl.Segmenter("zh", { granularity: "word" });
+  for (const text of factTexts) {
+    const parts = [...segmenter.segment(text.normalize("NFKC"))].filter((part) => part.isWordLike);
+    const lastSeparator = parts.reduce(
+      (last, part, index) => (BEFORE_VALUE.has(part.segment.toLowerCase()) ? index : last),
+      -1,
+    );
+    parts.forEach((part, index) => {
+      const word = part.segment.toLowerCase();
+      if (!distinctive.has(word)) return;
+      const valueLike =
+        /\p{N}/u.test(word) ||
+        CJK.test(word) ||
+        (index > 0 && /^\p{Lu}/u.test(part.segment)) ||
+        (lastSeparator >= 0 && index > lastSeparator);
+      if (valueLike) values.add(word);
+    });
+  }
+  return values.size > 0 ? [...values] : [...words];
+}
+
 export interface WordScrubber {
-  /** Rule 1: every distinctive word, anywhere in the text. */
+  /**
+   * Rule 1, in the fact's own conversations: its value words anywhere, its other distinctive words
+   * where two of the fact's words come together (as rule 2).
+   */
   all(text: string): string;
   /** Rule 2: the words, only in sentences, lines or JSON strings that hold two of the fact's words. */
   together(text: string): string;
@@ -99,22 +139,25 @@ export function wordScrubber(
   words: readonly string[],
   placeholder: string,
   context: readonly string[] = words,
+  values: readonly string[] = words,
 ): WordScrubber | undefined {
   if (words.length === 0) return undefined;
   const pattern = wordPattern(words);
+  const valuePattern = wordPattern(values.length > 0 ? values : words);
   const all = [...new Set([...words, ...context])];
   const contextPattern = wordPattern(all);
   const needed = Math.min(2, all.length);
   const wordOf = (match: string) => JSON.parse(`"${match.replace(/"/g, "")}"`).toLowerCase() as string;
+  const together = (text: string) =>
+    text.replace(/[^.!?。！？\n"]+/gu, (segment) => {
+      if (!pattern.test(segment)) return segment;
+      pattern.lastIndex = 0;
+      const found = new Set((segment.match(contextPattern) ?? []).map(wordOf));
+      return found.size >= needed ? segment.replace(pattern, placeholder) : segment;
+    });
   return {
-    all: (text) => text.replace(pattern, placeholder),
-    together: (text) =>
-      text.replace(/[^.!?。！？\n"]+/gu, (segment) => {
-        if (!pattern.test(segment)) return segment;
-        pattern.lastIndex = 0;
-        const found = new Set((segment.match(contextPattern) ?? []).map(wordOf));
-        return found.size >= needed ? segment.replace(pattern, placeholder) : segment;
-      }),
+    all: (text) => together(text).replace(valuePattern, placeholder),
+    together,
     likes: words.flatMap((word) => [`%${likeEscape(word)}%`, `%${likeEscape(unicodeEscaped(word))}%`]),
   };
 }

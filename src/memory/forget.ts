@@ -2,7 +2,7 @@ import { dirname } from "node:path";
 import type { SqliteDatabase } from "../storage/database.js";
 import { type ForgetRecord, forgetInCopies } from "./forget-copies.js";
 import { scrubFiles } from "./forget-files.js";
-import { contentWords, distinctiveWords, scrubWords, wordScrubber } from "./forget-words.js";
+import { contentWords, distinctiveWords, scrubWords, valueWords, wordScrubber } from "./forget-words.js";
 import type { MemoryRepository } from "./store/memory-repo.js";
 import {
   FORGOTTEN,
@@ -43,7 +43,14 @@ export interface ForgetResult {
 export function forgetMemory(deps: ForgetDeps, id: number, userKey: string, at: string): ForgetResult {
   const { database } = deps;
   const memory = deps.memories.getForUser(id, userKey);
-  const versions = deps.memories.versions(id);
+  // A "superseded" version carries the provenance of what replaced this memory (the newer fact's
+  // turn and quote): forgetting "I live in Paris" must not redact "I moved to Berlin" nor scrub its
+  // words. Its text is this memory's own and goes with it.
+  const versions = deps.memories
+    .versions(id)
+    .map((version) =>
+      version.reason === "superseded" ? { ...version, sourceMessageIds: [], sourceQuote: null } : version,
+    );
   const result = database.transaction(() => {
     const sourceIds = [
       ...new Set([...memory.sourceMessageIds, ...versions.flatMap((v) => v.sourceMessageIds)]),
@@ -82,7 +89,8 @@ export function forgetMemory(deps: ForgetDeps, id: number, userKey: string, at: 
     ];
     const words = distinctiveWords(database, factTexts, id);
     const contextWords = [...new Set(factTexts.flatMap(contentWords))];
-    const scrubber = wordScrubber(words, FORGOTTEN, contextWords);
+    const values = valueWords(factTexts, words);
+    const scrubber = wordScrubber(words, FORGOTTEN, contextWords, values);
     const byWords = scrubber
       ? scrubWords(database, scrubber, sessionIds, isOwned)
       : new Map<string, number[]>();
@@ -110,6 +118,7 @@ export function forgetMemory(deps: ForgetDeps, id: number, userKey: string, at: 
       needles,
       words,
       contextWords,
+      valueWords: values,
       sessionIds,
     };
     return record;
@@ -121,7 +130,7 @@ export function forgetMemory(deps: ForgetDeps, id: number, userKey: string, at: 
     // Logs, task baselines, exports and any other text file under MERCURY_HOME.
     const files = scrubFiles(dirname(database.name), {
       needles: result.needles,
-      scrubber: wordScrubber(result.words, FORGOTTEN, result.contextWords),
+      scrubber: wordScrubber(result.words, FORGOTTEN, result.contextWords, result.valueWords),
       sessionIds: result.sessionIds,
       skip: [database.name, ...copyPaths],
     });
@@ -180,5 +189,24 @@ function sourceSessions(database: SqliteDatabase, messageIds: readonly number[])
     frontier = children.filter((child) => !sessions.has(child) && text.includes(child));
     for (const child of frontier) sessions.add(child);
   }
+  for (const session of scheduledRunSessions(database, [...sessions])) sessions.add(session);
   return [...sessions];
+}
+
+/**
+ * A job scheduled in the fact's conversation was handed the fact: its runs are tasks with sessions of
+ * their own (a run that answers only the value, "ZEBRAQUARTZ"), linked through the job's `created_by`
+ * ("chat (owner, task …)") and the run's `task_id`.
+ */
+function scheduledRunSessions(database: SqliteDatabase, sessions: readonly string[]): string[] {
+  return (
+    database
+      .prepare(
+        `SELECT DISTINCT t.session_id AS session_id FROM scheduled_runs r JOIN tasks t ON t.id = r.task_id
+         WHERE r.job_id IN (
+           SELECT j.id FROM scheduled_jobs j JOIN tasks source ON instr(j.created_by, source.id) > 0
+           WHERE source.session_id IN (SELECT value FROM json_each(?)))`,
+      )
+      .all(JSON.stringify(sessions)) as { session_id: string }[]
+  ).map((row) => row.session_id);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { contentWords, distinctiveWords, wordScrubber } from "../../src/memory/forget-words.js";
+import { contentWords, distinctiveWords, valueWords, wordScrubber } from "../../src/memory/forget-words.js";
 import { makeHarness } from "./store/harness.js";
 
 const claim = (text: string) =>
@@ -52,5 +52,36 @@ describe("the word scrubber", () => {
       "My trip to Paris was great.\nShe lives in [forgotten] now.",
     );
     expect(paris?.all("My trip to Paris")).toBe("My trip to [forgotten]");
+  });
+});
+
+describe("in the fact's own conversation, its value goes everywhere, its other words only together", () => {
+  const fact = ["The user's locker code word is zebraquartz", "my locker code word is zebraquartz"];
+  const words = ["locker", "code", "word", "zebraquartz"];
+  const values = valueWords(fact, words);
+  const scrubber = wordScrubber(words, "[forgotten]", words, values);
+  if (!scrubber) throw new Error("a scrubber for four words");
+
+  it("the value is the word after 'is'; a name or a code counts too", () => {
+    expect(values).toEqual(["zebraquartz"]);
+    expect(valueWords(["The user lives in Paris"], ["lives", "paris"])).toEqual(["paris"]);
+    expect(
+      valueWords(["The user's wifi password tulip42 works"], ["wifi", "password", "tulip42", "works"]),
+    ).toEqual(["tulip42"]);
+    expect(valueWords(["用户对芒果过敏"], ["芒果", "过敏"])).toEqual(["芒果", "过敏"]);
+    // No value found: every distinctive word counts as one.
+    expect(valueWords(["The user likes green tea"], ["likes", "green", "tea"])).toEqual([
+      "likes",
+      "green",
+      "tea",
+    ]);
+  });
+
+  it("another question in the same chat keeps its words; the value alone and the fact repeated go", () => {
+    expect(scrubber.all("Can you write code for my website?")).toBe("Can you write code for my website?");
+    expect(scrubber.all("ZEBRAQUARTZ as well")).toBe("[forgotten] as well");
+    expect(scrubber.all("Your LOCKER code word: noted.")).toBe(
+      "Your [forgotten] [forgotten] [forgotten]: noted.",
+    );
   });
 });

@@ -163,6 +163,9 @@ export function readChange(newerText: string, olderText: string): ChangeReading 
   const rescheduled = RESCHEDULED.test(normalize(newerText));
   if (!replaces && !ends && !resumes && !rescheduled) return { kind: "none" };
   if (!sameSet(newer.persons, older.persons) || newer.additive) return { kind: "none" };
+  // "What if I moved to Berlin?", "I might move", 我应该搬到柏林吗: a question, a wish or a condition
+  // the stored statement does not share says nothing changed.
+  if (difference(newer.modality, older.modality).length > 0) return { kind: "none" };
   // Two dated events ("moved to Berlin in 2015" / "to Munich in 2019") are a history, not a change.
   if (datesClash(newer, older)) {
     // "My appointment is on Monday" / "… was moved to Friday": the same event, moved, says nothing

@@ -70,6 +70,8 @@ export function cjkFeatures(run: string, into: StatementFeatures): void {
   if (CJK_ADDITIVE.test(rest)) into.additive = true;
   if (CJK_PAST.test(rest)) into.past = true;
   for (const match of rest.matchAll(CJK_MODALS)) into.modality.add(match[0]);
+  // 不再 is "no longer": past and negated, as in English, so 我不再吃肉了 and 我已经不吃肉了 are one claim.
+  if (rest.includes("不再")) into.negated = true;
   if (rest.replace(/不再/gu, "").match(CJK_NEGATION)) {
     into.negated = true;
     // 没/没有/未 deny that something happened; 不 denies a habit or a state: "我没吃猪肉" is not "我不吃猪肉".

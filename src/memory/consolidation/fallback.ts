@@ -1,6 +1,13 @@
 import { normalize } from "../text/index.js";
 import { readChange } from "./change.js";
-import { difference, FUNCTIONAL_ATTRIBUTES, featuresOf, sameNumbers, sameSet } from "./features.js";
+import {
+  countsDiffer,
+  difference,
+  FUNCTIONAL_ATTRIBUTES,
+  featuresOf,
+  sameNumbers,
+  sameSet,
+} from "./features.js";
 import type { Judgement } from "./judge.js";
 import { rolesSwapped } from "./roles.js";
 
@@ -40,7 +47,28 @@ export function judgeByRules(candidate: string, existing: string): Judgement {
   if (change.kind === "review" && judgement.verdict === "different") {
     return { verdict: "contradiction", reason: change.reason, by: "rules" };
   }
+  if (judgement.verdict === "different" && correctsIt(candidate, existing)) {
+    // "Sorry, I meant Lyon not Lyons", "Correction: my flight is at 8pm", 说错了: the user says the stored
+    // statement was wrong, but which part the words cannot always show: both kept, shown as a conflict.
+    return {
+      verdict: "contradiction",
+      reason: `the new statement corrects the stored one (${judgement.reason})`,
+      by: "rules",
+    };
+  }
   return judgement;
+}
+
+/** Words that say the speaker is correcting what they said before (not "actually", a filler as often). */
+const SAYS_CORRECTION =
+  /\b(?:correction|i meant|i mean|to be precise|my mistake|typo)\b|更正|纠正|说错|我是说|写错/u;
+
+/** The new statement says it corrects something, adds nothing beside it, and shares a word with the stored one. */
+function correctsIt(candidate: string, existing: string): boolean {
+  if (!SAYS_CORRECTION.test(normalize(candidate))) return false;
+  const a = featuresOf(candidate);
+  const b = featuresOf(existing);
+  return !a.additive && [...a.terms].some((term) => b.terms.has(term));
 }
 
 function compare(candidate: string, existing: string): Judgement {
@@ -56,6 +84,7 @@ function compare(candidate: string, existing: string): Judgement {
   const different = (reason: string): Judgement => ({ verdict: "different", reason, by: "rules" });
 
   if (personsDiffer) return different("about different people");
+  if (countsDiffer(a, b)) return different("one thing and several of it");
   if (!sameSet(a.modality, b.modality)) return different("one statement is a wish, plan or possibility");
   if (polarityDiffers) {
     // The shorter claim's content must lie inside the longer one, or they are about other things.

@@ -66,8 +66,10 @@ export interface StatementFeatures {
    * the rest of the comparison folds case and drops symbols.
    */
   exact: Set<string>;
-  /** Modal and intent words ("should", "want", "might", 想, 应该): a wish or possibility, not a fact. */
+  /** Modal and intent words ("should", "want", "might", 想, 应该), "?" for a question, "if" for a condition. */
   modality: Set<string>;
+  /** Things after "my/our/his…", "+" marking a plural ("my dogs" -> "dog+"). */
+  possessed: Set<string>;
 }
 
 const QUANTIFIERS: ReadonlySet<string> = new Set(
@@ -78,6 +80,8 @@ const MODALS: ReadonlySet<string> = new Set(
     " ",
   ),
 );
+
+const POSSESSIVES: ReadonlySet<string> = new Set(["my", "our", "his", "her", "their", "your"]);
 
 const CURRENCIES: Readonly<Record<string, string>> = {
   $: "usd",
@@ -192,6 +196,7 @@ export function featuresOf(text: string): StatementFeatures {
     tense: tenseOf(text),
     exact: exactTokens(text),
     modality: new Set(),
+    possessed: new Set(),
   };
   // A pronoun opening a sentence is its subject: "She is a nurse" is not "He is a nurse". Elsewhere
   // ("…a dog, he passed away") it usually points back at something already named.
@@ -206,6 +211,11 @@ export function featuresOf(text: string): StatementFeatures {
       features.persons.add(`${owner}'s`);
     }
   }
+  // A question ("Should I move to Berlin?", 我要不要戒咖啡？) or a condition ("What if I moved…",
+  // 如果…) asks or supposes: it states nothing, so it neither confirms nor changes a stored fact.
+  if (/[?？]|[吗嗎呢]\s*[。.!！]?\s*$|要不要|是不是|会不会/u.test(text)) features.modality.add("?");
+  if (/\b(?:if|whether|suppose|supposing|imagine)\b|如果|假如|要是|假设/iu.test(text))
+    features.modality.add("if");
   let normalized = normalize(text);
   for (const match of normalized.matchAll(RELATIVE_TIME)) features.when.add(match[0]);
   normalized = normalized.replace(RELATIVE_TIME, " ");
@@ -310,7 +320,13 @@ export function featuresOf(text: string): StatementFeatures {
       return;
     }
     const term = englishTerm(token);
-    if (term !== undefined && !NEUTRAL_TERMS.has(term)) features.terms.add(term);
+    if (term === undefined || NEUTRAL_TERMS.has(term)) return;
+    features.terms.add(term);
+    // "my dogs" are not "my dog": a possessed thing in the plural is another count of it, as
+    // "my sisters" is not "my sister" (the stem alone folds them together).
+    if (POSSESSIVES.has(tokens[position - 1] ?? "") && /^[a-z]+$/.test(token)) {
+      features.possessed.add(`${term}${/[^s]s$/.test(token) && term !== token ? "+" : ""}`);
+    }
   });
   // "years old" is how an age is said: one attribute term (and "7 months old" is not an age in years).
   if (age) features.terms.add("age");
@@ -319,6 +335,12 @@ export function featuresOf(text: string): StatementFeatures {
     features.terms.add("age");
   }
   return features;
+}
+
+/** One side says "my dog", the other "my dogs": another count of the same thing. */
+export function countsDiffer(a: StatementFeatures, b: StatementFeatures): boolean {
+  const other = (item: string) => (item.endsWith("+") ? item.slice(0, -1) : `${item}+`);
+  return [...a.possessed].some((item) => b.possessed.has(other(item)) && !b.possessed.has(item));
 }
 
 export function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
@@ -352,6 +374,7 @@ export function covers(newer: string, older: string): boolean {
     difference(b.numbers, a.numbers).length === 0 &&
     difference(b.dates, a.dates).length === 0 &&
     difference(b.when, a.when).length === 0 &&
-    difference(b.modality, a.modality).length === 0
+    difference(b.modality, a.modality).length === 0 &&
+    difference(b.possessed, a.possessed).length === 0
   );
 }

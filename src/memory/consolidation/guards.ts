@@ -2,6 +2,7 @@ import { normalize } from "../text/index.js";
 import { changeInUsersWords, readChange } from "./change.js";
 import { judgeByRules, NEGATES } from "./fallback.js";
 import {
+  countsDiffer,
   covers,
   difference,
   FUNCTIONAL_ATTRIBUTES,
@@ -11,7 +12,7 @@ import {
   sameSet,
 } from "./features.js";
 import type { Judgement } from "./judge.js";
-import { rolesSwapped } from "./roles.js";
+import { rolesSwapped, subjectsDiffer } from "./roles.js";
 
 /**
  * Hard limits on what any judge (the model included) may conclude, checked on the statements
@@ -32,12 +33,13 @@ export function guardJudgement(
   const a = featuresOf(candidate);
   const b = featuresOf(existing);
   const clash: string[] = [];
-  if (!sameSet(a.persons, b.persons)) clash.push("people");
+  // "I am 34" is not "Tom is 34", "I am allergic to chicken" is not "my dog is": another subject.
+  if (!sameSet(a.persons, b.persons) || subjectsDiffer(candidate, existing)) clash.push("people");
   if (judgement.verdict === "same") {
     // "My best friend Mo" is one friend; "my friend" may be another: a named person on one side only
     // is not the same person.
     if (!sameSet(a.personNames, b.personNames) && !clash.includes("people")) clash.push("people");
-    if (!sameNumbers(a, b)) clash.push("numbers");
+    if (!sameNumbers(a, b) || countsDiffer(a, b)) clash.push("numbers");
     if (!sameSet(a.dates, b.dates) || !sameSet(a.when, b.when)) clash.push("dates");
     if (a.negated !== b.negated || a.past !== b.past) clash.push("polarity");
     if (a.tense !== b.tense) clash.push("tense");
@@ -155,6 +157,11 @@ function guardUpdate(
     reason: `${judgement.by} said update, but ${why} (${judgement.reason})`,
     by: judgement.by,
   });
+  // "What if I moved to Berlin?", "I might move", 我应该搬到柏林吗: a question, wish or condition the
+  // stored statement does not share states nothing, so it replaces nothing.
+  if (difference(a.modality, b.modality).length > 0) {
+    return keep("different", "the new statement asks, wishes or supposes; it states no change; both kept");
+  }
   // "I speak German too", "my other sister": a fact beside the stored one, not instead of it.
   if (a.additive) return keep("different", "the new statement adds a fact beside the stored one; both kept");
   const oldCoversNew = covers(existing, candidate);
@@ -316,9 +323,38 @@ function isPartnerProgression(newer: ReadonlySet<string>, older: ReadonlySet<str
 
 /** The two statements are one sentence with exactly one word swapped ("I quit coffee" / "I quit sugar"). */
 function oneWordSwapped(candidate: string, existing: string): boolean {
+  if (/\p{Script=Han}/u.test(candidate) && /\p{Script=Han}/u.test(existing))
+    return oneSpanSwapped(candidate, existing);
   const words = (text: string) => normalize(text).match(/[\p{L}\p{N}]+/gu) ?? [];
   const a = words(candidate);
   const b = words(existing);
   if (a.length !== b.length || a.length < 2) return false;
   return a.filter((word, position) => word !== b[position]).length === 1;
+}
+
+/**
+ * Chinese has no spaces, and the segmenter may keep 喝茶 whole beside 喝 + 咖啡, so nothing is shared
+ * word for word: 我不再喝咖啡了 / 我不再喝茶了 are still one sentence with one span swapped when most
+ * of it (the start and the end) is the same.
+ */
+function oneSpanSwapped(candidate: string, existing: string): boolean {
+  const a = [...normalize(candidate).replace(/[\s\p{P}]+/gu, "")];
+  const b = [...normalize(existing).replace(/[\s\p{P}]+/gu, "")];
+  let prefix = 0;
+  while (prefix < a.length && prefix < b.length && a[prefix] === b[prefix]) prefix++;
+  let suffix = 0;
+  while (
+    suffix < a.length - prefix &&
+    suffix < b.length - prefix &&
+    a[a.length - 1 - suffix] === b[b.length - 1 - suffix]
+  ) {
+    suffix++;
+  }
+  // A swap of negation or time words alone (不再 / 已经不) is the same claim worded otherwise.
+  const content = (chars: string[]) =>
+    chars
+      .slice(prefix, chars.length - suffix)
+      .join("")
+      .replace(/不再|已经|已經|没有|沒有|现在|目前|如今|[不没沒了也还還都很就是的]/gu, "");
+  return content(a) !== "" && content(b) !== "" && (prefix + suffix) * 2 >= Math.min(a.length, b.length);
 }

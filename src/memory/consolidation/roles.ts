@@ -1,4 +1,4 @@
-import { KINSHIP, PRONOUN_PERSONS } from "./vocabulary.js";
+import { CJK_PERSONS, KINSHIP, PRONOUN_PERSONS } from "./vocabulary.js";
 
 /**
  * Who stands where in a statement, in order: the speaker ("I", "me", "my", 我), other pronouns, kinship
@@ -57,4 +57,113 @@ export function rolesSwapped(a: string, b: string): boolean {
     return pronoun(first).join() !== pronoun(second).join();
   }
   return first.join(" ") !== second.join(" ");
+}
+
+/** Words that open a sentence without being its subject ("Actually, …", "Sorry, I meant …"). */
+const LEAD_INS = new Set(
+  "actually also now well so yes no oh ok okay sorry btw still today lately recently hey hi and but correction".split(
+    " ",
+  ),
+);
+const POSSESSORS: Readonly<Record<string, string>> = {
+  my: "i",
+  our: "we",
+  his: "he",
+  her: "she",
+  their: "they",
+};
+/** Verbs that follow a name when the name is the subject ("Tom is 34", "Ana moved to Rome"). */
+const SUBJECT_VERBS = new Set(
+  "is was has had have lives lived likes liked loves loved works worked moved said says told thinks will can does doesn't isn't wasn't prefers wants hates drinks eats plays speaks".split(
+    " ",
+  ),
+);
+/** Pets and other animals a person may speak of: "my dog" is not "me". */
+const ANIMALS = new Set(
+  "dog puppy cat kitten horse pony bird parrot budgie rabbit bunny hamster fish goldfish turtle tortoise snake lizard ferret goat".split(
+    " ",
+  ),
+);
+const CJK_OWNERS: readonly [string, string][] = [
+  ["我们", "we"],
+  ["他们", "they"],
+  ["她们", "they"],
+  ["我", "i"],
+  ["他", "he"],
+  ["她", "she"],
+];
+const CJK_ANIMALS = /^(?:的)?(狗狗|小狗|狗|小猫|猫咪|猫|鸟|鹦鹉|兔子|仓鼠|金鱼|鱼|马|乌龟)/u;
+
+/**
+ * Who a statement is about, read from its first words, beyond the kinship words the features already
+ * compare: the speaker ("I", "The user", 我), "we", a pronoun, a name that is the subject ("Tom is
+ * 34", "Ana's birthday"), or an animal with its owner ("my dog", 我的狗). Undefined when the opening
+ * does not say. "I am 34" is not about Tom, and "I am allergic to chicken" is not about my dog,
+ * however many words the two share; "my birthday" and "my dentist appointment" are still about me.
+ */
+export function subjectOf(text: string): string | undefined {
+  const trimmed = text.trim();
+  if (/^[\p{Script=Han}]/u.test(trimmed)) {
+    const owner = CJK_OWNERS.find(([word]) => trimmed.startsWith(word));
+    if (owner === undefined) {
+      // 汤姆的生日: a possessor other than a pronoun or a kinship word (those the features compare) is a name.
+      const possessor = /^([\p{Script=Han}]{1,4}?)的/u.exec(trimmed)?.[1];
+      return possessor === undefined || CJK_PERSONS.some((person) => possessor.includes(person))
+        ? undefined
+        : `name:${possessor}`;
+    }
+    const animal = CJK_ANIMALS.exec(trimmed.slice(owner[0].length))?.[1];
+    return animal === undefined
+      ? owner[1]
+      : `${owner[1]}:${animal.includes("狗") ? "狗" : animal.includes("猫") ? "猫" : animal}`;
+  }
+  const words = (trimmed.match(/[\p{L}\p{N}'’-]+/gu) ?? []).slice(0, 10);
+  let at = 0;
+  const leadIn = (position: number) => {
+    const word = (words[position] ?? "").toLowerCase();
+    if (word === "i" && (words[position + 1] ?? "").toLowerCase() === "meant") return 2;
+    return LEAD_INS.has(word) ? 1 : 0;
+  };
+  for (let skip = leadIn(at); skip > 0 && at < words.length; skip = leadIn(at)) at += skip;
+  const first = words[at];
+  if (first === undefined) return undefined;
+  const possessive = /['’]s$/.test(first);
+  const lower = first.toLowerCase().replace(/['’]s$/, "");
+  const next = (words[at + 1] ?? "").toLowerCase();
+  let owner: string;
+  let owns = POSSESSORS[lower] !== undefined || possessive;
+  if (lower === "the" && next.replace(/['’]s$/, "") === "user") {
+    owner = "i";
+    owns = /['’]s$/.test(next);
+    at++;
+  } else if (/^i(?:['’](?:m|ve|d|ll))?$/.test(lower) || lower === "me" || lower === "user") owner = "i";
+  else if (lower === "we") owner = "we";
+  else if (POSSESSORS[lower] !== undefined) owner = POSSESSORS[lower] ?? lower;
+  else if (PRONOUN_PERSONS[lower] !== undefined) return PRONOUN_PERSONS[lower];
+  else if (
+    /^\p{Lu}/u.test(first) &&
+    KINSHIP[lower] === undefined &&
+    (possessive || SUBJECT_VERBS.has(next))
+  ) {
+    owner = `name:${lower}`;
+  } else return undefined;
+  // An animal counts only as the possessed thing ("my dog", "Tom's cat"), not as an object ("I have a dog").
+  if (!owns) return owner;
+  const animal = words
+    .slice(at + 1, at + 4)
+    .map((word) =>
+      word
+        .toLowerCase()
+        .replace(/['’]s$/, "")
+        .replace(/s$/, ""),
+    )
+    .find((word) => ANIMALS.has(word));
+  return animal === undefined ? owner : `${owner}:${animal}`;
+}
+
+/** Both statements say who they are about, and it is not the same one. */
+export function subjectsDiffer(a: string, b: string): boolean {
+  const first = subjectOf(a);
+  const second = subjectOf(b);
+  return first !== undefined && second !== undefined && first !== second;
 }

@@ -29,6 +29,16 @@ function collapse(text: string): string {
 const FIRST_PERSON = /\b(?:i|i'm|im|me|my|mine|myself)\b|我/iu;
 
 /**
+ * Words that open a message without naming anyone ("Update: I moved to Berlin", "FYI I am allergic",
+ * "Heads up, …", "PS …"): capitalised, but not a speaker. "Tom: I am a pilot" still is one.
+ */
+const LEAD_INS = new Set(
+  "update updates fyi ps pps note notes reminder heads up news btw edit correction quick sorry okay ok hey hi hello well yes yeah oh anyway honestly seriously please thanks also actually today lately recently self".split(
+    " ",
+  ),
+);
+
+/**
  * A name in front of the quote, with no "I/my" after it, is the sentence's subject: "Tom is a
  * licensed pilot" does not state that the user is one. Chinese: words in front with no 我 ("小王对花生过敏").
  */
@@ -36,7 +46,7 @@ function someoneElseBefore(before: string, factText: string): boolean {
   const fact = normalize(factText);
   const names = [...before.matchAll(/\p{Lu}[\p{L}'-]*/gu)].filter((match) => {
     const word = normalize(match[0]).replace(/'s$/, "");
-    return !FIRST_PERSON.test(word) && !isStopword(word) && !fact.includes(word);
+    return !FIRST_PERSON.test(word) && !isStopword(word) && !LEAD_INS.has(word) && !fact.includes(word);
   });
   const last = names[names.length - 1];
   if (last !== undefined && !FIRST_PERSON.test(before.slice((last.index ?? 0) + last[0].length))) return true;
@@ -141,8 +151,13 @@ export function claimedBy(turn: string, quote: string, factText: string): boolea
   if (text[end] === "?" || text[end] === "？") return false;
   const before = text.slice(start, at);
   if (OPENING_QUOTES.test(before) || NOT_A_CLAIM.test(before)) return false;
+  // Inside a code fence the user pasted something (a fixture, a document), not said it.
+  if ((text.slice(0, at).match(/```/g) ?? []).length % 2 === 1) return false;
+  if (reportedBySomeoneElse(before)) return false;
   const said = featuresOf(`${before}${needle}`);
   const fact = featuresOf(factText);
+  // "I might be allergic", "I should move to Berlin": a hedge or a wish in the quote is not the fact.
+  if (difference(said.modality, fact.modality).length > 0) return false;
   if ((said.negated || said.past) !== (fact.negated || fact.past)) return false;
   if (difference(said.persons, fact.persons).length > 0) return false;
   // "On weekends I wake up at 9am" does not state "wakes up at 9am": a condition in front is dropped.
@@ -156,6 +171,16 @@ export function claimedBy(turn: string, quote: string, factText: string): boolea
     difference(fact.numbers, quoted.numbers).length === 0 &&
     difference(fact.dates, quoted.dates).length === 0
   );
+}
+
+/** "Tom wrote to me: …", "my boss said …", 他说：…: what follows is someone else's words, not the user's. */
+const SPEECH_VERB =
+  /(\p{L}+)\s+(?:says|said|wrote|writes|tells me|told me|texted|emailed|messaged|replied|posted|forwarded)\b(?:\s+(?:to\s+)?(?:me|us))?[^.!?]*$/iu;
+
+function reportedBySomeoneElse(before: string): boolean {
+  const match = SPEECH_VERB.exec(before);
+  if (match !== null && match[1]?.toLowerCase() !== "i") return true;
+  return /([^我\s])(?:说|写道|写着|告诉我)[:：，,]?\s*$/u.test(before);
 }
 
 /** True when the quote lies within one user turn, is substantial, and says the fact there. */

@@ -26,7 +26,8 @@ const STRUCTURAL_KEYS = new Set(["type", "role", "toolCallId", "toolName", "medi
 /**
  * Tables that are scrubbed by their owners, not by substring: other memories (a longer memory may
  * contain the forgotten one's words and is not forgotten), the index (rewritten through its API),
- * and the id-only bookkeeping.
+ * and the id-only bookkeeping. The judge queue is not among them: its ids are bookkeeping, but its
+ * `last_error` records a model's answer, which can quote any memory it was shown.
  */
 const OWNED_TABLES = new Set([
   "memories",
@@ -34,7 +35,6 @@ const OWNED_TABLES = new Set([
   "memory_conflicts",
   "memory_tombstones",
   "memory_redactions",
-  "memory_judge_queue",
 ]);
 
 export function isOwned(table: string): boolean {
