@@ -325,8 +325,8 @@ export class SearchIndexCore {
 
   /**
    * Lexical candidates of the query, best first: FTS5's first stage, scored again by exact weighted
-   * BM25, then reordered by pseudo-relevance feedback terms, then its head reordered for first-rank
-   * precision.
+   * BM25, then reordered by pseudo-relevance feedback terms (off by default), session evidence (off by
+   * default) and neighbour smoothing (sessions.ts), then its head reordered for first-rank precision.
    */
   private lexicalList(query: string, stats: ScopeStats, pool: number): LexicalResult[] {
     const queryWeights = analyzeQuery(query, this.expandQuery, this.dropQuestionWords);
