@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Development aid for issue 12: runs the ablation variants on both dev sets in one process and prints
-// recall@10 / nDCG@10 overall, on even and odd conversations (a proxy for the held-out splits), and
+// recall@10 / nDCG@10 overall, on even and odd conversations (a proxy for the held-out splits), on even
+// and odd questions of each conversation (when a conversation has several), and
 // recall@10 per category. Needs `npm run build`. Usage:
 //   node scripts/retrieval-variants.mjs [--every N] [--only name,name] [--set locomo|longmemeval]
 //     [--variant 'name={"documents":{...},"search":{...}}']...  (extra variants, e.g. window 2)
@@ -47,11 +48,13 @@ for (const [name, file] of sets) {
       const { database, idOf } = loadConversation(conversation, group.documents);
       for (const variant of group.variants) {
         const search = searcherOf(database, idOf, variant.search);
-        for (const question of conversation.questions) {
+        for (const [number, question] of conversation.questions.entries()) {
           const ranking = await search(question.question);
           const relevant = new Set(question.evidence);
           rows.get(variant.name).push({
             parity: position % 2,
+            // Questions alternate within each conversation too: a second split, for sets with few conversations.
+            questionParity: number % 2,
             category: question.category,
             recall: recallAt(ranking, relevant, 10),
             ndcg: ndcgAt(ranking, relevant, 10),
@@ -69,6 +72,12 @@ for (const [name, file] of sets) {
       .map((category) => `${category}:${cell(list.filter((row) => row.category === category))}`)
       .join(" ");
     const half = (parity) => cell(list.filter((row) => row.parity === parity));
-    console.log(`${variant.padEnd(20)} all ${cell(list)}  even ${half(0)} odd ${half(1)}  ${categories}`);
+    const questions = (parity) => cell(list.filter((row) => row.questionParity === parity));
+    const split = list.some((row) => row.questionParity === 1)
+      ? `  q-even ${questions(0)} q-odd ${questions(1)}`
+      : "";
+    console.log(
+      `${variant.padEnd(20)} all ${cell(list)}  even ${half(0)} odd ${half(1)}${split}  ${categories}`,
+    );
   }
 }

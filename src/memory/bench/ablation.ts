@@ -38,6 +38,11 @@ export const ABLATION_VARIANTS: readonly AblationVariant[] = [
     search: { sessionWeight: SESSION_WEIGHT },
   },
   {
+    name: "no-neighbours",
+    change: "no neighbour smoothing (a short turn does not lean toward the adjacent candidate it answers)",
+    search: { neighbourMu: 0 },
+  },
+  {
     name: "b-0.5",
     change: "BM25 length normalization b = 0.5 (the previous engine's) instead of 0.75",
     search: { bm25: { k1: 1.2, b: 0.5 } },

@@ -19,7 +19,7 @@ export { FIRST_STAGE_BUDGET } from "./first-stage.js";
 
 import { DEFAULT_PRECISION, type PrecisionParameters, rerankForPrecision } from "./precision.js";
 import { addressedRole, analyzeQuery, queryTermSequence } from "./query.js";
-import { boostBySession } from "./sessions.js";
+import { boostBySession, NEIGHBOUR_MU, smoothByNeighbours } from "./sessions.js";
 import {
   type Embedder,
   EmbeddingError,
@@ -66,6 +66,11 @@ export interface SearchIndexOptions {
    * off: it helped LoCoMo dev and hurt LongMemEval dev, see sessions.ts; SESSION_WEIGHT turns it on).
    */
   sessionWeight?: number;
+  /**
+   * Neighbour smoothing (sessions.ts smoothByNeighbours): a short turn's score moves toward its best
+   * adjacent candidate's by mu / (length + mu). Default NEIGHBOUR_MU; 0 turns it off.
+   */
+  neighbourMu?: number;
   /** Related-term expansion of the query (default on). */
   expandQuery?: boolean;
   /** Speaker-aware (and optional proximity/coverage) reordering of the lexical list (default on). */
@@ -111,6 +116,7 @@ export class SearchIndexCore {
   private readonly dropQuestionWords: boolean;
   private readonly firstStageBudget: number;
   private readonly sessionWeight: number;
+  private readonly neighbourMu: number;
 
   constructor(
     private readonly database: SqliteDatabase,
@@ -146,6 +152,7 @@ export class SearchIndexCore {
     if (!(this.firstStageBudget >= 1))
       throw new RangeError(`firstStageBudget must be at least 1, got ${this.firstStageBudget}`);
     this.sessionWeight = options.sessionWeight ?? 0;
+    this.neighbourMu = options.neighbourMu ?? NEIGHBOUR_MU;
   }
 
   upsert(doc: IndexedDocument): void {
@@ -318,8 +325,8 @@ export class SearchIndexCore {
 
   /**
    * Lexical candidates of the query, best first: FTS5's first stage, scored again by exact weighted
-   * BM25, then reordered by pseudo-relevance feedback terms, then its head reordered for first-rank
-   * precision.
+   * BM25, then reordered by pseudo-relevance feedback terms (off by default), session evidence (off by
+   * default) and neighbour smoothing (sessions.ts), then its head reordered for first-rank precision.
    */
   private lexicalList(query: string, stats: ScopeStats, pool: number): LexicalResult[] {
     const queryWeights = analyzeQuery(query, this.expandQuery, this.dropQuestionWords);
@@ -368,6 +375,20 @@ export class SearchIndexCore {
         lexical,
         (documentId) => stored.get(documentId)?.terms.fieldValue(SESSION_FIELD),
         this.sessionWeight,
+      );
+    }
+    if (this.neighbourMu > 0) {
+      const keys = this.lexical.keysOf(lexical.map((result) => result.documentId));
+      lexical = smoothByNeighbours(
+        lexical,
+        (documentId) => {
+          const document = stored.get(documentId);
+          const session = document?.terms.fieldValue(SESSION_FIELD);
+          const key = keys.get(documentId);
+          if (document === undefined || session === undefined || key === undefined) return undefined;
+          return { session, order: key.id, length: document.length };
+        },
+        this.neighbourMu,
       );
     }
     const precision = this.precision;
