@@ -37,9 +37,17 @@ const FIRST_STAGE_RANK = `bm25(1, ${CONTEXT_WEIGHT}, 0)`;
 export class LexicalIndex {
   private readonly statements;
   private readonly termsCache = new Map<number, StoredTerms>();
-  private readonly dfCache = new Map<string, number>();
+  /**
+   * Document frequencies by scope set, then term. Keyed in two levels so a lookup builds no string:
+   * the second stage asks for a term's idf once per candidate, and a key built on each call was a
+   * good share of a search's garbage (what its slowest queries wait for).
+   */
+  private readonly dfCache = new Map<string, Map<string, number>>();
+  private lastScopeIds: readonly number[] | undefined;
+  private lastScopeFrequencies: Map<string, number> | undefined;
   private readonly keyCache = new Map<number, DocumentKey>();
   private readonly occurredCache = new Map<number, string | null>();
+  private readonly scopeNames = new Map<number, string>();
 
   constructor(
     private readonly database: SqliteDatabase,
@@ -80,11 +88,13 @@ export class LexicalIndex {
          GROUP BY term`,
       ),
       ofScope: prepare("SELECT namespace, doc_id FROM search_docs WHERE scope_id = ?"),
+      // Rows as arrays (raw), the scope as its id and the namespace as a number: 200 candidates
+      // per search, and every object and string a row brings is garbage a moment later.
       details: prepare(
-        `SELECT d.id, d.namespace, d.doc_id, s.scope, d.terms, d.length, d.occurred_at
-         FROM search_docs d JOIN search_scopes s ON s.id = d.scope_id
-         WHERE d.id IN (SELECT value FROM json_each(?))`,
-      ),
+        `SELECT d.id, CASE d.namespace WHEN 'memory' THEN 0 WHEN 'episode' THEN 1 END, d.doc_id, d.scope_id, d.terms, d.length, d.occurred_at
+         FROM search_docs d WHERE d.id IN (SELECT value FROM json_each(?))`,
+      ).raw(),
+      scopeName: prepare("SELECT scope FROM search_scopes WHERE id = ?").pluck(),
       textOf: prepare("SELECT text FROM search_docs WHERE id = ?").pluck(),
       page: prepare(
         "SELECT id, scope_id, text, terms, occurred_at FROM search_docs WHERE id > ? ORDER BY id LIMIT 500",
@@ -108,6 +118,8 @@ export class LexicalIndex {
       newest: prepare(
         "SELECT rowid FROM search_fts WHERE search_fts MATCH ? ORDER BY rowid DESC LIMIT ?",
       ).pluck(),
+      // Unranked: no bm25(), so no pass over each word's whole doclist for its idf.
+      matching: prepare("SELECT rowid FROM search_fts WHERE search_fts MATCH ? LIMIT ?").pluck(),
     };
     this.rebuildIfMigrated();
   }
@@ -208,6 +220,14 @@ export class LexicalIndex {
    * column weights, which costs a score for every matching document; "newest": the latest documents,
    * which costs only the rows returned. Unweighted: the second stage (exact BM25 with query-term
    * weights, search-index.ts) orders them.
+   *
+   * `all` with order "rank": when every matching document fits in `limit`, they are returned as a
+   * set, in rowid order, from an unranked query. The ranked one would return the same documents,
+   * but FTS5's bm25() first counts the rows of every query word for its idf, a pass over each
+   * word's whole doclist: at 1,000,000 memories "dog" AND "adopt" AND a rare name matched 5
+   * documents and cost 8-12 ms, against 0.3 ms unranked. Who asks for `all` (the first stage's
+   * conjunction ladder) takes the result as a set whenever it fits: each step's words are a subset
+   * of the previous step's, so what it already holds is inside the new result.
    */
   candidates(
     terms: readonly string[],
@@ -218,6 +238,10 @@ export class LexicalIndex {
     const expression = matchExpression(terms, scopeFilter, options.all ?? false);
     if (expression === undefined) return [];
     if (options.order === "newest") return this.statements.newest.all(expression, limit) as number[];
+    if (options.all === true) {
+      const every = this.statements.matching.all(expression, limit + 1) as number[];
+      if (every.length <= limit) return every;
+    }
     return this.statements.candidates.all(expression, FIRST_STAGE_RANK, limit) as number[];
   }
 
@@ -259,13 +283,28 @@ export class LexicalIndex {
 
   /** Documents of these scopes that contain the term (in any field). */
   documentFrequency(term: string, scopeIds: readonly number[]): number {
-    const key = `${scopeIds.join(",")}\u0000${term}`;
-    const cached = this.dfCache.get(key);
+    const frequencies = this.frequenciesOf(scopeIds);
+    const cached = frequencies.get(term);
     if (cached !== undefined) return cached;
     let df = 0;
     for (const scopeId of scopeIds) df += Number(this.statements.df.get(scopeId, term) ?? 0);
-    this.dfCache.set(key, df);
+    frequencies.set(term, df);
     return df;
+  }
+
+  /** The cached frequencies of one scope set; the same array as the last call costs no key. */
+  private frequenciesOf(scopeIds: readonly number[]): Map<string, number> {
+    if (scopeIds === this.lastScopeIds && this.lastScopeFrequencies !== undefined)
+      return this.lastScopeFrequencies;
+    const key = scopeIds.join(",");
+    let frequencies = this.dfCache.get(key);
+    if (frequencies === undefined) {
+      frequencies = new Map();
+      this.dfCache.set(key, frequencies);
+    }
+    this.lastScopeIds = scopeIds;
+    this.lastScopeFrequencies = frequencies;
+    return frequencies;
   }
 
   /**
@@ -273,15 +312,15 @@ export class LexicalIndex {
    * word of the best documents: one statement each would cost more than the search).
    */
   prefetchFrequencies(terms: Iterable<string>, scopeIds: readonly number[]): void {
-    const prefix = `${scopeIds.join(",")}\u0000`;
-    const missing = [...new Set(terms)].filter((term) => !this.dfCache.has(prefix + term));
+    const frequencies = this.frequenciesOf(scopeIds);
+    const missing = [...new Set(terms)].filter((term) => !frequencies.has(term));
     if (missing.length === 0) return;
-    for (const term of missing) this.dfCache.set(prefix + term, 0);
+    for (const term of missing) frequencies.set(term, 0);
     const rows = this.statements.dfMany.all(JSON.stringify(scopeIds), JSON.stringify(missing)) as {
       term: string;
       df: number;
     }[];
-    for (const row of rows) this.dfCache.set(prefix + row.term, Number(row.df));
+    for (const row of rows) frequencies.set(row.term, Number(row.df));
   }
 
   /**
@@ -291,27 +330,43 @@ export class LexicalIndex {
   clearCaches(): void {
     this.termsCache.clear();
     this.dfCache.clear();
+    this.lastScopeIds = undefined;
+    this.lastScopeFrequencies = undefined;
     this.keyCache.clear();
     this.occurredCache.clear();
+    this.scopeNames.clear();
   }
 
   private loadDetails(documentIds: readonly number[]): void {
     const missing = documentIds.filter((documentId) => !this.keyCache.has(documentId));
     if (missing.length === 0) return;
-    const rows = this.statements.details.all(JSON.stringify(missing)) as {
-      id: number;
-      namespace: SearchNamespace;
-      doc_id: number;
-      scope: string;
-      terms: string;
-      length: number;
-      occurred_at: string | null;
-    }[];
-    for (const row of rows) {
-      this.keyCache.set(row.id, { namespace: row.namespace, id: row.doc_id, scope: row.scope });
-      this.termsCache.set(row.id, { terms: new StoredTermWeights(row.terms), length: row.length });
-      this.occurredCache.set(row.id, row.occurred_at);
+    const rows = this.statements.details.all(JSON.stringify(missing)) as [
+      id: number,
+      episode: number | null,
+      docId: number,
+      scopeId: number,
+      terms: string,
+      length: number,
+      occurredAt: string | null,
+    ][];
+    for (const [id, episode, docId, scopeId, terms, length, occurredAt] of rows) {
+      if (episode === null) throw new Error(`search index: document ${id} has an unknown namespace`);
+      const namespace: SearchNamespace = episode === 1 ? "episode" : "memory";
+      this.keyCache.set(id, { namespace, id: docId, scope: this.scopeNameOf(scopeId) });
+      this.termsCache.set(id, { terms: new StoredTermWeights(terms), length });
+      this.occurredCache.set(id, occurredAt);
     }
+  }
+
+  /** A scope's name by id, read once per search (a search sees a few scopes, its rows thousands). */
+  private scopeNameOf(scopeId: number): string {
+    let name = this.scopeNames.get(scopeId);
+    if (name === undefined) {
+      name = this.statements.scopeName.get(scopeId) as string | undefined;
+      if (name === undefined) throw new Error(`search index: document of missing scope ${scopeId}`);
+      this.scopeNames.set(scopeId, name);
+    }
+    return name;
   }
 
   private writeFts(
