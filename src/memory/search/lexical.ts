@@ -96,6 +96,7 @@ export class LexicalIndex {
       ).raw(),
       scopeName: prepare("SELECT scope FROM search_scopes WHERE id = ?").pluck(),
       textOf: prepare("SELECT text FROM search_docs WHERE id = ?").pluck(),
+      indexed: prepare("SELECT id FROM search_docs WHERE id IN (SELECT value FROM json_each(?))").pluck(),
       page: prepare(
         "SELECT id, scope_id, text, terms, occurred_at FROM search_docs WHERE id > ? ORDER BY id LIMIT 500",
       ),
@@ -254,6 +255,12 @@ export class LexicalIndex {
       if (stored) result.set(documentId, stored);
     }
     return result;
+  }
+
+  /** Which of these internal ids are indexed now (read from the table, never from a cache). */
+  indexed(documentIds: readonly number[]): Set<number> {
+    if (documentIds.length === 0) return new Set();
+    return new Set(this.statements.indexed.all(JSON.stringify(documentIds)) as number[]);
   }
 
   /** Analyzed terms of the document's own text (not its context), in order; empty if not indexed. */
