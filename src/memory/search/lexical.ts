@@ -25,6 +25,12 @@ export interface StoredTerms {
   length: number;
 }
 
+interface Details {
+  key: DocumentKey;
+  stored: StoredTerms;
+  occurredAt: string | null;
+}
+
 export interface DocumentKey {
   namespace: SearchNamespace;
   id: number;
@@ -36,7 +42,8 @@ const FIRST_STAGE_RANK = `bm25(1, ${CONTEXT_WEIGHT}, 0)`;
 
 export class LexicalIndex {
   private readonly statements;
-  private readonly termsCache = new Map<number, StoredTerms>();
+  /** What a search reads of its candidates, one entry per document (one Map, not three). */
+  private readonly detailsCache = new Map<number, Details>();
   /**
    * Document frequencies by scope set, then term. Keyed in two levels so a lookup builds no string:
    * the second stage asks for a term's idf once per candidate, and a key built on each call was a
@@ -45,8 +52,6 @@ export class LexicalIndex {
   private readonly dfCache = new Map<string, Map<string, number>>();
   private lastScopeIds: readonly number[] | undefined;
   private lastScopeFrequencies: Map<string, number> | undefined;
-  private readonly keyCache = new Map<number, DocumentKey>();
-  private readonly occurredCache = new Map<number, string | null>();
   private readonly scopeNames = new Map<number, string>();
 
   constructor(
@@ -251,7 +256,7 @@ export class LexicalIndex {
     this.loadDetails(documentIds);
     const result = new Map<number, StoredTerms>();
     for (const documentId of documentIds) {
-      const stored = this.termsCache.get(documentId);
+      const stored = this.detailsCache.get(documentId)?.stored;
       if (stored) result.set(documentId, stored);
     }
     return result;
@@ -274,7 +279,7 @@ export class LexicalIndex {
     this.loadDetails(documentIds);
     const keys = new Map<number, DocumentKey>();
     for (const documentId of documentIds) {
-      const key = this.keyCache.get(documentId);
+      const key = this.detailsCache.get(documentId)?.key;
       if (key) keys.set(documentId, key);
     }
     return keys;
@@ -284,7 +289,8 @@ export class LexicalIndex {
   occurredAtOf(documentIds: readonly number[]): Map<number, string | null> {
     this.loadDetails(documentIds);
     const times = new Map<number, string | null>();
-    for (const documentId of documentIds) times.set(documentId, this.occurredCache.get(documentId) ?? null);
+    for (const documentId of documentIds)
+      times.set(documentId, this.detailsCache.get(documentId)?.occurredAt ?? null);
     return times;
   }
 
@@ -335,17 +341,15 @@ export class LexicalIndex {
    * write between two searches, and reading a few hundred rows again costs far less than being wrong.
    */
   clearCaches(): void {
-    this.termsCache.clear();
+    this.detailsCache.clear();
     this.dfCache.clear();
     this.lastScopeIds = undefined;
     this.lastScopeFrequencies = undefined;
-    this.keyCache.clear();
-    this.occurredCache.clear();
     this.scopeNames.clear();
   }
 
   private loadDetails(documentIds: readonly number[]): void {
-    const missing = documentIds.filter((documentId) => !this.keyCache.has(documentId));
+    const missing = documentIds.filter((documentId) => !this.detailsCache.has(documentId));
     if (missing.length === 0) return;
     const rows = this.statements.details.all(JSON.stringify(missing)) as [
       id: number,
@@ -359,9 +363,11 @@ export class LexicalIndex {
     for (const [id, episode, docId, scopeId, terms, length, occurredAt] of rows) {
       if (episode === null) throw new Error(`search index: document ${id} has an unknown namespace`);
       const namespace: SearchNamespace = episode === 1 ? "episode" : "memory";
-      this.keyCache.set(id, { namespace, id: docId, scope: this.scopeNameOf(scopeId) });
-      this.termsCache.set(id, { terms: new StoredTermWeights(terms), length });
-      this.occurredCache.set(id, occurredAt);
+      this.detailsCache.set(id, {
+        key: { namespace, id: docId, scope: this.scopeNameOf(scopeId) },
+        stored: { terms: new StoredTermWeights(terms), length },
+        occurredAt,
+      });
     }
   }
 
