@@ -1,6 +1,7 @@
 import type { SqliteDatabase } from "../../storage/database.js";
 import { analyze } from "../text/analyze.js";
 import { CONTEXT_CAP, CONTEXT_WEIGHT, documentLength, documentTerms, isFieldTerm, ownTerms } from "./bm25.js";
+import { DocumentFrequencies } from "./frequencies.js";
 import { ftsText, matchExpression, scopeToken } from "./fts-terms.js";
 import { encodeTerms, parseTerms, StoredTermWeights } from "./stored-terms.js";
 import type { IndexedDocument, SearchNamespace } from "./types.js";
@@ -44,14 +45,7 @@ export class LexicalIndex {
   private readonly statements;
   /** What a search reads of its candidates, one entry per document (one Map, not three). */
   private readonly detailsCache = new Map<number, Details>();
-  /**
-   * Document frequencies by scope set, then term. Keyed in two levels so a lookup builds no string:
-   * the second stage asks for a term's idf once per candidate, and a key built on each call was a
-   * good share of a search's garbage (what its slowest queries wait for).
-   */
-  private readonly dfCache = new Map<string, Map<string, number>>();
-  private lastScopeIds: readonly number[] | undefined;
-  private lastScopeFrequencies: Map<string, number> | undefined;
+  private readonly frequencies: DocumentFrequencies;
   private readonly scopeNames = new Map<number, string>();
 
   constructor(
@@ -60,6 +54,7 @@ export class LexicalIndex {
     private readonly timeWords = true,
     private readonly contextCap = CONTEXT_CAP,
   ) {
+    this.frequencies = new DocumentFrequencies(database);
     const prepare = (sql: string) => database.prepare(sql);
     this.statements = {
       scopeByName: prepare(
@@ -86,12 +81,6 @@ export class LexicalIndex {
       ),
       dfRemove: prepare("UPDATE search_term_df SET df = df - 1 WHERE scope_id = ? AND term = ?"),
       dfDeleteUnused: prepare("DELETE FROM search_term_df WHERE scope_id = ? AND term = ? AND df <= 0"),
-      df: prepare("SELECT df FROM search_term_df WHERE scope_id = ? AND term = ?").pluck(),
-      dfMany: prepare(
-        `SELECT term, SUM(df) AS df FROM search_term_df
-         WHERE scope_id IN (SELECT value FROM json_each(?)) AND term IN (SELECT value FROM json_each(?))
-         GROUP BY term`,
-      ),
       ofScope: prepare("SELECT namespace, doc_id FROM search_docs WHERE scope_id = ?"),
       // Rows as arrays (raw), the scope as its id and the namespace as a number: 200 candidates
       // per search, and every object and string a row brings is garbage a moment later.
@@ -296,44 +285,12 @@ export class LexicalIndex {
 
   /** Documents of these scopes that contain the term (in any field). */
   documentFrequency(term: string, scopeIds: readonly number[]): number {
-    const frequencies = this.frequenciesOf(scopeIds);
-    const cached = frequencies.get(term);
-    if (cached !== undefined) return cached;
-    let df = 0;
-    for (const scopeId of scopeIds) df += Number(this.statements.df.get(scopeId, term) ?? 0);
-    frequencies.set(term, df);
-    return df;
+    return this.frequencies.get(term, scopeIds);
   }
 
-  /** The cached frequencies of one scope set; the same array as the last call costs no key. */
-  private frequenciesOf(scopeIds: readonly number[]): Map<string, number> {
-    if (scopeIds === this.lastScopeIds && this.lastScopeFrequencies !== undefined)
-      return this.lastScopeFrequencies;
-    const key = scopeIds.join(",");
-    let frequencies = this.dfCache.get(key);
-    if (frequencies === undefined) {
-      frequencies = new Map();
-      this.dfCache.set(key, frequencies);
-    }
-    this.lastScopeIds = scopeIds;
-    this.lastScopeFrequencies = frequencies;
-    return frequencies;
-  }
-
-  /**
-   * Loads the document frequencies of many terms in one statement (feedback reads those of every
-   * word of the best documents: one statement each would cost more than the search).
-   */
+  /** Loads the document frequencies of many terms in one statement (DocumentFrequencies.prefetch). */
   prefetchFrequencies(terms: Iterable<string>, scopeIds: readonly number[]): void {
-    const frequencies = this.frequenciesOf(scopeIds);
-    const missing = [...new Set(terms)].filter((term) => !frequencies.has(term));
-    if (missing.length === 0) return;
-    for (const term of missing) frequencies.set(term, 0);
-    const rows = this.statements.dfMany.all(JSON.stringify(scopeIds), JSON.stringify(missing)) as {
-      term: string;
-      df: number;
-    }[];
-    for (const row of rows) frequencies.set(row.term, Number(row.df));
+    this.frequencies.prefetch(terms, scopeIds);
   }
 
   /**
@@ -342,9 +299,7 @@ export class LexicalIndex {
    */
   clearCaches(): void {
     this.detailsCache.clear();
-    this.dfCache.clear();
-    this.lastScopeIds = undefined;
-    this.lastScopeFrequencies = undefined;
+    this.frequencies.clear();
     this.scopeNames.clear();
   }
 
