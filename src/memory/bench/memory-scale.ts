@@ -51,6 +51,15 @@ export interface MemoryScaleReport {
   peakRssMb: number;
   /** 1-minute load average when the run ended: latencies on a busy machine are not the engine's. */
   loadAverage: number;
+  /**
+   * Wall seconds of each phase of the run (what a million memories spends its minutes on): ingest,
+   * timed lexical queries, agreement with the unbounded first stage, embedding, timed hybrid
+   * queries, vector recall against an exact scan, single additions.
+   */
+  phaseSeconds: Record<
+    "ingest" | "lexical" | "agreement" | "embed" | "hybrid" | "vectorRecall" | "addOne",
+    number
+  >;
 }
 
 export interface MemoryScaleOptions {
@@ -99,10 +108,19 @@ export async function runMemoryScaleBench(options: MemoryScaleOptions): Promise<
     // Steady state of a running agent: posting lists of common words are already cached. Warm up
     // with other queries (another seed) so the timed queries' own rare words are still cold.
     const warmUp = syntheticQueries(50, (options.seed ?? 42) + 2);
+    let phaseStart = performance.now();
+    const phase = () => {
+      const now = performance.now();
+      const seconds = round((now - phaseStart) / 1000, 1);
+      phaseStart = now;
+      return seconds;
+    };
     await timeQueries(lexical, warmUp);
     const lexicalLatencies = await timeQueries(lexical, queries);
+    const lexicalSeconds = phase();
     const exhaustive = new SearchIndex(database, { firstStageBudget: Number.POSITIVE_INFINITY });
     const agreement = await agreementOf(lexical, exhaustive, queries);
+    const agreementSeconds = phase();
 
     const embedder = new HashEmbedder(384);
     const quantization = options.quantization ?? DEFAULT_QUANTIZATION;
@@ -111,9 +129,12 @@ export async function runMemoryScaleBench(options: MemoryScaleOptions): Promise<
     await hybrid.embedPending({ batchSize: 1000 });
     const embedSeconds = (performance.now() - embedStart) / 1000;
     const vectorBytes = fileBytes(database, path);
+    phase();
     await timeQueries(hybrid, warmUp);
     const hybridLatencies = await timeQueries(hybrid, queries);
+    const hybridSeconds = phase();
     const vectorRecallAt10 = await vectorRecall(hybrid, queries.slice(0, 20));
+    const vectorRecallSeconds = phase();
 
     // One memory at a time, as the agent adds them: words and vector, never a reload of anything.
     const adds = syntheticMemories(options.adds ?? 50, (options.seed ?? 42) + 3);
@@ -127,6 +148,7 @@ export async function runMemoryScaleBench(options: MemoryScaleOptions): Promise<
       const used = process.cpuUsage(cpu);
       addTimings.cpu.push((used.user + used.system) / 1000);
     }
+    const addSeconds = phase();
 
     return {
       n,
@@ -145,6 +167,15 @@ export async function runMemoryScaleBench(options: MemoryScaleOptions): Promise<
       // maxRSS is in kilobytes and covers the whole run, including ingestion.
       peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
       loadAverage: round(loadavg()[0] ?? 0, 2),
+      phaseSeconds: {
+        ingest: round(ingestSeconds, 1),
+        lexical: lexicalSeconds,
+        agreement: agreementSeconds,
+        embed: round(embedSeconds, 1),
+        hybrid: hybridSeconds,
+        vectorRecall: vectorRecallSeconds,
+        addOne: addSeconds,
+      },
     };
   } finally {
     database.close();

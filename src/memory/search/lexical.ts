@@ -1,6 +1,7 @@
 import type { SqliteDatabase } from "../../storage/database.js";
 import { analyze } from "../text/analyze.js";
 import { CONTEXT_CAP, CONTEXT_WEIGHT, documentLength, documentTerms, isFieldTerm, ownTerms } from "./bm25.js";
+import { DocumentFrequencies } from "./frequencies.js";
 import { ftsText, matchExpression, scopeToken } from "./fts-terms.js";
 import { encodeTerms, parseTerms, StoredTermWeights } from "./stored-terms.js";
 import type { IndexedDocument, SearchNamespace } from "./types.js";
@@ -25,6 +26,12 @@ export interface StoredTerms {
   length: number;
 }
 
+interface Details {
+  key: DocumentKey;
+  stored: StoredTerms;
+  occurredAt: string | null;
+}
+
 export interface DocumentKey {
   namespace: SearchNamespace;
   id: number;
@@ -36,10 +43,10 @@ const FIRST_STAGE_RANK = `bm25(1, ${CONTEXT_WEIGHT}, 0)`;
 
 export class LexicalIndex {
   private readonly statements;
-  private readonly termsCache = new Map<number, StoredTerms>();
-  private readonly dfCache = new Map<string, number>();
-  private readonly keyCache = new Map<number, DocumentKey>();
-  private readonly occurredCache = new Map<number, string | null>();
+  /** What a search reads of its candidates, one entry per document (one Map, not three). */
+  private readonly detailsCache = new Map<number, Details>();
+  private readonly frequencies: DocumentFrequencies;
+  private readonly scopeNames = new Map<number, string>();
 
   constructor(
     private readonly database: SqliteDatabase,
@@ -47,6 +54,7 @@ export class LexicalIndex {
     private readonly timeWords = true,
     private readonly contextCap = CONTEXT_CAP,
   ) {
+    this.frequencies = new DocumentFrequencies(database);
     const prepare = (sql: string) => database.prepare(sql);
     this.statements = {
       scopeByName: prepare(
@@ -73,19 +81,16 @@ export class LexicalIndex {
       ),
       dfRemove: prepare("UPDATE search_term_df SET df = df - 1 WHERE scope_id = ? AND term = ?"),
       dfDeleteUnused: prepare("DELETE FROM search_term_df WHERE scope_id = ? AND term = ? AND df <= 0"),
-      df: prepare("SELECT df FROM search_term_df WHERE scope_id = ? AND term = ?").pluck(),
-      dfMany: prepare(
-        `SELECT term, SUM(df) AS df FROM search_term_df
-         WHERE scope_id IN (SELECT value FROM json_each(?)) AND term IN (SELECT value FROM json_each(?))
-         GROUP BY term`,
-      ),
       ofScope: prepare("SELECT namespace, doc_id FROM search_docs WHERE scope_id = ?"),
+      // Rows as arrays (raw), the scope as its id and the namespace as a number: 200 candidates
+      // per search, and every object and string a row brings is garbage a moment later.
       details: prepare(
-        `SELECT d.id, d.namespace, d.doc_id, s.scope, d.terms, d.length, d.occurred_at
-         FROM search_docs d JOIN search_scopes s ON s.id = d.scope_id
-         WHERE d.id IN (SELECT value FROM json_each(?))`,
-      ),
+        `SELECT d.id, CASE d.namespace WHEN 'memory' THEN 0 WHEN 'episode' THEN 1 END, d.doc_id, d.scope_id, d.terms, d.length, d.occurred_at
+         FROM search_docs d WHERE d.id IN (SELECT value FROM json_each(?))`,
+      ).raw(),
+      scopeName: prepare("SELECT scope FROM search_scopes WHERE id = ?").pluck(),
       textOf: prepare("SELECT text FROM search_docs WHERE id = ?").pluck(),
+      indexed: prepare("SELECT id FROM search_docs WHERE id IN (SELECT value FROM json_each(?))").pluck(),
       page: prepare(
         "SELECT id, scope_id, text, terms, occurred_at FROM search_docs WHERE id > ? ORDER BY id LIMIT 500",
       ),
@@ -108,6 +113,8 @@ export class LexicalIndex {
       newest: prepare(
         "SELECT rowid FROM search_fts WHERE search_fts MATCH ? ORDER BY rowid DESC LIMIT ?",
       ).pluck(),
+      // Unranked: no bm25(), so no pass over each word's whole doclist for its idf.
+      matching: prepare("SELECT rowid FROM search_fts WHERE search_fts MATCH ? LIMIT ?").pluck(),
     };
     this.rebuildIfMigrated();
   }
@@ -208,6 +215,14 @@ export class LexicalIndex {
    * column weights, which costs a score for every matching document; "newest": the latest documents,
    * which costs only the rows returned. Unweighted: the second stage (exact BM25 with query-term
    * weights, search-index.ts) orders them.
+   *
+   * `all` with order "rank": when every matching document fits in `limit`, they are returned as a
+   * set, in rowid order, from an unranked query. The ranked one would return the same documents,
+   * but FTS5's bm25() first counts the rows of every query word for its idf, a pass over each
+   * word's whole doclist: at 1,000,000 memories "dog" AND "adopt" AND a rare name matched 5
+   * documents and cost 8-12 ms, against 0.3 ms unranked. Who asks for `all` (the first stage's
+   * conjunction ladder) takes the result as a set whenever it fits: each step's words are a subset
+   * of the previous step's, so what it already holds is inside the new result.
    */
   candidates(
     terms: readonly string[],
@@ -218,6 +233,10 @@ export class LexicalIndex {
     const expression = matchExpression(terms, scopeFilter, options.all ?? false);
     if (expression === undefined) return [];
     if (options.order === "newest") return this.statements.newest.all(expression, limit) as number[];
+    if (options.all === true) {
+      const every = this.statements.matching.all(expression, limit + 1) as number[];
+      if (every.length <= limit) return every;
+    }
     return this.statements.candidates.all(expression, FIRST_STAGE_RANK, limit) as number[];
   }
 
@@ -226,10 +245,16 @@ export class LexicalIndex {
     this.loadDetails(documentIds);
     const result = new Map<number, StoredTerms>();
     for (const documentId of documentIds) {
-      const stored = this.termsCache.get(documentId);
+      const stored = this.detailsCache.get(documentId)?.stored;
       if (stored) result.set(documentId, stored);
     }
     return result;
+  }
+
+  /** Which of these internal ids are indexed now (read from the table, never from a cache). */
+  indexed(documentIds: readonly number[]): Set<number> {
+    if (documentIds.length === 0) return new Set();
+    return new Set(this.statements.indexed.all(JSON.stringify(documentIds)) as number[]);
   }
 
   /** Analyzed terms of the document's own text (not its context), in order; empty if not indexed. */
@@ -243,7 +268,7 @@ export class LexicalIndex {
     this.loadDetails(documentIds);
     const keys = new Map<number, DocumentKey>();
     for (const documentId of documentIds) {
-      const key = this.keyCache.get(documentId);
+      const key = this.detailsCache.get(documentId)?.key;
       if (key) keys.set(documentId, key);
     }
     return keys;
@@ -253,35 +278,19 @@ export class LexicalIndex {
   occurredAtOf(documentIds: readonly number[]): Map<number, string | null> {
     this.loadDetails(documentIds);
     const times = new Map<number, string | null>();
-    for (const documentId of documentIds) times.set(documentId, this.occurredCache.get(documentId) ?? null);
+    for (const documentId of documentIds)
+      times.set(documentId, this.detailsCache.get(documentId)?.occurredAt ?? null);
     return times;
   }
 
   /** Documents of these scopes that contain the term (in any field). */
   documentFrequency(term: string, scopeIds: readonly number[]): number {
-    const key = `${scopeIds.join(",")}\u0000${term}`;
-    const cached = this.dfCache.get(key);
-    if (cached !== undefined) return cached;
-    let df = 0;
-    for (const scopeId of scopeIds) df += Number(this.statements.df.get(scopeId, term) ?? 0);
-    this.dfCache.set(key, df);
-    return df;
+    return this.frequencies.get(term, scopeIds);
   }
 
-  /**
-   * Loads the document frequencies of many terms in one statement (feedback reads those of every
-   * word of the best documents: one statement each would cost more than the search).
-   */
+  /** Loads the document frequencies of many terms in one statement (DocumentFrequencies.prefetch). */
   prefetchFrequencies(terms: Iterable<string>, scopeIds: readonly number[]): void {
-    const prefix = `${scopeIds.join(",")}\u0000`;
-    const missing = [...new Set(terms)].filter((term) => !this.dfCache.has(prefix + term));
-    if (missing.length === 0) return;
-    for (const term of missing) this.dfCache.set(prefix + term, 0);
-    const rows = this.statements.dfMany.all(JSON.stringify(scopeIds), JSON.stringify(missing)) as {
-      term: string;
-      df: number;
-    }[];
-    for (const row of rows) this.dfCache.set(prefix + row.term, Number(row.df));
+    this.frequencies.prefetch(terms, scopeIds);
   }
 
   /**
@@ -289,29 +298,43 @@ export class LexicalIndex {
    * write between two searches, and reading a few hundred rows again costs far less than being wrong.
    */
   clearCaches(): void {
-    this.termsCache.clear();
-    this.dfCache.clear();
-    this.keyCache.clear();
-    this.occurredCache.clear();
+    this.detailsCache.clear();
+    this.frequencies.clear();
+    this.scopeNames.clear();
   }
 
   private loadDetails(documentIds: readonly number[]): void {
-    const missing = documentIds.filter((documentId) => !this.keyCache.has(documentId));
+    const missing = documentIds.filter((documentId) => !this.detailsCache.has(documentId));
     if (missing.length === 0) return;
-    const rows = this.statements.details.all(JSON.stringify(missing)) as {
-      id: number;
-      namespace: SearchNamespace;
-      doc_id: number;
-      scope: string;
-      terms: string;
-      length: number;
-      occurred_at: string | null;
-    }[];
-    for (const row of rows) {
-      this.keyCache.set(row.id, { namespace: row.namespace, id: row.doc_id, scope: row.scope });
-      this.termsCache.set(row.id, { terms: new StoredTermWeights(row.terms), length: row.length });
-      this.occurredCache.set(row.id, row.occurred_at);
+    const rows = this.statements.details.all(JSON.stringify(missing)) as [
+      id: number,
+      episode: number | null,
+      docId: number,
+      scopeId: number,
+      terms: string,
+      length: number,
+      occurredAt: string | null,
+    ][];
+    for (const [id, episode, docId, scopeId, terms, length, occurredAt] of rows) {
+      if (episode === null) throw new Error(`search index: document ${id} has an unknown namespace`);
+      const namespace: SearchNamespace = episode === 1 ? "episode" : "memory";
+      this.detailsCache.set(id, {
+        key: { namespace, id: docId, scope: this.scopeNameOf(scopeId) },
+        stored: { terms: new StoredTermWeights(terms), length },
+        occurredAt,
+      });
     }
+  }
+
+  /** A scope's name by id, read once per search (a search sees a few scopes, its rows thousands). */
+  private scopeNameOf(scopeId: number): string {
+    let name = this.scopeNames.get(scopeId);
+    if (name === undefined) {
+      name = this.statements.scopeName.get(scopeId) as string | undefined;
+      if (name === undefined) throw new Error(`search index: document of missing scope ${scopeId}`);
+      this.scopeNames.set(scopeId, name);
+    }
+    return name;
   }
 
   private writeFts(

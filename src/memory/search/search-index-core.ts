@@ -3,8 +3,8 @@ import {
   BM25_B,
   BM25_K1,
   type Bm25Parameters,
+  Bm25Query,
   bm25Idf,
-  bm25Score,
   ROLE_FIELD,
   SESSION_FIELD,
   SPEAKER_FIELD,
@@ -239,10 +239,12 @@ export class SearchIndexCore {
       );
       checkVectors(embedder, embedded, batch.length);
       this.database.transaction(() => {
+        // A document removed while its batch was being embedded stays removed. One statement for
+        // the batch: one per document was a tenth of embedding a million memories.
+        const indexed = this.lexical.indexed(batch.map((row) => row.id));
         batch.forEach((row, index) => {
           const vector = embedded[index];
-          // A document removed while its batch was being embedded stays removed.
-          if (vector && this.lexical.keysOf([row.id]).has(row.id)) vectors.put(row.id, row.scope_id, vector);
+          if (vector && indexed.has(row.id)) vectors.put(row.id, row.scope_id, vector);
         });
       })();
       this.lexical.clearCaches();
@@ -343,12 +345,13 @@ export class SearchIndexCore {
     if (candidateIds.length === 0) return [];
     const stored = this.lexical.termsOf(candidateIds);
     const idf = (term: string) => this.idfOf(term, stats);
-    const score = (weights: ReadonlyMap<string, number>, documentId: number) => {
+    const score = (query: Bm25Query, documentId: number) => {
       const document = stored.get(documentId);
       if (!document) return 0;
-      return bm25Score(weights, document.terms, document.length, stats.averageLength, idf, this.bm25);
+      return query.score(document.terms, document.length, stats.averageLength);
     };
-    let lexical = rankBy(candidateIds, (documentId) => score(queryWeights, documentId)).slice(0, pool);
+    const scorer = new Bm25Query(queryWeights, idf, this.bm25);
+    let lexical = rankBy(candidateIds, (documentId) => score(scorer, documentId)).slice(0, pool);
     if (this.feedback !== undefined && lexical.length > 0) {
       const feedbackDocuments = lexical.slice(0, this.feedback.documents);
       this.lexical.prefetchFrequencies(
@@ -364,9 +367,10 @@ export class SearchIndexCore {
       );
       for (const term of queryWeights.keys()) expanded.delete(term);
       if (expanded.size > 0) {
+        const expandedScorer = new Bm25Query(expanded, idf, this.bm25);
         lexical = rankBy(
           lexical.map((result) => result.documentId),
-          (documentId) => score(queryWeights, documentId) + score(expanded, documentId),
+          (documentId) => score(scorer, documentId) + score(expandedScorer, documentId),
         );
       }
     }

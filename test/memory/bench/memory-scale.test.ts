@@ -27,6 +27,9 @@ describe("runMemoryScaleBench", () => {
     // Vectors take room: 384 float32 = 1536 bytes each at least.
     expect(report.bytesPerMemory.withVectors - report.bytesPerMemory.lexical).toBeGreaterThan(1000);
     expect(report.peakRssMb).toBeGreaterThan(0);
+    // Every phase of the run is timed.
+    for (const seconds of Object.values(report.phaseSeconds)) expect(seconds).toBeGreaterThanOrEqual(0);
+    expect(Object.keys(report.phaseSeconds)).toHaveLength(7);
     // A small store: the first stage is the unbounded one, and the 800 codes rescored are all of them.
     expect(report.lexical.top10AgreementWithExhaustive).toBe(1);
     expect(report.hybrid.vectorRecallAt10).toBe(1);

@@ -43,6 +43,30 @@ class SynonymEmbedder implements Embedder {
 }
 
 describe("hybrid search", () => {
+  it("gives no vector to a document removed while its batch was being embedded", async () => {
+    let index: SearchIndex | undefined;
+    // Removes document 2 while the batch holding it is with the embedder (as another writer may).
+    const embedder: Embedder = {
+      id: "removing-test",
+      dimensions: 3,
+      async embed(texts: string[]) {
+        index?.remove("memory", 2);
+        return texts.map(() => Float32Array.from([1, 0, 0]));
+      },
+    };
+    index = new SearchIndex(database, { embedder });
+    index.upsertMany(
+      [1, 2, 3].map((id) => ({ namespace: "memory" as const, id, scope: "owner", text: `note ${id}` })),
+    );
+    expect(await index.embedPending({ batchSize: 10 })).toBe(3);
+    // Two documents' vectors, in each table of the store (binary: codes and float vectors).
+    const tables = database.prepare("SELECT COUNT(*) FROM search_vector_tables").pluck().get();
+    expect(vectorCount()).toBe(2 * Number(tables));
+    expect(index.pendingEmbeddings()).toBe(0);
+    const found = await index.nearestVectors("note", { namespace: "memory", scopes: ["owner"] }, 10);
+    expect(found.map((hit) => hit.id).sort()).toEqual([1, 3]);
+  });
+
   it("finds by meaning through vectors what BM25 cannot, and reports both ranks", async () => {
     const index = new SearchIndex(database, { embedder: new SynonymEmbedder() });
     index.upsertMany([

@@ -347,6 +347,31 @@ describe("SearchIndex first stage bounded by the work of the query", () => {
     expect(hits[0]?.id).toBe(answer);
   });
 
+  it("gives every document holding all the words, ranked or not, when they fit in the limit", () => {
+    const lexical = new LexicalIndex(database);
+    const docs: IndexedDocument[] = [];
+    let id = 0;
+    for (let i = 0; i < 40; i++)
+      docs.push(memory(++id, `user's dog ${i % 7 === 0 ? "Rex " : ""}likes the park`));
+    for (let i = 0; i < 40; i++) docs.push(memory(++id, `user's cat likes the park ${i}`));
+    database.transaction(() => {
+      for (const doc of docs) lexical.upsert(doc);
+    })();
+    const { ids } = lexical.scopeStats("memory", ["owner"]);
+    const filter = lexical.scopeFilter(ids);
+    const rex = docs.filter((doc) => doc.text.includes("Rex")).map((doc) => doc.id);
+    const words = ["rex", "dog", "park"];
+    // Fits: the unranked answer, as a set, is every matching document (what ranking would return).
+    const all = lexical.candidates(words, filter, rex.length, { all: true });
+    expect(new Set(all)).toEqual(new Set(rex));
+    expect(all).toHaveLength(rex.length);
+    // Does not fit: the ranked query decides which documents are kept, never more than the limit.
+    const some = lexical.candidates(["dog", "park"], filter, 5, { all: true });
+    expect(some).toHaveLength(5);
+    for (const documentId of some) expect(documentId).toBeLessThanOrEqual(40);
+    expect(lexical.candidates(["dog", "cat"], filter, 5, { all: true })).toEqual([]);
+  });
+
   it("with a bounded first stage, intersects the query's own words only, not the related terms it was expanded with", async () => {
     const docs: IndexedDocument[] = [];
     let id = 0;

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { BM25_B, BM25_K1, bm25Idf, bm25Score } from "../../../src/memory/search/bm25.js";
+import { BM25_B, BM25_K1, Bm25Query, bm25Idf, bm25Score } from "../../../src/memory/search/bm25.js";
 import { LexicalIndex } from "../../../src/memory/search/lexical.js";
 import { SearchIndex } from "../../../src/memory/search/search-index.js";
 import type { IndexedDocument } from "../../../src/memory/search/types.js";
@@ -135,6 +135,9 @@ describe("feedback rescoring", () => {
         b: BM25_B,
       });
       expect(score).toBeCloseTo(bm25(id - 1, weights), 9);
+      // The second stage's per-query scorer: the same arithmetic, so the same score to the last bit.
+      const query = new Bm25Query(weights, idf, { k1: BM25_K1, b: BM25_B });
+      expect(query.score(document.terms, document.length, stats.averageLength)).toBe(score);
     }
   });
 });
