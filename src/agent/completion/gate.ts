@@ -107,6 +107,10 @@ async function judge(input: GateInput): Promise<GateDecision> {
   const sequence = ++state.callSequence;
   const run = await input.runVerification(command.command);
   if (run.refused !== undefined) {
+    state.uncheckedClaims.push({
+      sequence,
+      why: `the verification \`${command.command}\` was refused and never ran`,
+    });
     return {
       kind: "paused",
       reason: `files changed but the verification \`${command.command}\` was refused: ${run.refused}. Allow it (or run it yourself) and say "continue".`,
@@ -130,6 +134,15 @@ async function judge(input: GateInput): Promise<GateDecision> {
  */
 function responded(state: TaskState, files: FileChange[]): GateDecision {
   const last = state.verifications.at(-1);
+  // A check that never ran (refused, or a sub-agent's that did not pass) after the last real run:
+  // the answer may still say "all tests pass".
+  const unchecked = state.uncheckedClaims.at(-1);
+  if (unchecked && (!last || unchecked.sequence > last.sequence))
+    return {
+      kind: "responded",
+      files,
+      note: `nothing was changed; ${unchecked.why}, so nothing the answer says about it is verified`,
+    };
   if (!last || last.exitCode === 0) return { kind: "responded", files };
   const how = last.exitCode === null ? "did not finish" : `exited ${last.exitCode}`;
   return {

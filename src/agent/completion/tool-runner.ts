@@ -5,6 +5,7 @@ import { parseExitCode } from "../../tools/run-command.js";
 import type { ToolContext } from "../../tools/types.js";
 import type { LoopDependencies } from "../loop.js";
 import type { TaskState } from "../state.js";
+import { uncheckedDelegation } from "../subagents/unchecked.js";
 import { type ExecutedCall, executeToolCall, toolResultMessage } from "../tool-executor.js";
 import { workspaceFingerprint } from "./changes.js";
 import type { VerificationRun } from "./gate.js";
@@ -53,6 +54,15 @@ export class ToolRunner {
       ok: executed.result.ok,
       output,
     });
+    if (verification && refused(executed))
+      state.uncheckedClaims.push({
+        sequence,
+        why: `the verification \`${verification.command}\` was refused and never ran`,
+      });
+    if (call.toolName === "delegate_task" && !executed.result.ok) {
+      const unchecked = uncheckedDelegation(executed.result.error);
+      if (unchecked) state.uncheckedClaims.push({ sequence, why: unchecked });
+    }
     if (verification && !refused(executed)) {
       const fingerprint = await this.fingerprint();
       state.verifications.push({
