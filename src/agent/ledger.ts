@@ -232,6 +232,22 @@ export class WorkLedger {
   }
 
   /**
+   * The session's latest other task when it did not end: failed, paused, or left running by a
+   * process that died. A new task in the session (a "try again" that is no "continue") answers
+   * beside it, and must not read as if that work were verified.
+   */
+  unfinishedBefore(sessionId: string, taskId: string): LedgerTask | null {
+    const row: unknown = this.database
+      .prepare(
+        "SELECT * FROM tasks WHERE session_id = ? AND id != ? ORDER BY updated_at DESC, rowid DESC LIMIT 1",
+      )
+      .get(sessionId, taskId);
+    if (row === undefined) return null;
+    const task = toTask(row);
+    return ["paused", "failed", "running", "queued"].includes(task.status) ? task : null;
+  }
+
+  /**
    * The task a "continue" in this session resumes: the latest one paused, failed (see
    * continuable()), or left running by a process that died (a crash). Null when the session's
    * latest task completed, responded or was cancelled.

@@ -56,6 +56,8 @@ export interface LoopDependencies {
   acceptCheckChanges?(changes: CheckChange[]): Promise<boolean>;
   /** The task's folder is no project: changes complete with "no checks to run here". */
   plainFolder?: boolean;
+  /** The project above the task's subfolder (see enclosingProject), named when no check is found. */
+  enclosingProject?: { folder: string; manifest: string; check: string | null } | null;
   /** Called after every fact the evidence gate relies on (a change, a verification run). */
   recordEvidence?(): void;
 }
@@ -292,6 +294,7 @@ async function loop(
       ...(deps.checkChanges ? { checkChanges: deps.checkChanges } : {}),
       ...(deps.acceptCheckChanges ? { acceptCheckChanges: deps.acceptCheckChanges } : {}),
       ...(deps.plainFolder ? { plainFolder: true } : {}),
+      ...(deps.enclosingProject ? { enclosingProject: deps.enclosingProject } : {}),
     });
     deps.recordEvidence?.();
     if (signal.aborted) return stopped(state, watchdog);

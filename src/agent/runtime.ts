@@ -21,6 +21,7 @@ import type {
   VerificationRecord,
 } from "./events.js";
 import { TaskEvidenceStore } from "./evidence.js";
+import { WorkLedger } from "./ledger.js";
 import { closeDanglingToolCalls } from "./ledger-repair.js";
 import { type LoopResult, runAgentLoop, type ToolErrorRecord } from "./loop.js";
 import { TaskState } from "./state.js";
@@ -188,6 +189,12 @@ export class Agent {
         },
         state,
       );
+      const earlier = new WorkLedger(this.database, this.clock).unfinishedBefore(sessionId, taskId);
+      if (earlier)
+        state.uncheckedClaims.push({
+          sequence: 0,
+          why: `the earlier task ${earlier.id} in this session is ${earlier.status}${earlier.reason ? ` (${earlier.reason})` : ""} and this task ran no check of its work (say "continue" to resume it)`,
+        });
       state.append(this.transcripts.append(sessionId, taskId, [{ role: "user", content: request.input }]));
       // A narrowed list (scheduled run, sub-agent) is final; otherwise the task's hooks (skills) shape it.
       const tools =

@@ -4,7 +4,12 @@ import { join } from "node:path";
 import { type ChangeTracker, createChangeTracker } from "./completion/changes.js";
 import { type CheckChange, describeCheckChanges, findCheckChanges } from "./completion/check-changes.js";
 import { defaultSnapshotLimits } from "./completion/snapshot.js";
-import { detectVerification, isPlainFolder, type VerificationCommand } from "./completion/verification.js";
+import {
+  detectVerification,
+  enclosingProject,
+  isPlainFolder,
+  type VerificationCommand,
+} from "./completion/verification.js";
 import { emptyEvidence, type TaskEvidence, type TaskEvidenceStore } from "./evidence.js";
 import type { LoopDependencies } from "./loop.js";
 import type { TaskState } from "./state.js";
@@ -14,7 +19,13 @@ export interface TaskEvidenceWiring {
   cwd: string;
   deps: Pick<
     LoopDependencies,
-    "changes" | "verification" | "checkChanges" | "acceptCheckChanges" | "plainFolder" | "recordEvidence"
+    | "changes"
+    | "verification"
+    | "checkChanges"
+    | "acceptCheckChanges"
+    | "plainFolder"
+    | "enclosingProject"
+    | "recordEvidence"
   >;
 }
 
@@ -99,6 +110,7 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
       changes,
       verification,
       plainFolder: isPlainFolder(cwd, options.configuredVerification),
+      enclosingProject: options.configuredVerification ? null : enclosingProject(cwd),
       recordEvidence: save,
       async checkChanges(report) {
         const found = await findCheckChanges({

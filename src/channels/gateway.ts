@@ -44,9 +44,15 @@ export const scheduledTaskChannel = "schedule";
 /** After this many crash-resumes a task is paused instead of resumed again. */
 export const maxCrashResumes = 3;
 
-/** "continue" (and a few obvious spellings) resumes the user's paused task instead of starting one. */
+/**
+ * "continue" (and a few obvious spellings, "please" around them) resumes the user's paused task
+ * instead of starting one. Anything else is a new task; when the session's earlier task did not end,
+ * that new task's answer says so (see WorkLedger.unfinishedBefore), so no phrasing reads as verified.
+ */
 export function isContinueRequest(text: string): boolean {
-  return /^\/?(continue|resume|go on|keep going)[.!]?$/i.test(text.trim());
+  return /^\/?(?:(?:ok(?:ay)?|please),?\s+)?(continue|resume|go on|keep going|carry on|proceed|try again|retry)(?:,?\s+please)?[.!]*$/i.test(
+    text.trim(),
+  );
 }
 
 /** What the model reads when a crash interrupted its task: the transcript so far is already loaded. */

@@ -31,6 +31,8 @@ export interface GateInput {
   acceptCheckChanges?(changes: CheckChange[]): Promise<boolean>;
   /** True when the task's folder is no project (no manifest, no checks): changes complete unchecked. */
   plainFolder?: boolean;
+  /** The project above the task's subfolder, when the subfolder has no check of its own. */
+  enclosingProject?: { folder: string; manifest: string; check: string | null };
 }
 
 export type GateDecision =
@@ -95,6 +97,18 @@ async function judge(input: GateInput): Promise<GateDecision> {
       files,
       note: `${noChecksNote} (not a project: no manifest, no test command)`,
     };
+  if (!command && input.enclosingProject) {
+    const { folder, manifest, check } = input.enclosingProject;
+    const its = check ? `its check \`${check}\`` : "its checks";
+    return {
+      kind: "paused",
+      reason:
+        `files changed${unknown} in a subfolder of the project at ${folder} (${manifest}); ${its} run from there, ` +
+        "outside this task's folder, so they were not run. Run the task from the project's folder, set a check " +
+        'for this folder (agent.verifyCommand), or run the project\'s checks yourself and say "continue".',
+      files,
+    };
+  }
   if (!command) {
     return {
       kind: "paused",
