@@ -33,6 +33,8 @@ const evidenceSchema = z.object({
       sequence: z.number().int(),
       /** The task's files right after the run (older records have none: ordering alone then). */
       fingerprint: z.string().optional(),
+      /** An exit 0 whose output reported failures or no tests (records before this have none). */
+      outputSays: z.enum(["failures", "no tests"]).optional(),
     }),
   ),
   lastChangeSequence: z.number().int(),

@@ -117,7 +117,11 @@ export async function runAgentLoop(deps: LoopDependencies, state: TaskState): Pr
     return {
       ...rest,
       filesChanged: files ?? [],
-      verification: state.verifications.map(({ command, exitCode }) => ({ command, exitCode })),
+      verification: state.verifications.map(({ command, exitCode, outputSays }) => ({
+        command,
+        exitCode,
+        ...(outputSays ? { outputSays } : {}),
+      })),
       checksChanged: checksChanged ?? [],
       toolErrors: state.toolErrors.map(({ toolName, error, step }) => ({ tool: toolName, error, step })),
     };

@@ -56,12 +56,15 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
   const save = () => {
     evidence.lastChangeSequence = state.lastChangeSequence;
     evidence.callSequence = state.callSequence;
-    evidence.verifications = state.verifications.map(({ command, exitCode, sequence, fingerprint }) => ({
-      command,
-      exitCode,
-      sequence,
-      ...(fingerprint !== undefined ? { fingerprint } : {}),
-    }));
+    evidence.verifications = state.verifications.map(
+      ({ command, exitCode, sequence, fingerprint, outputSays }) => ({
+        command,
+        exitCode,
+        sequence,
+        ...(fingerprint !== undefined ? { fingerprint } : {}),
+        ...(outputSays !== undefined ? { outputSays } : {}),
+      }),
+    );
     options.store.save(options.taskId, evidence);
   };
   const detect = (): VerificationCommand | null => detectVerification(cwd, options.configuredVerification);

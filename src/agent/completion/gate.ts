@@ -2,6 +2,7 @@ import type { FileChange } from "../events.js";
 import type { TaskState } from "../state.js";
 import { type ChangeReport, type ChangeTracker, workspaceFingerprint } from "./changes.js";
 import { type CheckChange, describeCheckChanges } from "./check-changes.js";
+import { describeRun, type OutputVerdict, passed, readTestOutput } from "./test-summary.js";
 import type { VerificationCommand } from "./verification.js";
 
 export const maxVerificationFixRounds = 2;
@@ -84,8 +85,9 @@ async function judge(input: GateInput): Promise<GateDecision> {
   const latest = state.verifications.filter((record) => record.sequence > state.lastChangeSequence).at(-1);
   const stale = latest?.fingerprint !== undefined && now !== null && latest.fingerprint !== now;
   if (latest && !stale) {
-    if (latest.exitCode === 0) return { kind: "completed", files };
-    return failedVerification(state, latest.command, latest.exitCode, null, files);
+    if (passed(latest)) return { kind: "completed", files };
+    if (latest.outputSays === "no tests") return ranNoTests(latest.command, files);
+    return failedVerification(state, latest, null, files);
   }
 
   if (!input.verification.ok)
@@ -132,14 +134,29 @@ async function judge(input: GateInput): Promise<GateDecision> {
     };
   }
   const fingerprint = workspaceFingerprint(await input.changes.report());
-  state.verifications.push({
+  const says = run.exitCode === 0 ? readTestOutput(run.output) : null;
+  const record = {
     command: command.command,
     exitCode: run.exitCode,
     sequence,
     ...(fingerprint ? { fingerprint } : {}),
-  });
-  if (run.exitCode === 0) return { kind: "completed", files };
-  return failedVerification(state, command.command, run.exitCode, run.output, files);
+    ...(says ? { outputSays: says } : {}),
+  };
+  state.verifications.push(record);
+  if (passed(record)) return { kind: "completed", files };
+  if (record.outputSays === "no tests") return ranNoTests(command.command, files);
+  return failedVerification(state, record, run.output, files);
+}
+
+/** A check that tested nothing proves nothing: paused, never completed (nor a fix round: no failure to fix). */
+function ranNoTests(command: string, files: FileChange[]): GateDecision {
+  return {
+    kind: "paused",
+    reason:
+      `the verification \`${command}\` exited 0 but ran no tests, so it proves nothing about the changes. ` +
+      'Add tests (or restore the ones removed), or configure a check that tests something (agent.verifyCommand), then say "continue".',
+    files,
+  };
 }
 
 /**
@@ -157,8 +174,8 @@ function responded(state: TaskState, files: FileChange[]): GateDecision {
       files,
       note: `nothing was changed; ${unchecked.why}, so nothing the answer says about it is verified`,
     };
-  if (!last || last.exitCode === 0) return { kind: "responded", files };
-  const how = last.exitCode === null ? "did not finish" : `exited ${last.exitCode}`;
+  if (!last || passed(last)) return { kind: "responded", files };
+  const how = last.exitCode === null ? "did not finish" : describeRun(last);
   return {
     kind: "responded",
     files,
@@ -168,12 +185,12 @@ function responded(state: TaskState, files: FileChange[]): GateDecision {
 
 function failedVerification(
   state: TaskState,
-  command: string,
-  exitCode: number | null,
+  run: { command: string; exitCode: number | null; outputSays?: OutputVerdict | undefined },
   output: string | null,
   files: FileChange[],
 ): GateDecision {
-  const how = exitCode === null ? "did not finish (timed out or killed)" : `exited ${exitCode}`;
+  const { command } = run;
+  const how = describeRun(run);
   if (state.verificationFixRounds >= maxVerificationFixRounds) {
     return {
       kind: "failed",

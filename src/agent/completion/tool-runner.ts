@@ -9,6 +9,7 @@ import { uncheckedDelegation } from "../subagents/unchecked.js";
 import { type ExecutedCall, executeToolCall, toolResultMessage } from "../tool-executor.js";
 import { workspaceFingerprint } from "./changes.js";
 import type { VerificationRun } from "./gate.js";
+import { readTestOutput } from "./test-summary.js";
 import { isVerificationCommand, type VerificationCommand } from "./verification.js";
 import type { StallWatchdog } from "./watchdog.js";
 
@@ -65,11 +66,14 @@ export class ToolRunner {
     }
     if (verification && !refused(executed)) {
       const fingerprint = await this.fingerprint();
+      const exitCode = parseExitCode(output);
+      const says = exitCode === 0 ? readTestOutput(output) : null;
       state.verifications.push({
         command: verification.command,
-        exitCode: parseExitCode(output),
+        exitCode,
         sequence,
         ...(fingerprint ? { fingerprint } : {}),
+        ...(says ? { outputSays: says } : {}),
       });
     }
     if (executed.result.ok && executed.tool?.mutating) {

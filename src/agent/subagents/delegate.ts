@@ -9,6 +9,7 @@ import type {
   ToolDefinition,
 } from "../../tools/types.js";
 import type { Clock } from "../clock.js";
+import { describeRun, passed } from "../completion/test-summary.js";
 import type { Agent } from "../runtime.js";
 import { childTaskId, depthOf, type SubagentLimits, type SubagentRegistry } from "./registry.js";
 import { uncheckedPrefix } from "./unchecked.js";
@@ -186,13 +187,13 @@ export function delegateTaskTool(deps: DelegateDeps): ToolDefinition<z.infer<typ
         // whatever its text says (a "responded" child can have run a failing suite and claimed a pass),
         // nor did one whose check never ran (refused): its gate's note says so beside its text.
         const lastCheck = report.verification.at(-1);
-        const checksFailed = lastCheck !== undefined && lastCheck.exitCode !== 0;
+        const checksFailed = lastCheck !== undefined && !passed(lastCheck);
         const unverified = report.outcome === "responded" && report.reason !== undefined;
         const succeeded =
           (report.outcome === "completed" || report.outcome === "responded") && !checksFailed && !unverified;
         if (succeeded) return { ok: true, output: JSON.stringify(result) };
         const how = checksFailed
-          ? `${report.outcome}, but its last verification \`${lastCheck.command}\` ${lastCheck.exitCode === null ? "did not finish" : `exited ${lastCheck.exitCode}`}`
+          ? `${report.outcome}, but its last verification \`${lastCheck.command}\` ${lastCheck.exitCode === null ? "did not finish" : describeRun(lastCheck)}`
           : unverified
             ? `${report.outcome}, but ${report.reason}`
             : report.outcome;

@@ -1,3 +1,4 @@
+import { passed } from "../../agent/completion/test-summary.js";
 import type { AgentEvent } from "../../agent/events.js";
 import type { DeliveryRecord, DeliveryStore } from "./deliveries.js";
 import type { ChannelLogger } from "./logger.js";
@@ -235,7 +236,7 @@ function footerLines(event: TaskEnd): string[] {
       `Files: ${event.filesChanged.map((file) => `${file.path} +${file.added} −${file.removed}`).join(", ")}`,
     );
   }
-  const verified = event.verification.filter((record) => record.exitCode === 0);
+  const verified = event.verification.filter((record) => passed(record));
   if (event.outcome === "completed" && verified.length > 0) {
     lines.push(`✅ Completed · verified: ${verified.map((record) => `\`${record.command}\``).join(", ")}`);
   }
