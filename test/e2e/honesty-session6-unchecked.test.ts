@@ -48,4 +48,20 @@ describe("a check that never ran is no evidence (built binary, loopback model)",
     );
     expect(report.reason).toMatch(/^nothing was changed; a sub-agent's check did not pass or never ran/);
   });
+
+  it("a write that failed and an answer that says it was made: responded, with the failure beside the claim", async () => {
+    const cwd = gitProject(failingSuite);
+    const fake = await server({
+      replies: [
+        { toolCalls: [{ name: "write_file", input: { path: "/etc/mercury-honesty.txt", content: "x\n" } }] },
+        { text: "Done, I wrote the file." },
+      ],
+    });
+    const { report } = await runTask("write the file", cwd, fake.url);
+    expect(report.outcome).toBe("responded");
+    expect(report.filesChanged).toEqual([]);
+    expect(report.reason).toMatch(
+      /^nothing was changed; write_file failed \(.+\), so nothing the answer says about it is verified$/,
+    );
+  });
 });

@@ -85,6 +85,12 @@ export class ToolRunner {
       if (plan.success)
         state.setPlan(plan.data.items.map((item) => ({ text: item.text.trim(), done: item.done })));
     }
+    if (!executed.result.ok && tool?.mutating && !verification && call.toolName !== "delegate_task")
+      // A change that failed: an answer that says it was made is not borne out by the files.
+      state.uncheckedClaims.push({
+        sequence,
+        why: `${call.toolName} failed (${firstLine(executed.result.error)})`,
+      });
     if (!executed.result.ok) {
       state.lastToolFailure = { toolName: call.toolName, error: executed.result.error, step };
       state.toolErrors.push(state.lastToolFailure);
@@ -196,6 +202,11 @@ export class ToolRunner {
         : {}),
     };
   }
+}
+
+function firstLine(text: string): string {
+  const line = text.split("\n")[0] ?? "";
+  return line.length > 160 ? `${line.slice(0, 160)}…` : line;
 }
 
 function refused(executed: ExecutedCall): boolean {
