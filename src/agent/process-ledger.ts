@@ -5,7 +5,7 @@ import { type ProcessGroupRecorder, setProcessGroupRecorder } from "../tools/pro
 import { type Clock, systemClock } from "./clock.js";
 
 /** Fields of /proc/<pid>/stat we need: the process group and the start time (clock ticks since boot). */
-function procStat(pid: number): { pgrp: number; startTime: number } | null {
+export function procStat(pid: number): { pgrp: number; startTime: number } | null {
   let text: string;
   try {
     text = readFileSync(`/proc/${pid}/stat`, "utf8");

@@ -26,6 +26,7 @@ import { closeDanglingToolCalls } from "./ledger-repair.js";
 import { type LoopResult, runAgentLoop, type ToolErrorRecord } from "./loop.js";
 import { TaskState } from "./state.js";
 import { wireTaskEvidence } from "./task-evidence.js";
+import { claimTask } from "./task-owner.js";
 
 export interface TaskRequest {
   userKey: string;
@@ -168,6 +169,7 @@ export class Agent {
         at: this.clock.now().toISOString(),
       } as AgentEvent);
     this.steering.set(sessionId, []);
+    const releaseClaim = claimTask(this.settings.home, taskId);
     let stopWatchingForgets = () => {};
     try {
       emit({ type: "task-start", input: request.input });
@@ -317,6 +319,7 @@ export class Agent {
       return report;
     } finally {
       stopWatchingForgets();
+      releaseClaim();
       this.steering.delete(sessionId);
     }
   }

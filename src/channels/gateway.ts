@@ -4,6 +4,7 @@ import type { LedgerTask, WorkLedger } from "../agent/ledger.js";
 import type { DeliveryLedger } from "../agent/ledger-deliveries.js";
 import { closeDanglingToolCalls } from "../agent/ledger-repair.js";
 import type { TaskReport } from "../agent/runtime.js";
+import { liveOwner } from "../agent/task-owner.js";
 import { createTaskAuthorizer } from "../app/authorization.js";
 import type { MercuryApp } from "../app/container.js";
 import { errorFields } from "../daemon/error-fields.js";
@@ -127,6 +128,8 @@ export class DaemonGateway implements AgentGateway {
       if (this.running.has(task.id)) continue;
       // Scheduled runs are resumed by the scheduler, under the job's permissions (never "ask").
       if (task.channel === scheduledTaskChannel) continue;
+      // Still run by a live process (a `mercury run` beside this daemon): not a crash.
+      if (liveOwner(this.options.app.home, task.id)) continue;
       if (task.resumes >= maxCrashResumes) {
         // Resuming it again may crash again: a restart loop helps nobody. The person decides.
         this.options.ledger.pause(
