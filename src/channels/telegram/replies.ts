@@ -241,6 +241,11 @@ function footerLines(event: TaskEnd): string[] {
     lines.push(`✅ Completed · verified: ${verified.map((record) => `\`${record.command}\``).join(", ")}`);
   }
   const reason = event.reason === undefined ? "" : `: ${event.reason}`;
+  // A note beside an answer (a check that failed or never ran, an unfinished earlier task, no checks
+  // here) is part of the truth of the answer: the chat shows it, so Telegram does too.
+  if (event.outcome === "completed" && verified.length === 0 && event.reason)
+    lines.push(`✅ Completed (${event.reason})`);
+  if (event.outcome === "responded" && event.reason) lines.push(`⚠️ ${event.reason}`);
   if (event.outcome === "paused")
     lines.push(`⏸ Paused (${event.endCause})${reason}. Send "continue" to resume.`);
   if (event.outcome === "failed") lines.push(`❌ Failed (${event.endCause})${reason}`);
