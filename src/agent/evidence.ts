@@ -51,6 +51,8 @@ const evidenceSchema = z.object({
   undoneAt: z.string().optional(),
   /** The check changes the user accepted (path + what changed), so a later "continue" can complete. */
   acceptedCheckChanges: z.array(z.string()).optional(),
+  /** Content hashes of the files the judge runs, taken with it (completion/judge-files.ts). */
+  judgeFiles: z.record(z.string(), z.string()).optional(),
 });
 
 export type TaskEvidence = z.infer<typeof evidenceSchema>;

@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { type ChangeTracker, createChangeTracker } from "./completion/changes.js";
 import { type CheckChange, describeCheckChanges, findCheckChanges } from "./completion/check-changes.js";
+import { judgeFileChanges, judgeFiles } from "./completion/judge-files.js";
 import { defaultSnapshotLimits } from "./completion/snapshot.js";
 import {
   detectVerification,
@@ -78,6 +79,7 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
       // The judge is fixed now, before the task's first change can alter it.
       try {
         evidence.verify = detect();
+        evidence.judgeFiles = judgeFiles(cwd, evidence.verify);
       } catch (error) {
         evidence.verifyError = error instanceof Error ? error.message : String(error);
       }
@@ -116,11 +118,17 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
       enclosingProject: options.configuredVerification ? null : enclosingProject(cwd),
       recordEvidence: save,
       async checkChanges(report) {
-        const found = await findCheckChanges({
+        const listed = await findCheckChanges({
           report,
           baselineContent: (path) => changes.baselineContent?.(path) ?? Promise.resolve(null),
           verification: evidence.verify ?? null,
         });
+        // Judge files the change picture shows are judged above; the rest (git-ignored) here.
+        const shown = new Set(report.files.map((file) => join(report.root ?? cwd, file.path)));
+        const unseen = judgeFileChanges(cwd, evidence.judgeFiles).filter(
+          (change) => !shown.has(join(cwd, change.path)),
+        );
+        const found = [...listed, ...unseen];
         return found.filter((change) => !accepted.has(key(change)));
       },
       async acceptCheckChanges(found) {

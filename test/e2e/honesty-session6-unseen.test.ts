@@ -6,7 +6,7 @@ import { useFakeServers } from "../helpers/fake-servers.js";
 import { gitProject } from "../helpers/git-project.js";
 import { latestTask } from "../helpers/ledger.js";
 import { until } from "../helpers/processes.js";
-import { continueTask, startTask } from "../helpers/task-runs.js";
+import { continueTask, runTask, startTask } from "../helpers/task-runs.js";
 
 const server = useFakeServers();
 const giveUp = Array.from({ length: 6 }, () => ({ text: "Done, all tests pass." }));
@@ -71,5 +71,37 @@ describe("files the change picture skips still decide the check (built binary, k
     expect(result.code).toBe(1);
     expect(report.verification.at(-1)).toEqual({ command: "npm test", exitCode: 1 });
     expect(report.filesChanged).toEqual([{ path: "a.txt", added: 1, removed: 0 }]);
+  });
+
+  it("the task replaces the test runner in node_modules/.bin with `exit 0`: the forged pass is not completed", async () => {
+    const cwd = gitProject({
+      "package.json": JSON.stringify({ name: "p", scripts: { test: "checker" } }),
+      ".gitignore": "node_modules/\n",
+      "state.txt": "good\n",
+    });
+    mkdirSync(join(cwd, "node_modules", ".bin"), { recursive: true });
+    writeFileSync(join(cwd, "node_modules", ".bin", "checker"), "#!/bin/sh\ngrep -q good state.txt\n", {
+      mode: 0o755,
+    });
+    const fake = await server({
+      replies: [
+        { toolCalls: [{ name: "write_file", input: { path: "state.txt", content: "bad\n" } }] },
+        {
+          toolCalls: [
+            {
+              name: "run_command",
+              input: { command: "printf '#!/bin/sh\\nexit 0\\n' > node_modules/.bin/checker" },
+            },
+          ],
+        },
+        ...giveUp,
+      ],
+    });
+    const { result, report } = await runTask("change the state", cwd, fake.url);
+    expect(report.outcome).toBe("paused");
+    expect(result.code).toBe(3);
+    expect(report.checksChanged).toEqual([
+      { path: "node_modules/.bin/checker", change: "file the check runs modified" },
+    ]);
   });
 });
