@@ -194,8 +194,10 @@ export class WorkLedger {
   }
 
   /** Cancels every queued or running task (graceful shutdown); returns their ids. */
-  cancelActive(reason: string): string[] {
-    const ids = this.list({ statuses: ["queued", "running"] }).map((task) => task.id);
+  cancelActive(reason: string, mine: (task: LedgerTask) => boolean = () => true): string[] {
+    const ids = this.list({ statuses: ["queued", "running"] })
+      .filter(mine)
+      .map((task) => task.id);
     for (const id of ids) this.cancel(id, reason);
     return ids;
   }

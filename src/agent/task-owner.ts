@@ -42,7 +42,8 @@ export function liveOwner(home: string, taskId: string): { pid: number } | null 
   const { pid, start } = claim as { pid?: unknown; start?: unknown };
   if (typeof pid !== "number" || typeof start !== "number") return null;
   const now = procStat(pid);
-  return now && now.startTime === start ? { pid } : null;
+  // A zombie (killed, not yet reaped by a parent that never waits) runs nothing.
+  return now && now.startTime === start && now.state !== "Z" && now.state !== "X" ? { pid } : null;
 }
 
 function fileName(taskId: string): string {

@@ -162,7 +162,12 @@ export class DaemonGateway implements AgentGateway {
    */
   async shutdown(reason: string, timeoutMs: number): Promise<{ cancelled: string[]; timedOut: boolean }> {
     this.accepting = false;
-    const cancelled = this.options.ledger.cancelActive(reason);
+    // Not a task another live process runs (a `mercury run` beside the daemon): stopping the daemon
+    // does not stop it, and a "cancelled" row would outlive its real outcome.
+    const cancelled = this.options.ledger.cancelActive(reason, (task) => {
+      const owner = liveOwner(this.options.app.home, task.id);
+      return owner === null || owner.pid === process.pid;
+    });
     for (const task of this.running.values()) task.controller.abort(new Error(reason));
     for (const question of this.questions.values()) question.reject(new Error(reason));
     this.questions.clear();

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type DaemonHome, daemonHome, subscribe, waitFor } from "../daemon/daemon-helpers.js";
@@ -54,6 +54,16 @@ async function attach(daemon: DaemonHome): Promise<TmuxChat> {
   return chat;
 }
 
+/** Whether a pid is a live process (a zombie is not: it was killed and waits to be reaped). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
 function send(chat: TmuxChat, text: string): void {
   chat.type(text);
   chat.enter();
@@ -103,8 +113,9 @@ describe("the attached chat stopped mid-task (tmux, real daemon, built binary)",
     );
     const first = await attach(daemon);
     await startWork(first, slow);
-    process.kill(first.panePid(), "SIGKILL");
-    await first.waitForExit("the killed chat");
+    const client = first.panePid();
+    process.kill(client, "SIGKILL");
+    await until(() => !running(client), "the killed chat to be gone");
     // The work goes on in the daemon: the ledger says running, and the command still runs.
     expect(taskRow(daemon).status).toBe("running");
     expect(processesRunning(slow.marker).length).toBeGreaterThan(0);
@@ -139,24 +150,27 @@ describe("the attached chat stopped mid-task (tmux, real daemon, built binary)",
     const restarted = await daemon.cli(["start"]);
     expect(restarted.code, restarted.stderr).toBe(0);
     const client = await daemon.connect();
-    const pushes = await subscribe(client);
+    await subscribe(client);
     const approved = new Set<string>();
-    // Approve every command the resumed task asks to run (its check included) until it ends.
+    // Approve every command the resumed task asks to run (its check included) until it ends. Read from
+    // the ledger, not the pushes: the resumed task may ask before this client has subscribed.
     await waitFor(
       async () => {
-        for (const push of pushes) {
-          if (push.type !== "event") continue;
-          const event = push.event as { type: string; approvalId?: string };
-          if (event.type !== "approval-request" || !event.approvalId || approved.has(event.approvalId))
-            continue;
-          approved.add(event.approvalId);
-          await client.request({ type: "approve", approvalId: event.approvalId, decision: "once" });
+        const pending = daemon.query<{ id: string }>("SELECT id FROM approvals WHERE status = 'pending'");
+        for (const { id } of pending) {
+          if (approved.has(id)) continue;
+          approved.add(id);
+          await client.request({ type: "approve", approvalId: id, decision: "once" });
         }
         return !["running", "queued"].includes(taskRow(daemon).status);
       },
       60_000,
       "the resumed task to end",
-    );
+    ).catch((error: unknown) => {
+      throw new Error(
+        `${String(error)}\n${JSON.stringify(daemon.query("SELECT status, summary FROM approvals"))}`,
+      );
+    });
     const ended = taskRow(daemon);
     expect(ended).toMatchObject({ id: task.id, status: "failed" });
     expect(ended.reason).toContain("verification failed: `npm test` exited 1");
