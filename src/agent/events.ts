@@ -21,6 +21,8 @@ export interface FileChange {
 export interface VerificationRecord {
   command: string;
   exitCode: number | null;
+  /** An exit 0 whose output reports failures or no tests (see completion/test-summary.ts): no pass. */
+  outputSays?: "failures" | "no tests";
 }
 
 interface EventBase {

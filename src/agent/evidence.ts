@@ -33,6 +33,8 @@ const evidenceSchema = z.object({
       sequence: z.number().int(),
       /** The task's files right after the run (older records have none: ordering alone then). */
       fingerprint: z.string().optional(),
+      /** An exit 0 whose output reported failures or no tests (records before this have none). */
+      outputSays: z.enum(["failures", "no tests"]).optional(),
     }),
   ),
   lastChangeSequence: z.number().int(),
@@ -49,6 +51,8 @@ const evidenceSchema = z.object({
   undoneAt: z.string().optional(),
   /** The check changes the user accepted (path + what changed), so a later "continue" can complete. */
   acceptedCheckChanges: z.array(z.string()).optional(),
+  /** Content hashes of the files the judge runs, taken with it (completion/judge-files.ts). */
+  judgeFiles: z.record(z.string(), z.string()).optional(),
 });
 
 export type TaskEvidence = z.infer<typeof evidenceSchema>;

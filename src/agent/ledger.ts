@@ -194,8 +194,10 @@ export class WorkLedger {
   }
 
   /** Cancels every queued or running task (graceful shutdown); returns their ids. */
-  cancelActive(reason: string): string[] {
-    const ids = this.list({ statuses: ["queued", "running"] }).map((task) => task.id);
+  cancelActive(reason: string, mine: (task: LedgerTask) => boolean = () => true): string[] {
+    const ids = this.list({ statuses: ["queued", "running"] })
+      .filter(mine)
+      .map((task) => task.id);
     for (const id of ids) this.cancel(id, reason);
     return ids;
   }
@@ -229,6 +231,22 @@ export class WorkLedger {
       if (task.status === "failed" && task.userKey === userKey) return task;
     }
     return this.latestPaused(userKey);
+  }
+
+  /**
+   * The session's latest other task when it did not end: failed, paused, or left running by a
+   * process that died. A new task in the session (a "try again" that is no "continue") answers
+   * beside it, and must not read as if that work were verified.
+   */
+  unfinishedBefore(sessionId: string, taskId: string): LedgerTask | null {
+    const row: unknown = this.database
+      .prepare(
+        "SELECT * FROM tasks WHERE session_id = ? AND id != ? ORDER BY updated_at DESC, rowid DESC LIMIT 1",
+      )
+      .get(sessionId, taskId);
+    if (row === undefined) return null;
+    const task = toTask(row);
+    return ["paused", "failed", "running", "queued"].includes(task.status) ? task : null;
   }
 
   /**

@@ -56,6 +56,8 @@ export interface LoopDependencies {
   acceptCheckChanges?(changes: CheckChange[]): Promise<boolean>;
   /** The task's folder is no project: changes complete with "no checks to run here". */
   plainFolder?: boolean;
+  /** The project above the task's subfolder (see enclosingProject), named when no check is found. */
+  enclosingProject?: { folder: string; manifest: string; check: string | null } | null;
   /** Called after every fact the evidence gate relies on (a change, a verification run). */
   recordEvidence?(): void;
 }
@@ -115,7 +117,11 @@ export async function runAgentLoop(deps: LoopDependencies, state: TaskState): Pr
     return {
       ...rest,
       filesChanged: files ?? [],
-      verification: state.verifications.map(({ command, exitCode }) => ({ command, exitCode })),
+      verification: state.verifications.map(({ command, exitCode, outputSays }) => ({
+        command,
+        exitCode,
+        ...(outputSays ? { outputSays } : {}),
+      })),
       checksChanged: checksChanged ?? [],
       toolErrors: state.toolErrors.map(({ toolName, error, step }) => ({ tool: toolName, error, step })),
     };
@@ -292,6 +298,7 @@ async function loop(
       ...(deps.checkChanges ? { checkChanges: deps.checkChanges } : {}),
       ...(deps.acceptCheckChanges ? { acceptCheckChanges: deps.acceptCheckChanges } : {}),
       ...(deps.plainFolder ? { plainFolder: true } : {}),
+      ...(deps.enclosingProject ? { enclosingProject: deps.enclosingProject } : {}),
     });
     deps.recordEvidence?.();
     if (signal.aborted) return stopped(state, watchdog);

@@ -5,7 +5,7 @@ import { type ProcessGroupRecorder, setProcessGroupRecorder } from "../tools/pro
 import { type Clock, systemClock } from "./clock.js";
 
 /** Fields of /proc/<pid>/stat we need: the process group and the start time (clock ticks since boot). */
-function procStat(pid: number): { pgrp: number; startTime: number } | null {
+export function procStat(pid: number): { pgrp: number; startTime: number; state: string } | null {
   let text: string;
   try {
     text = readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -17,7 +17,8 @@ function procStat(pid: number): { pgrp: number; startTime: number } | null {
   const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
   const pgrp = Number(fields[2]);
   const startTime = Number(fields[19]);
-  return Number.isFinite(pgrp) && Number.isFinite(startTime) ? { pgrp, startTime } : null;
+  const state = fields[0] ?? "";
+  return Number.isFinite(pgrp) && Number.isFinite(startTime) ? { pgrp, startTime, state } : null;
 }
 
 const rowSchema = z.object({
@@ -77,8 +78,9 @@ export class ProcessGroupLedger implements ProcessGroupRecorder {
     for (const row of rows) {
       if (row.owner_pid !== this.ownerPid) {
         const owner = procStat(row.owner_pid);
-        // Still alive (the same process, not a reused pid): its commands are its own business.
-        if (owner && owner.startTime === row.owner_start) continue;
+        // Still alive (the same process, not a reused pid, not a zombie left by a kill -9 that nobody
+        // reaped): its commands are its own business.
+        if (owner && owner.startTime === row.owner_start && owner.state !== "Z") continue;
       } else if (row.owner_start === this.ownerStart) continue;
       if (row.leader_start >= 0) killed.push(...this.killGroupMembers(row.pgid, row.leader_start));
       this.database

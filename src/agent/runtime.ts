@@ -21,10 +21,12 @@ import type {
   VerificationRecord,
 } from "./events.js";
 import { TaskEvidenceStore } from "./evidence.js";
+import { WorkLedger } from "./ledger.js";
 import { closeDanglingToolCalls } from "./ledger-repair.js";
 import { type LoopResult, runAgentLoop, type ToolErrorRecord } from "./loop.js";
 import { TaskState } from "./state.js";
 import { wireTaskEvidence } from "./task-evidence.js";
+import { claimTask } from "./task-owner.js";
 
 export interface TaskRequest {
   userKey: string;
@@ -167,6 +169,7 @@ export class Agent {
         at: this.clock.now().toISOString(),
       } as AgentEvent);
     this.steering.set(sessionId, []);
+    const releaseClaim = claimTask(this.settings.home, taskId);
     let stopWatchingForgets = () => {};
     try {
       emit({ type: "task-start", input: request.input });
@@ -188,6 +191,12 @@ export class Agent {
         },
         state,
       );
+      const earlier = new WorkLedger(this.database, this.clock).unfinishedBefore(sessionId, taskId);
+      if (earlier)
+        state.uncheckedClaims.push({
+          sequence: 0,
+          why: `the earlier task ${earlier.id} in this session is ${earlier.status}${earlier.reason ? ` (${earlier.reason})` : ""} and this task ran no check of its work (say "continue" to resume it)`,
+        });
       state.append(this.transcripts.append(sessionId, taskId, [{ role: "user", content: request.input }]));
       // A narrowed list (scheduled run, sub-agent) is final; otherwise the task's hooks (skills) shape it.
       const tools =
@@ -310,6 +319,7 @@ export class Agent {
       return report;
     } finally {
       stopWatchingForgets();
+      releaseClaim();
       this.steering.delete(sessionId);
     }
   }

@@ -42,6 +42,11 @@ export class TaskState {
    */
   readonly verifications: (VerificationRecord & { sequence: number; fingerprint?: string })[] = [];
   verificationFixRounds = 0;
+  /**
+   * Checks this run meant to run that produced no evidence: a verification the authorizer refused,
+   * a sub-agent whose own check was refused or failed. `why` is said beside an answer that claims more.
+   */
+  readonly uncheckedClaims: { sequence: number; why: string }[] = [];
   /** Step at which the current step budget began (auto-continue starts a fresh one). */
   budgetStartStep = 0;
   continuations = 0;

@@ -3,8 +3,14 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { type ChangeTracker, createChangeTracker } from "./completion/changes.js";
 import { type CheckChange, describeCheckChanges, findCheckChanges } from "./completion/check-changes.js";
+import { judgeFileChanges, judgeFiles } from "./completion/judge-files.js";
 import { defaultSnapshotLimits } from "./completion/snapshot.js";
-import { detectVerification, isPlainFolder, type VerificationCommand } from "./completion/verification.js";
+import {
+  detectVerification,
+  enclosingProject,
+  isPlainFolder,
+  type VerificationCommand,
+} from "./completion/verification.js";
 import { emptyEvidence, type TaskEvidence, type TaskEvidenceStore } from "./evidence.js";
 import type { LoopDependencies } from "./loop.js";
 import type { TaskState } from "./state.js";
@@ -14,7 +20,13 @@ export interface TaskEvidenceWiring {
   cwd: string;
   deps: Pick<
     LoopDependencies,
-    "changes" | "verification" | "checkChanges" | "acceptCheckChanges" | "plainFolder" | "recordEvidence"
+    | "changes"
+    | "verification"
+    | "checkChanges"
+    | "acceptCheckChanges"
+    | "plainFolder"
+    | "enclosingProject"
+    | "recordEvidence"
   >;
 }
 
@@ -45,12 +57,15 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
   const save = () => {
     evidence.lastChangeSequence = state.lastChangeSequence;
     evidence.callSequence = state.callSequence;
-    evidence.verifications = state.verifications.map(({ command, exitCode, sequence, fingerprint }) => ({
-      command,
-      exitCode,
-      sequence,
-      ...(fingerprint !== undefined ? { fingerprint } : {}),
-    }));
+    evidence.verifications = state.verifications.map(
+      ({ command, exitCode, sequence, fingerprint, outputSays }) => ({
+        command,
+        exitCode,
+        sequence,
+        ...(fingerprint !== undefined ? { fingerprint } : {}),
+        ...(outputSays !== undefined ? { outputSays } : {}),
+      }),
+    );
     options.store.save(options.taskId, evidence);
   };
   const detect = (): VerificationCommand | null => detectVerification(cwd, options.configuredVerification);
@@ -64,6 +79,7 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
       // The judge is fixed now, before the task's first change can alter it.
       try {
         evidence.verify = detect();
+        evidence.judgeFiles = judgeFiles(cwd, evidence.verify);
       } catch (error) {
         evidence.verifyError = error instanceof Error ? error.message : String(error);
       }
@@ -99,13 +115,20 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
       changes,
       verification,
       plainFolder: isPlainFolder(cwd, options.configuredVerification),
+      enclosingProject: options.configuredVerification ? null : enclosingProject(cwd),
       recordEvidence: save,
       async checkChanges(report) {
-        const found = await findCheckChanges({
+        const listed = await findCheckChanges({
           report,
           baselineContent: (path) => changes.baselineContent?.(path) ?? Promise.resolve(null),
           verification: evidence.verify ?? null,
         });
+        // Judge files the change picture shows are judged above; the rest (git-ignored) here.
+        const shown = new Set(report.files.map((file) => join(report.root ?? cwd, file.path)));
+        const unseen = judgeFileChanges(cwd, evidence.judgeFiles).filter(
+          (change) => !shown.has(join(cwd, change.path)),
+        );
+        const found = [...listed, ...unseen];
         return found.filter((change) => !accepted.has(key(change)));
       },
       async acceptCheckChanges(found) {

@@ -4,6 +4,7 @@ import type { LedgerTask, WorkLedger } from "../agent/ledger.js";
 import type { DeliveryLedger } from "../agent/ledger-deliveries.js";
 import { closeDanglingToolCalls } from "../agent/ledger-repair.js";
 import type { TaskReport } from "../agent/runtime.js";
+import { liveOwner } from "../agent/task-owner.js";
 import { createTaskAuthorizer } from "../app/authorization.js";
 import type { MercuryApp } from "../app/container.js";
 import { errorFields } from "../daemon/error-fields.js";
@@ -44,9 +45,15 @@ export const scheduledTaskChannel = "schedule";
 /** After this many crash-resumes a task is paused instead of resumed again. */
 export const maxCrashResumes = 3;
 
-/** "continue" (and a few obvious spellings) resumes the user's paused task instead of starting one. */
+/**
+ * "continue" (and a few obvious spellings, "please" around them) resumes the user's paused task
+ * instead of starting one. Anything else is a new task; when the session's earlier task did not end,
+ * that new task's answer says so (see WorkLedger.unfinishedBefore), so no phrasing reads as verified.
+ */
 export function isContinueRequest(text: string): boolean {
-  return /^\/?(continue|resume|go on|keep going)[.!]?$/i.test(text.trim());
+  return /^\/?(?:(?:ok(?:ay)?|please),?\s+)?(continue|resume|go on|keep going|carry on|proceed|try again|retry)(?:,?\s+please)?[.!]*$/i.test(
+    text.trim(),
+  );
 }
 
 /** What the model reads when a crash interrupted its task: the transcript so far is already loaded. */
@@ -121,6 +128,8 @@ export class DaemonGateway implements AgentGateway {
       if (this.running.has(task.id)) continue;
       // Scheduled runs are resumed by the scheduler, under the job's permissions (never "ask").
       if (task.channel === scheduledTaskChannel) continue;
+      // Still run by a live process (a `mercury run` beside this daemon): not a crash.
+      if (liveOwner(this.options.app.home, task.id)) continue;
       if (task.resumes >= maxCrashResumes) {
         // Resuming it again may crash again: a restart loop helps nobody. The person decides.
         this.options.ledger.pause(
@@ -153,7 +162,12 @@ export class DaemonGateway implements AgentGateway {
    */
   async shutdown(reason: string, timeoutMs: number): Promise<{ cancelled: string[]; timedOut: boolean }> {
     this.accepting = false;
-    const cancelled = this.options.ledger.cancelActive(reason);
+    // Not a task another live process runs (a `mercury run` beside the daemon): stopping the daemon
+    // does not stop it, and a "cancelled" row would outlive its real outcome.
+    const cancelled = this.options.ledger.cancelActive(reason, (task) => {
+      const owner = liveOwner(this.options.app.home, task.id);
+      return owner === null || owner.pid === process.pid;
+    });
     for (const task of this.running.values()) task.controller.abort(new Error(reason));
     for (const question of this.questions.values()) question.reject(new Error(reason));
     this.questions.clear();

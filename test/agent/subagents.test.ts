@@ -280,7 +280,9 @@ describe("sub-agents can only narrow", () => {
     expect(report.toolErrors).toContainEqual(
       expect.objectContaining({
         tool: "delegate_task",
-        error: expect.stringMatching(/^sub-agent responded, but its last verification `npm test` exited 1/),
+        error: expect.stringMatching(
+          /^\[unverified\] sub-agent responded, but its last verification `npm test` exited 1/,
+        ),
       }),
     );
   });

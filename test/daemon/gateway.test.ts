@@ -100,6 +100,9 @@ describe("DaemonGateway", () => {
     await gateway.idle();
     expect(isContinueRequest("  keep going! ")).toBe(true);
     expect(isContinueRequest("continue with the docs")).toBe(false);
+    expect(isContinueRequest("Please try again.")).toBe(true);
+    expect(isContinueRequest("ok, carry on")).toBe(true);
+    expect(isContinueRequest("try again with the docs")).toBe(false);
   });
 
   it("a message for a busy session steers the running task instead of starting another", async () => {

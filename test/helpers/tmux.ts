@@ -117,6 +117,11 @@ export class TmuxChat {
     return this.exitStatus() ?? -1;
   }
 
+  /** The pid of the program in the pane (to kill it as a crash would). */
+  panePid(): number {
+    return Number(this.tmux(["display-message", "-p", "-t", this.target, "#{pane_pid}"]).trim());
+  }
+
   /** Presses a key by tmux's name for it ("C-c", "C-d", "BSpace"). */
   key(name: string): void {
     this.tmux(["send-keys", "-t", this.target, name]);

@@ -12,6 +12,7 @@ import {
   splitLines,
   takeSnapshot,
 } from "./snapshot.js";
+import { gitIgnoredDigest, skippedFoldersDigest } from "./unseen.js";
 
 export interface ChangeReport {
   files: FileChange[];
@@ -26,6 +27,8 @@ export interface ChangeReport {
   root?: string;
   /** The state compared against the baseline (for undo: was a file changed again since?). */
   after?: { kind: "git"; tree: string } | { kind: "snapshot"; hashes: Record<string, string> };
+  /** A digest of the files the picture skips (git-ignored, or a snapshot's skipped folders): see unseen.ts. */
+  unseen?: string;
 }
 
 /**
@@ -35,9 +38,11 @@ export interface ChangeReport {
  */
 export function workspaceFingerprint(report: ChangeReport): string | null {
   if (!report.confirmed || !report.after) return null;
-  if (report.after.kind === "git") return `git:${report.after.tree}`;
+  // Without the skipped files' digest a fingerprint would vouch for files it never looked at.
+  if (report.unseen === undefined) return null;
+  if (report.after.kind === "git") return `git:${report.after.tree}+${report.unseen}`;
   const entries = Object.entries(report.after.hashes).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `snapshot:${createHash("sha256").update(JSON.stringify(entries)).digest("hex")}`;
+  return `snapshot:${createHash("sha256").update(JSON.stringify(entries)).digest("hex")}+${report.unseen}`;
 }
 
 /** Records the working tree before the task's first mutating call and diffs it at the end. */
@@ -126,18 +131,21 @@ export function createChangeTracker(
         if (start.kind === "git") {
           const tree = await writeWorkingTree(start, containment);
           const statuses = await nameStatus(start.top, start.tree, tree, containment);
+          const unseen = await gitIgnoredDigest(start.top, containment);
           return {
             files: await diffTrees(start.top, start.tree, tree, containment),
             confirmed: true,
             method: "git",
             root: start.top,
             after: { kind: "git", tree },
+            unseen,
             ...statuses,
           };
         }
         const after = await takeSnapshot(cwd, limits);
         const files = diffSnapshots(start.snapshot, after);
         const truncated = start.snapshot.truncated || after.truncated;
+        const unseen = truncated ? undefined : await skippedFoldersDigest(cwd);
         return {
           files,
           confirmed: !truncated,
@@ -149,6 +157,7 @@ export function createChangeTracker(
           },
           created: files.map((file) => file.path).filter((path) => !start.snapshot.files.has(path)),
           deleted: files.map((file) => file.path).filter((path) => !after.files.has(path)),
+          ...(unseen !== undefined ? { unseen } : {}),
           ...(truncated
             ? { note: snapshotNote(limits, [...start.snapshot.problems, ...after.problems]) }
             : {}),

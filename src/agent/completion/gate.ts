@@ -2,6 +2,7 @@ import type { FileChange } from "../events.js";
 import type { TaskState } from "../state.js";
 import { type ChangeReport, type ChangeTracker, workspaceFingerprint } from "./changes.js";
 import { type CheckChange, describeCheckChanges } from "./check-changes.js";
+import { describeRun, type OutputVerdict, passed, readTestOutput } from "./test-summary.js";
 import type { VerificationCommand } from "./verification.js";
 
 export const maxVerificationFixRounds = 2;
@@ -31,6 +32,8 @@ export interface GateInput {
   acceptCheckChanges?(changes: CheckChange[]): Promise<boolean>;
   /** True when the task's folder is no project (no manifest, no checks): changes complete unchecked. */
   plainFolder?: boolean;
+  /** The project above the task's subfolder, when the subfolder has no check of its own. */
+  enclosingProject?: { folder: string; manifest: string; check: string | null };
 }
 
 export type GateDecision =
@@ -82,8 +85,9 @@ async function judge(input: GateInput): Promise<GateDecision> {
   const latest = state.verifications.filter((record) => record.sequence > state.lastChangeSequence).at(-1);
   const stale = latest?.fingerprint !== undefined && now !== null && latest.fingerprint !== now;
   if (latest && !stale) {
-    if (latest.exitCode === 0) return { kind: "completed", files };
-    return failedVerification(state, latest.command, latest.exitCode, null, files);
+    if (passed(latest)) return { kind: "completed", files };
+    if (latest.outputSays === "no tests") return ranNoTests(latest.command, files);
+    return failedVerification(state, latest, null, files);
   }
 
   if (!input.verification.ok)
@@ -95,6 +99,18 @@ async function judge(input: GateInput): Promise<GateDecision> {
       files,
       note: `${noChecksNote} (not a project: no manifest, no test command)`,
     };
+  if (!command && input.enclosingProject) {
+    const { folder, manifest, check } = input.enclosingProject;
+    const its = check ? `its check \`${check}\`` : "its checks";
+    return {
+      kind: "paused",
+      reason:
+        `files changed${unknown} in a subfolder of the project at ${folder} (${manifest}); ${its} run from there, ` +
+        "outside this task's folder, so they were not run. Run the task from the project's folder, set a check " +
+        'for this folder (agent.verifyCommand), or run the project\'s checks yourself and say "continue".',
+      files,
+    };
+  }
   if (!command) {
     return {
       kind: "paused",
@@ -107,6 +123,10 @@ async function judge(input: GateInput): Promise<GateDecision> {
   const sequence = ++state.callSequence;
   const run = await input.runVerification(command.command);
   if (run.refused !== undefined) {
+    state.uncheckedClaims.push({
+      sequence,
+      why: `the verification \`${command.command}\` was refused and never ran`,
+    });
     return {
       kind: "paused",
       reason: `files changed but the verification \`${command.command}\` was refused: ${run.refused}. Allow it (or run it yourself) and say "continue".`,
@@ -114,14 +134,29 @@ async function judge(input: GateInput): Promise<GateDecision> {
     };
   }
   const fingerprint = workspaceFingerprint(await input.changes.report());
-  state.verifications.push({
+  const says = run.exitCode === 0 ? readTestOutput(run.output) : null;
+  const record = {
     command: command.command,
     exitCode: run.exitCode,
     sequence,
     ...(fingerprint ? { fingerprint } : {}),
-  });
-  if (run.exitCode === 0) return { kind: "completed", files };
-  return failedVerification(state, command.command, run.exitCode, run.output, files);
+    ...(says ? { outputSays: says } : {}),
+  };
+  state.verifications.push(record);
+  if (passed(record)) return { kind: "completed", files };
+  if (record.outputSays === "no tests") return ranNoTests(command.command, files);
+  return failedVerification(state, record, run.output, files);
+}
+
+/** A check that tested nothing proves nothing: paused, never completed (nor a fix round: no failure to fix). */
+function ranNoTests(command: string, files: FileChange[]): GateDecision {
+  return {
+    kind: "paused",
+    reason:
+      `the verification \`${command}\` exited 0 but ran no tests, so it proves nothing about the changes. ` +
+      'Add tests (or restore the ones removed), or configure a check that tests something (agent.verifyCommand), then say "continue".',
+    files,
+  };
 }
 
 /**
@@ -130,8 +165,17 @@ async function judge(input: GateInput): Promise<GateDecision> {
  */
 function responded(state: TaskState, files: FileChange[]): GateDecision {
   const last = state.verifications.at(-1);
-  if (!last || last.exitCode === 0) return { kind: "responded", files };
-  const how = last.exitCode === null ? "did not finish" : `exited ${last.exitCode}`;
+  // A check that never ran (refused, or a sub-agent's that did not pass) after the last real run:
+  // the answer may still say "all tests pass".
+  const unchecked = state.uncheckedClaims.at(-1);
+  if (unchecked && (!last || unchecked.sequence > last.sequence))
+    return {
+      kind: "responded",
+      files,
+      note: `nothing was changed; ${unchecked.why}, so nothing the answer says about it is verified`,
+    };
+  if (!last || passed(last)) return { kind: "responded", files };
+  const how = last.exitCode === null ? "did not finish" : describeRun(last);
   return {
     kind: "responded",
     files,
@@ -141,12 +185,12 @@ function responded(state: TaskState, files: FileChange[]): GateDecision {
 
 function failedVerification(
   state: TaskState,
-  command: string,
-  exitCode: number | null,
+  run: { command: string; exitCode: number | null; outputSays?: OutputVerdict | undefined },
   output: string | null,
   files: FileChange[],
 ): GateDecision {
-  const how = exitCode === null ? "did not finish (timed out or killed)" : `exited ${exitCode}`;
+  const { command } = run;
+  const how = describeRun(run);
   if (state.verificationFixRounds >= maxVerificationFixRounds) {
     return {
       kind: "failed",

@@ -22,7 +22,7 @@ export const defaultSnapshotLimits: SnapshotLimits = {
   maxTotalBytes: 32 * 1024 * 1024,
 };
 
-const skippedDirectories = new Set([
+export const skippedDirectories = new Set([
   ".git",
   "node_modules",
   ".hg",

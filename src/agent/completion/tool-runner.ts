@@ -5,9 +5,11 @@ import { parseExitCode } from "../../tools/run-command.js";
 import type { ToolContext } from "../../tools/types.js";
 import type { LoopDependencies } from "../loop.js";
 import type { TaskState } from "../state.js";
+import { uncheckedDelegation } from "../subagents/unchecked.js";
 import { type ExecutedCall, executeToolCall, toolResultMessage } from "../tool-executor.js";
 import { workspaceFingerprint } from "./changes.js";
 import type { VerificationRun } from "./gate.js";
+import { readTestOutput } from "./test-summary.js";
 import { isVerificationCommand, type VerificationCommand } from "./verification.js";
 import type { StallWatchdog } from "./watchdog.js";
 
@@ -53,13 +55,25 @@ export class ToolRunner {
       ok: executed.result.ok,
       output,
     });
+    if (verification && refused(executed))
+      state.uncheckedClaims.push({
+        sequence,
+        why: `the verification \`${verification.command}\` was refused and never ran`,
+      });
+    if (call.toolName === "delegate_task" && !executed.result.ok) {
+      const unchecked = uncheckedDelegation(executed.result.error);
+      if (unchecked) state.uncheckedClaims.push({ sequence, why: unchecked });
+    }
     if (verification && !refused(executed)) {
       const fingerprint = await this.fingerprint();
+      const exitCode = parseExitCode(output);
+      const says = exitCode === 0 ? readTestOutput(output) : null;
       state.verifications.push({
         command: verification.command,
-        exitCode: parseExitCode(output),
+        exitCode,
         sequence,
         ...(fingerprint ? { fingerprint } : {}),
+        ...(says ? { outputSays: says } : {}),
       });
     }
     if (executed.result.ok && executed.tool?.mutating) {
@@ -71,6 +85,12 @@ export class ToolRunner {
       if (plan.success)
         state.setPlan(plan.data.items.map((item) => ({ text: item.text.trim(), done: item.done })));
     }
+    if (!executed.result.ok && tool?.mutating && !verification && call.toolName !== "delegate_task")
+      // A change that failed: an answer that says it was made is not borne out by the files.
+      state.uncheckedClaims.push({
+        sequence,
+        why: `${call.toolName} failed (${firstLine(executed.result.error)})`,
+      });
     if (!executed.result.ok) {
       state.lastToolFailure = { toolName: call.toolName, error: executed.result.error, step };
       state.toolErrors.push(state.lastToolFailure);
@@ -182,6 +202,11 @@ export class ToolRunner {
         : {}),
     };
   }
+}
+
+function firstLine(text: string): string {
+  const line = text.split("\n")[0] ?? "";
+  return line.length > 160 ? `${line.slice(0, 160)}…` : line;
 }
 
 function refused(executed: ExecutedCall): boolean {

@@ -97,6 +97,29 @@ export function isPlainFolder(cwd: string, configured?: string | null): boolean 
   return !folders.some((folder) => projectManifests.some((name) => existsSync(join(folder, name))));
 }
 
+/**
+ * The project a subfolder belongs to: the nearest folder above `cwd` (up to the repository's top)
+ * holding a manifest, with the verification detected there. Null for a project's own folder, or
+ * outside a project. The task's checks are not run there: see the gate's pause and DECISIONS.
+ */
+export function enclosingProject(
+  cwd: string,
+): { folder: string; manifest: string; check: string | null } | null {
+  const [, ...above] = foldersUpToRepositoryTop(resolve(cwd));
+  for (const folder of above) {
+    const manifest = projectManifests.find((name) => existsSync(join(folder, name)));
+    if (!manifest) continue;
+    try {
+      return { folder, manifest, check: detectVerification(folder)?.command ?? null };
+    } catch (error) {
+      // The pause names the project and why its check could not be read.
+      const why = error instanceof Error ? error.message : String(error);
+      return { folder, manifest: `${manifest}, unreadable: ${why}`, check: null };
+    }
+  }
+  return null;
+}
+
 /** `cwd`, then its parents up to the git repository's top; only `cwd` outside a repository. */
 function foldersUpToRepositoryTop(cwd: string): string[] {
   const chain: string[] = [];

@@ -9,8 +9,10 @@ import type {
   ToolDefinition,
 } from "../../tools/types.js";
 import type { Clock } from "../clock.js";
+import { describeRun, passed } from "../completion/test-summary.js";
 import type { Agent } from "../runtime.js";
 import { childTaskId, depthOf, type SubagentLimits, type SubagentRegistry } from "./registry.js";
+import { uncheckedPrefix } from "./unchecked.js";
 
 /** Tools no child ever holds: it cannot schedule, change jobs or speak on a channel. */
 export const toolsChildrenNeverGet = new Set([
@@ -182,15 +184,21 @@ export function delegateTaskTool(deps: DelegateDeps): ToolDefinition<z.infer<typ
           usage: deps.usageOf(id),
         };
         // The child's own words are not its result: a child whose last check failed did not succeed,
-        // whatever its text says (a "responded" child can have run a failing suite and claimed a pass).
+        // whatever its text says (a "responded" child can have run a failing suite and claimed a pass),
+        // nor did one whose check never ran (refused): its gate's note says so beside its text.
         const lastCheck = report.verification.at(-1);
-        const checksFailed = lastCheck !== undefined && lastCheck.exitCode !== 0;
-        const succeeded = (report.outcome === "completed" || report.outcome === "responded") && !checksFailed;
+        const checksFailed = lastCheck !== undefined && !passed(lastCheck);
+        const unverified = report.outcome === "responded" && report.reason !== undefined;
+        const succeeded =
+          (report.outcome === "completed" || report.outcome === "responded") && !checksFailed && !unverified;
         if (succeeded) return { ok: true, output: JSON.stringify(result) };
         const how = checksFailed
-          ? `${report.outcome}, but its last verification \`${lastCheck.command}\` ${lastCheck.exitCode === null ? "did not finish" : `exited ${lastCheck.exitCode}`}`
-          : report.outcome;
-        return { ok: false, error: `sub-agent ${how}: ${JSON.stringify(result)}` };
+          ? `${report.outcome}, but its last verification \`${lastCheck.command}\` ${lastCheck.exitCode === null ? "did not finish" : describeRun(lastCheck)}`
+          : unverified
+            ? `${report.outcome}, but ${report.reason}`
+            : report.outcome;
+        const prefix = checksFailed || unverified ? uncheckedPrefix : "";
+        return { ok: false, error: `${prefix}sub-agent ${how}: ${JSON.stringify(result)}` };
       } catch (error) {
         registry.finish(id, controller.signal.aborted ? "cancelled" : "failed");
         return {

@@ -1,3 +1,4 @@
+import { passed } from "../../agent/completion/test-summary.js";
 import type { AgentEvent } from "../../agent/events.js";
 import { relativeTime } from "./relative-time.js";
 import { toolLine } from "./tool-line.js";
@@ -130,7 +131,10 @@ export function banner(event: Extract<AgentEvent, { type: "task-end" }>, colors:
   ];
   for (const file of event.filesChanged) lines.push(`  ${file.path} +${file.added} −${file.removed}`);
   for (const check of event.verification) {
-    lines.push(`  ${check.exitCode === 0 ? "✓" : "✗"} ${check.command} (exit ${check.exitCode ?? "none"})`);
+    const says = check.outputSays
+      ? `, ${check.outputSays === "failures" ? "reports failures" : "ran no tests"}`
+      : "";
+    lines.push(`  ${passed(check) ? "✓" : "✗"} ${check.command} (exit ${check.exitCode ?? "none"}${says})`);
   }
   const cost = event.usage.costUsd > 0 ? `, $${event.usage.costUsd.toFixed(4)}` : "";
   lines.push(

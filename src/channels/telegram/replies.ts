@@ -1,3 +1,4 @@
+import { passed } from "../../agent/completion/test-summary.js";
 import type { AgentEvent } from "../../agent/events.js";
 import type { DeliveryRecord, DeliveryStore } from "./deliveries.js";
 import type { ChannelLogger } from "./logger.js";
@@ -235,11 +236,16 @@ function footerLines(event: TaskEnd): string[] {
       `Files: ${event.filesChanged.map((file) => `${file.path} +${file.added} −${file.removed}`).join(", ")}`,
     );
   }
-  const verified = event.verification.filter((record) => record.exitCode === 0);
+  const verified = event.verification.filter((record) => passed(record));
   if (event.outcome === "completed" && verified.length > 0) {
     lines.push(`✅ Completed · verified: ${verified.map((record) => `\`${record.command}\``).join(", ")}`);
   }
   const reason = event.reason === undefined ? "" : `: ${event.reason}`;
+  // A note beside an answer (a check that failed or never ran, an unfinished earlier task, no checks
+  // here) is part of the truth of the answer: the chat shows it, so Telegram does too.
+  if (event.outcome === "completed" && verified.length === 0 && event.reason)
+    lines.push(`✅ Completed (${event.reason})`);
+  if (event.outcome === "responded" && event.reason) lines.push(`⚠️ ${event.reason}`);
   if (event.outcome === "paused")
     lines.push(`⏸ Paused (${event.endCause})${reason}. Send "continue" to resume.`);
   if (event.outcome === "failed") lines.push(`❌ Failed (${event.endCause})${reason}`);

@@ -1,6 +1,7 @@
-import { WorkLedger } from "../../agent/ledger.js";
+import { LedgerError, WorkLedger } from "../../agent/ledger.js";
 import { adoptProcessGroups } from "../../agent/process-ledger.js";
 import type { TaskReport } from "../../agent/runtime.js";
+import { liveOwner } from "../../agent/task-owner.js";
 import type { MercuryApp } from "../../app/container.js";
 import { isContinueRequest } from "../../channels/gateway.js";
 
@@ -25,6 +26,11 @@ export function beginLedgerRun(
   if (entry.sessionId && isContinueRequest(entry.input)) {
     const resumable = ledger.resumableInSession(entry.sessionId);
     if (resumable) {
+      const owner = liveOwner(app.home, resumable.id);
+      if (owner)
+        throw new LedgerError(
+          `task ${resumable.id} is still running in another Mercury process (pid ${owner.pid}); wait for it to end or stop it there, then say "continue"`,
+        );
       const stopped = resumable.status === "paused" || resumable.status === "failed";
       ledger.markRunning(resumable.id, stopped ? "continuation" : "resume");
       return { taskId: resumable.id, sessionId: resumable.sessionId, ledger };

@@ -1,0 +1,70 @@
+/**
+ * What a check's output says beside its exit code. An exit 0 is evidence only when the run tested
+ * something and reported no failure: a runner that found no tests (`--passWithNoTests`, a deleted
+ * test file, a glob that matches nothing) or a wrapper that swallowed a failing run (`|| true`)
+ * exits 0 too. Read from the summaries the common runners print; output in no known shape says
+ * nothing (a plain `sh check.sh` prints nothing and is judged by its exit code alone).
+ */
+export type OutputVerdict = "failures" | "no tests";
+
+/** A summary line that counts failures above zero (mocha, jest, vitest, pytest, node --test, go, cargo, unittest). */
+const failureSummaries: RegExp[] = [
+  /^\s*[1-9]\d* failing\b/m,
+  /^\s*Tests?:?\s+[1-9]\d* failed\b/m,
+  /^\s*Test Files\s+[1-9]\d* failed\b/m,
+  /^=+ .*\b[1-9]\d* (failed|errors?)\b.* =+$/m,
+  /^# fail [1-9]\d*$/m,
+  /^ℹ fail [1-9]\d*$/m,
+  /^--- FAIL: /m,
+  /^FAIL\s/m,
+  /\btest result: FAILED\b/,
+  /^FAILED \((failures|errors)=\d+/m,
+];
+
+/** A summary that says no test ran. */
+const noTestSummaries: RegExp[] = [
+  /\bNo tests? (files )?found\b/i,
+  /^# tests 0$/m,
+  /^ℹ tests 0$/m,
+  /^\s*0 passing\b/m,
+  /\bRan 0 tests?\b/,
+  /\bno tests ran\b/i,
+  /\bno test files\b/,
+  /^running 0 tests?$/m,
+];
+
+/** A summary that counts tests that ran (overrides a "none" from another part of the same run). */
+const ranSummaries: RegExp[] = [
+  /^\s*[1-9]\d* passing\b/m,
+  /^\s*Tests?:?\s+.*\b[1-9]\d* passed\b/m,
+  /^=+ .*\b[1-9]\d* passed\b.* =+$/m,
+  /^# (pass|tests) [1-9]\d*$/m,
+  /^ℹ (pass|tests) [1-9]\d*$/m,
+  /^ok\s+\S+/m,
+  /^running [1-9]\d* tests?$/m,
+  /\bRan [1-9]\d* tests?\b/,
+];
+
+export function readTestOutput(output: string): OutputVerdict | null {
+  if (failureSummaries.some((pattern) => pattern.test(output))) return "failures";
+  if (ranSummaries.some((pattern) => pattern.test(output))) return null;
+  if (noTestSummaries.some((pattern) => pattern.test(output))) return "no tests";
+  return null;
+}
+
+/** A run that counts as a pass: exit 0, and its output neither reports failures nor says nothing ran. */
+export function passed(record: { exitCode: number | null; outputSays?: OutputVerdict | undefined }): boolean {
+  return record.exitCode === 0 && record.outputSays === undefined;
+}
+
+/** "exited 1", "did not finish", "exited 0 but its output reports failures", "… but ran no tests". */
+export function describeRun(record: {
+  exitCode: number | null;
+  outputSays?: OutputVerdict | undefined;
+}): string {
+  if (record.exitCode === null) return "did not finish (timed out or killed)";
+  if (record.exitCode === 0 && record.outputSays === "failures")
+    return "exited 0 but its output reports failures";
+  if (record.exitCode === 0 && record.outputSays === "no tests") return "exited 0 but ran no tests";
+  return `exited ${record.exitCode}`;
+}
