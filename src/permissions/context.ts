@@ -1,5 +1,5 @@
 import { realpathSync } from "node:fs";
-import { isAbsolute, resolve, sep } from "node:path";
+import { isAbsolute, join, resolve, sep } from "node:path";
 import type { Stmt } from "./shell-ast.js";
 
 /**
@@ -173,6 +173,19 @@ export function intersectRoots(requested: readonly string[], allowed: readonly s
     }
   }
   return dedupe(result);
+}
+
+/**
+ * Mercury's own state: everything under MERCURY_HOME except the inside of its `workspace` folder,
+ * the working folder the daemon gives Telegram and dashboard tasks (daemon/run.ts). Without the
+ * exception every file a Telegram task writes was refused as Mercury's configuration. The folder
+ * itself stays state (deleting or replacing it is not a task's work); symlinks out of it are judged
+ * by their real path, which is outside it.
+ */
+export function isMercuryState(path: string, mercuryHome: string): boolean {
+  if (!isWithin(path, mercuryHome)) return false;
+  const workspace = join(mercuryHome, "workspace");
+  return path === workspace || !isWithin(path, workspace);
 }
 
 export function isWithin(path: string, root: string): boolean {

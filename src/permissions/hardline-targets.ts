@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { dirname, posix } from "node:path";
-import { isWithin, type PermissionContext } from "./context.js";
+import { isMercuryState, isWithin, type PermissionContext } from "./context.js";
 import { ownEntry } from "./own-key.js";
 import { nodePathFs, type PathFs, resolveReal } from "./paths.js";
 import { sensitiveMatch } from "./sensitive.js";
@@ -107,7 +107,7 @@ export function protectedWriteTarget(
         reason: `${text} is ${secret.what}; it is off-limits in every mode`,
       };
     }
-    if (isWithin(target, context.mercuryHome)) {
+    if (isMercuryState(target, context.mercuryHome)) {
       return {
         decision: "deny",
         rule: "path.mercury-state",

@@ -1,5 +1,5 @@
 import { type PathScope, pathFinding, sensitiveArgument } from "./command-paths.js";
-import { isWithin } from "./context.js";
+import { isMercuryState, isWithin } from "./context.js";
 import { hardlineCheck } from "./hardline.js";
 import { bareCommands, spelledOut } from "./inline-code-spelled.js";
 import type { Finding } from "./shell-words.js";
@@ -96,7 +96,7 @@ export function inlineCodeFindings(code: string, scope: InlineCodeScope): void {
       : literal.startsWith("~/")
         ? `${scope.context.home}/${literal.slice(2)}`
         : literal;
-    if (writes && isWithin(named, scope.context.mercuryHome)) {
+    if (writes && isMercuryState(named, scope.context.mercuryHome)) {
       scope.add({
         decision: "deny",
         rule: "path.mercury-state",

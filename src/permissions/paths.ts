@@ -1,6 +1,6 @@
 import * as fs from "node:fs";
 import { dirname, isAbsolute, join, sep } from "node:path";
-import { isMissing, isWithin, type PermissionContext } from "./context.js";
+import { isMercuryState, isMissing, isWithin, type PermissionContext } from "./context.js";
 import { hooksDirectory } from "./git-config.js";
 import { inodeKey, secretInodes } from "./secret-inodes.js";
 import { isEnvFile, isPackageToolConfig, sensitiveMatch } from "./sensitive.js";
@@ -208,7 +208,10 @@ export function checkPath(
       real,
     );
   }
-  if (access === "write" && (isWithin(real, context.mercuryHome) || isWithin(lexical, context.mercuryHome))) {
+  if (
+    access === "write" &&
+    (isMercuryState(real, context.mercuryHome) || isMercuryState(lexical, context.mercuryHome))
+  ) {
     return deny(
       "path.mercury-state",
       `${rawPath} is inside Mercury's own folder (${context.mercuryHome}: configuration, soul, database, permission state, logs); the agent never changes it — settings change only through the user's own commands`,
