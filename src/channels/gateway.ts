@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { isContinueRequest } from "../agent/continue-request.js";
 import type { AgentEvent, AgentEventBody } from "../agent/events.js";
 import type { LedgerTask, WorkLedger } from "../agent/ledger.js";
 import type { DeliveryLedger } from "../agent/ledger-deliveries.js";
@@ -44,10 +45,8 @@ export const scheduledTaskChannel = "schedule";
 /** After this many crash-resumes a task is paused instead of resumed again. */
 export const maxCrashResumes = 3;
 
-/** "continue" (and a few obvious spellings) resumes the user's paused task instead of starting one. */
-export function isContinueRequest(text: string): boolean {
-  return /^\/?(continue|resume|go on|keep going)[.!]?$/i.test(text.trim());
-}
+// Kept in its own small module so `mercury run` can test a task for it without loading the gateway.
+export { isContinueRequest };
 
 /** What the model reads when a crash interrupted its task: the transcript so far is already loaded. */
 export function resumeInput(task: LedgerTask): string {

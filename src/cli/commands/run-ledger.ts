@@ -1,8 +1,8 @@
+import { isContinueRequest } from "../../agent/continue-request.js";
 import { WorkLedger } from "../../agent/ledger.js";
 import { adoptProcessGroups } from "../../agent/process-ledger.js";
 import type { TaskReport } from "../../agent/runtime.js";
 import type { MercuryApp } from "../../app/container.js";
-import { isContinueRequest } from "../../channels/gateway.js";
 
 export interface LedgerRun {
   taskId: string;
