@@ -12,11 +12,12 @@ const engine = /\/dist\/permissions\/(authorizer|decide|commands)\.js$/;
 
 /**
  * What only a tool call or the task's end uses: web_fetch's HTTP client, the sandbox launch builders,
- * the change tracker and the evidence gate, the daemon's gateway. None stands in front of the first
- * model request.
+ * the change tracker and the evidence gate, the schedule tools' job store, the daemon's gateway; and
+ * the config file's validator, which an unchanged (or absent) config.yaml never needs. None stands in
+ * front of the first model request.
  */
 const afterFirstRequest =
-  /\/dist\/(tools\/web-fetch-page|sandbox\/wrap|agent\/completion\/(gate|changes|snapshot|contained-git|check-changes|auto-continue)|channels\/gateway)\.js$|^node:(https|tls)$/;
+  /\/dist\/(tools\/web-fetch-page|sandbox\/wrap|agent\/completion\/(gate|changes|snapshot|contained-git|check-changes|auto-continue)|channels\/gateway|scheduler\/jobs|config\/(load|schema|mcp-schema|dashboard-schema))\.js$|^node:(https|tls)$/;
 
 function toolContents(body: unknown): string[] {
   const messages = (body as { messages: { role: string; content?: unknown }[] }).messages;
@@ -76,8 +77,16 @@ describe("mercury run reaches its first model request with only what it needs (b
   });
 
   it("loads the tool implementations, the change tracker and the evidence gate after the first request, not before", async () => {
-    const fake = await startServer({ replies: [{ text: "Hello there." }] });
+    const fake = await startServer({ replies: [{ text: "Hello there." }, { text: "Hello there." }] });
     const { home, userHome, workspace } = makeHome(fastRetryConfig);
+    // The first command validates the new config.yaml (and keeps the validated snapshot); the traced
+    // run is the everyday one, on an unchanged file.
+    const first = await runCli(["run", "say hello", "--json", "--cwd", workspace], {
+      home,
+      userHome,
+      env: providerEnv(fake.url),
+    });
+    expect(first.code, first.stderr.slice(-2000)).toBe(0);
     const result = await runCli(["run", "say hello", "--json", "--cwd", workspace], {
       home,
       userHome,
