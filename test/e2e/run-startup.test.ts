@@ -17,7 +17,7 @@ const engine = /\/dist\/permissions\/(authorizer|decide|commands)\.js$/;
  * front of the first model request.
  */
 const afterFirstRequest =
-  /\/dist\/(tools\/web-fetch-page|sandbox\/wrap|agent\/completion\/(gate|changes|snapshot|contained-git|check-changes|auto-continue)|channels\/gateway|scheduler\/jobs|config\/(load|schema|mcp-schema|dashboard-schema))\.js$|^node:(https|tls)$/;
+  /\/dist\/(tools\/(web-fetch-page|run-command-exec|process-group|grep-worker)|sandbox\/wrap|agent\/completion\/(gate|changes|snapshot|contained-git|check-changes|auto-continue)|channels\/gateway|scheduler\/jobs|config\/(load|schema|mcp-schema|dashboard-schema))\.js$|^node:(https|tls)$/;
 
 function toolContents(body: unknown): string[] {
   const messages = (body as { messages: { role: string; content?: unknown }[] }).messages;
