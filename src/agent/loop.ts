@@ -2,11 +2,10 @@ import type { AttemptUsage, ModelMessage, ModelStepper, StepFailure, StepRequest
 import type { StoredMessage } from "../storage/transcripts.js";
 import type { AnyTool, ToolContext } from "../tools/types.js";
 import type { BudgetCheck } from "./budget.js";
-import { budgetExhausted } from "./completion/auto-continue.js";
 import type { ChangeReport, ChangeTracker } from "./completion/changes.js";
 import type { CheckChange } from "./completion/check-changes.js";
 import type { HeapGovernorSettings } from "./completion/compaction.js";
-import { evidenceGate, type VerificationLookup } from "./completion/gate.js";
+import type { VerificationLookup } from "./completion/gate.js";
 import { governBetweenSteps } from "./completion/governors.js";
 import { prepareMessages, sumUsage, withoutSdkToolResults } from "./completion/messages.js";
 import { guardLevel, guardNote, maxGuardRounds, unfinishedWork } from "./completion/narration.js";
@@ -237,7 +236,7 @@ async function loop(
         state.lastGuardProgressStep = step;
       }
       if (state.steps - state.budgetStartStep >= deps.maxSteps) {
-        const verdict = await budgetExhausted(deps, state, watchdog);
+        const verdict = await (await completionModules(watchdog)).budgetExhausted(deps, state, watchdog);
         if (verdict) return verdict;
       }
       continue;
@@ -283,13 +282,14 @@ async function loop(
       if (level === "forced") stepOverrides = { toolChoice: "required", activeToolNames: mutatingNames };
       if (rotated) stepModel = rotated;
       if (state.steps - state.budgetStartStep >= deps.maxSteps) {
-        const verdict = await budgetExhausted(deps, state, watchdog);
+        const verdict = await (await completionModules(watchdog)).budgetExhausted(deps, state, watchdog);
         if (verdict) return verdict;
       }
       continue;
     }
 
     verification ??= lookupVerification(deps);
+    const { evidenceGate } = await completionModules(watchdog);
     const decision = await evidenceGate({
       state,
       changes: deps.changes,
@@ -347,6 +347,28 @@ async function loop(
         };
     }
   }
+}
+
+/**
+ * The evidence gate (with the change tracker's diff and the check-change rules under it) and the
+ * budget verdict run after a model answer, never before the first request: they load then, once per
+ * process. The watchdog is suspended while they load, so loading code is never counted as a stall.
+ */
+let completionLoad:
+  | Promise<[typeof import("./completion/gate.js"), typeof import("./completion/auto-continue.js")]>
+  | undefined;
+
+async function completionModules(watchdog: StallWatchdog) {
+  const [gate, autoContinue] = completionLoad
+    ? await completionLoad
+    : await watchdog.whileWaiting(() => {
+        completionLoad = Promise.all([
+          import("./completion/gate.js"),
+          import("./completion/auto-continue.js"),
+        ]);
+        return completionLoad;
+      });
+  return { evidenceGate: gate.evidenceGate, budgetExhausted: autoContinue.budgetExhausted };
 }
 
 function lookupVerification(deps: LoopDependencies): VerificationLookup {

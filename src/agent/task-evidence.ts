@@ -1,10 +1,8 @@
 import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { type ChangeTracker, createChangeTracker } from "./completion/changes.js";
-import { type CheckChange, describeCheckChanges, findCheckChanges } from "./completion/check-changes.js";
-import { judgeFileChanges, judgeFiles } from "./completion/judge-files.js";
-import { defaultSnapshotLimits } from "./completion/snapshot.js";
+import type { ChangeTracker } from "./completion/changes.js";
+import type { CheckChange } from "./completion/check-changes.js";
 import {
   detectVerification,
   enclosingProject,
@@ -69,23 +67,43 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
     options.store.save(options.taskId, evidence);
   };
   const detect = (): VerificationCommand | null => detectVerification(cwd, options.configuredVerification);
-  const tracker: ChangeTracker = createChangeTracker(cwd, defaultSnapshotLimits, {
-    initial: evidence.baseline,
-    store: join(options.home, "baselines", options.taskId),
-    containment: { userHome: homedir(), mercuryHome: options.home },
-    onBaseline(baseline) {
-      evidence.baseline = baseline;
-      if (baseline.kind === "snapshot") pruneBaselines(options.home);
-      // The judge is fixed now, before the task's first change can alter it.
-      try {
-        evidence.verify = detect();
-        evidence.judgeFiles = judgeFiles(cwd, evidence.verify);
-      } catch (error) {
-        evidence.verifyError = error instanceof Error ? error.message : String(error);
-      }
-      save();
+  // The tracker (git trees or a directory snapshot, and the sandboxed git under them) loads with the
+  // task's first change or its final report, never in front of the first model request.
+  let loading: Promise<ChangeTracker> | undefined;
+  const real = (): Promise<ChangeTracker> => {
+    loading ??= Promise.all([
+      import("./completion/changes.js"),
+      import("./completion/snapshot.js"),
+      import("./completion/judge-files.js"),
+    ]).then(([{ createChangeTracker }, { defaultSnapshotLimits }, { judgeFiles }]) =>
+      createChangeTracker(cwd, defaultSnapshotLimits, {
+        initial: evidence.baseline,
+        store: join(options.home, "baselines", options.taskId),
+        containment: { userHome: homedir(), mercuryHome: options.home },
+        onBaseline(baseline) {
+          evidence.baseline = baseline;
+          if (baseline.kind === "snapshot") pruneBaselines(options.home);
+          // The judge is fixed now, before the task's first change can alter it.
+          try {
+            evidence.verify = detect();
+            evidence.judgeFiles = judgeFiles(cwd, evidence.verify);
+          } catch (error) {
+            evidence.verifyError = error instanceof Error ? error.message : String(error);
+          }
+          save();
+        },
+      }),
+    );
+    return loading;
+  };
+  const tracker: ChangeTracker = {
+    begin: async () => (await real()).begin(),
+    report: async () => (await real()).report(),
+    async baselineContent(path) {
+      const loaded = await real();
+      return loaded.baselineContent ? loaded.baselineContent(path) : null;
     },
-  });
+  };
   // Every confirmed report records what the task's files look like now, for `mercury undo`.
   const changes: ChangeTracker = {
     ...tracker,
@@ -118,6 +136,10 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
       enclosingProject: options.configuredVerification ? null : enclosingProject(cwd),
       recordEvidence: save,
       async checkChanges(report) {
+        const [{ findCheckChanges }, { judgeFileChanges }] = await Promise.all([
+          import("./completion/check-changes.js"),
+          import("./completion/judge-files.js"),
+        ]);
         const listed = await findCheckChanges({
           report,
           baselineContent: (path) => changes.baselineContent?.(path) ?? Promise.resolve(null),
@@ -134,6 +156,7 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
       async acceptCheckChanges(found) {
         let approved = options.acceptCheckChanges === true;
         if (!approved && options.askUser) {
+          const { describeCheckChanges } = await import("./completion/check-changes.js");
           const answer = await options.askUser(
             `The task changed how its work is checked: ${describeCheckChanges(found)}. A passing check proves nothing after that. Accept these changes as part of the task?`,
             [acceptAnswer, "keep it paused"],

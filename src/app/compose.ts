@@ -7,7 +7,7 @@ import type { ConfigFlags } from "../config/load.js";
 import type { homePaths } from "../config/paths.js";
 import type { ResolvedConfig } from "../config/schema.js";
 import type { Redactor } from "../config/secrets.js";
-import { loadSettings } from "../config/settings.js";
+import type { loadSettings } from "../config/settings.js";
 import { hasEnabledMcpServers, LazyMcp } from "../mcp/lazy.js";
 import type { MemoryService } from "../memory/service.js";
 import { ProviderChain } from "../model/chain.js";
@@ -82,17 +82,17 @@ function withOptionalMcp(mcp: LazyMcp | null, hooks: AgentHooks): AgentHooks {
   return mcp ? withMcpHooks(mcp, hooks) : hooks;
 }
 
-/** The settings an app is built on: the caller's, or read from `env` and `flags`. */
-export function appSettings(options: AppOptions): ReturnType<typeof loadSettings> {
-  return options.settings ?? loadSettings(options);
-}
-
 /**
  * Builds the application on an open, migrated database (`createApp` in container.ts opens it; `mercury
  * run` opens it without loading the migrations when its schema is current).
  */
-export function composeApp(database: SqliteDatabase, options: AppOptions = {}): MercuryApp {
-  const { home, paths, env, config, redactor } = appSettings(options);
+export function composeApp(
+  database: SqliteDatabase,
+  options: AppOptions & { settings: ReturnType<typeof loadSettings> },
+): MercuryApp {
+  // Settings come from the caller (`createApp` reads them; `mercury run` from the validated
+  // snapshot, config/quick-settings.ts): this module never loads the config file's zod schema.
+  const { home, paths, env, config, redactor } = options.settings;
   const logger = createLogger(paths.logs, config.log.level, redactor);
   const bus = new EventBus();
   logEvents(bus, logger);

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { isContinueRequest } from "../agent/continue-request.js";
 import type { AgentEvent, AgentEventBody } from "../agent/events.js";
 import type { LedgerTask, WorkLedger } from "../agent/ledger.js";
 import type { DeliveryLedger } from "../agent/ledger-deliveries.js";
@@ -45,16 +46,8 @@ export const scheduledTaskChannel = "schedule";
 /** After this many crash-resumes a task is paused instead of resumed again. */
 export const maxCrashResumes = 3;
 
-/**
- * "continue" (and a few obvious spellings, "please" around them) resumes the user's paused task
- * instead of starting one. Anything else is a new task; when the session's earlier task did not end,
- * that new task's answer says so (see WorkLedger.unfinishedBefore), so no phrasing reads as verified.
- */
-export function isContinueRequest(text: string): boolean {
-  return /^\/?(?:(?:ok(?:ay)?|please),?\s+)?(continue|resume|go on|keep going|carry on|proceed|try again|retry)(?:,?\s+please)?[.!]*$/i.test(
-    text.trim(),
-  );
-}
+// Kept in its own small module so `mercury run` can test a task for it without loading the gateway.
+export { isContinueRequest };
 
 /** What the model reads when a crash interrupted its task: the transcript so far is already loaded. */
 export function resumeInput(task: LedgerTask): string {

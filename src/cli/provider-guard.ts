@@ -10,8 +10,10 @@ type Settings = ReturnType<typeof loadSettings>;
  * tried at all, and otherwise stop with exit 2 and point at `mercury setup`.
  */
 export async function assertUsableProvider(flags: ConfigFlags): Promise<Settings> {
-  const { loadSettings } = await import("../config/settings.js");
-  const settings = loadSettings({ flags });
+  // From the validated snapshot when config.yaml is unchanged: the file's zod schema and the YAML
+  // parser load only when the file must be validated (config/quick-settings.ts).
+  const { loadSettingsQuickly } = await import("../config/quick-settings.js");
+  const settings = await loadSettingsQuickly({ flags });
   const { config, env } = settings;
   const problem = usableProviderProblem(config.chain, env);
   if (problem) {

@@ -7,7 +7,8 @@ import { ConfigError } from "../config/errors.js";
  * never read, so a run with nothing piped in never waits for input.
  */
 export function stdinIsReadable(): boolean {
-  if (process.stdin.isTTY) return false;
+  // fstat alone, not process.stdin.isTTY: a terminal is a character device (not read either way), and
+  // creating process.stdin costs a run several milliseconds before its first model request.
   try {
     const stats = fstatSync(0);
     return stats.isFIFO() || stats.isFile() || stats.isSocket();

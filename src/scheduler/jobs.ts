@@ -2,19 +2,14 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Clock } from "../agent/clock.js";
 import type { SqliteDatabase } from "../storage/database.js";
+import { type PermissionProfile, permissionProfileSchema } from "./request.js";
 import type { DuePlan, ScheduleSpec } from "./timing.js";
 
 export type JobStatus = "active" | "paused" | "done" | "removed";
 
-/** What a job may do beyond the owner's permissions: only less (roots inside the owner's, fewer tools). */
-export const permissionProfileSchema = z
-  .object({
-    tools: z.array(z.string().min(1)).optional().describe("only these tools (names); omit for all"),
-    writeRoots: z.array(z.string().min(1)).optional().describe("write only inside these folders"),
-    readRoots: z.array(z.string().min(1)).optional().describe("read outside the workspace only here"),
-  })
-  .strict();
-export type PermissionProfile = z.infer<typeof permissionProfileSchema>;
+// The profile's schema is with the request's (request.ts), which the schedule tools' declarations load
+// without this store.
+export { type PermissionProfile, permissionProfileSchema } from "./request.js";
 
 export interface JobBudget {
   runTokens: number | null;

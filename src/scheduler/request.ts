@@ -1,5 +1,14 @@
 import { z } from "zod";
-import { permissionProfileSchema } from "./jobs.js";
+
+/** What a job may do beyond the owner's permissions: only less (roots inside the owner's, fewer tools). */
+export const permissionProfileSchema = z
+  .object({
+    tools: z.array(z.string().min(1)).optional().describe("only these tools (names); omit for all"),
+    writeRoots: z.array(z.string().min(1)).optional().describe("write only inside these folders"),
+    readRoots: z.array(z.string().min(1)).optional().describe("read outside the workspace only here"),
+  })
+  .strict();
+export type PermissionProfile = z.infer<typeof permissionProfileSchema>;
 
 /** What a person (CLI, /schedule) or the model (schedule_task) asks for; parsed before anything is stored. */
 export const jobRequestSchema = z

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Clock } from "../agent/clock.js";
 import type { SqliteDatabase } from "../storage/database.js";
 import type { ToolContext, ToolDefinition, ToolResult } from "../tools/types.js";
-import { JobStore } from "./jobs.js";
+import type { JobStore } from "./jobs.js";
 import { type JobRequest, jobRequestSchema } from "./request.js";
 
 /**
@@ -55,7 +55,12 @@ async function confirm(context: ToolContext, question: string): Promise<boolean>
 
 /** schedule_task, list_scheduled_tasks, cancel_scheduled_task: every change is confirmed by the user. */
 export function schedulerTools(deps: SchedulerToolDeps): ToolDefinition[] {
-  const store = new JobStore(deps.database, deps.clock);
+  // The job store (its row schemas) loads with the first call, like the tools' work.
+  let opened: Promise<JobStore> | undefined;
+  const jobStore = (): Promise<JobStore> => {
+    opened ??= import("./jobs.js").then(({ JobStore }) => new JobStore(deps.database, deps.clock));
+    return opened;
+  };
   const scheduleTask: ToolDefinition<JobRequest> = {
     name: "schedule_task",
     description:
@@ -73,6 +78,7 @@ export function schedulerTools(deps: SchedulerToolDeps): ToolDefinition[] {
         parseSchedule,
         systemTimezone,
       } = await toolWork();
+      const store = await jobStore();
       const nowMs = deps.clock.now().getTime();
       const ownChat = defaultDelivery(deps.database, context.taskId);
       const delivery = input.delivery ?? ownChat;
@@ -121,6 +127,7 @@ export function schedulerTools(deps: SchedulerToolDeps): ToolDefinition[] {
     mutating: false,
     async execute(_input, context) {
       const { presentJob } = await toolWork();
+      const store = await jobStore();
       const jobs = store.list({ owner: context.userKey }).map((job) => ({
         ...presentJob(job),
         lastRun:
@@ -139,6 +146,7 @@ export function schedulerTools(deps: SchedulerToolDeps): ToolDefinition[] {
     async execute(input, context) {
       if (!context.askUser) return { ok: false, error: noOneToAsk };
       const { presentJob } = await toolWork();
+      const store = await jobStore();
       const job = store.get(input.id);
       if (!job || job.owner !== context.userKey || job.status === "removed")
         return { ok: false, error: `no scheduled job "${input.id}" of yours; call list_scheduled_tasks` };

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { decideNetwork } from "../permissions/decide.js";
 import { type Resolver, resolvePublicAddress } from "../permissions/network.js";
-import { fetchFollowing } from "../tools/web-fetch.js";
+import { fetchFollowing } from "../tools/web-fetch-page.js";
 import { type ArchiveFile, maxArchiveEntries, maxUnpackedBytes, readTarGz } from "./archive.js";
 import { parseSkillText } from "./parse.js";
 import { type ScanFinding, scanSkillFiles } from "./scan.js";

@@ -3,7 +3,6 @@ import { readdir, stat } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { z } from "zod";
 import { abortedResult, authorizePath, describeFsError, walkSkipReason } from "./authorize-path.js";
-import { GrepWorker, SlowPatternError } from "./grep-worker.js";
 import { SKIPPED_DIRS } from "./list-dir.js";
 import type { ToolDefinition, ToolResult } from "./types.js";
 
@@ -128,6 +127,8 @@ async function search(
   const unreadable: string[] = [];
   const protectedSkipped: string[] = [];
   const stack = [root];
+  // The grep worker (and node:worker_threads) load with the first search, not with the tool list.
+  const { GrepWorker, SlowPatternError } = await import("./grep-worker.js");
   const grep = contentRegex
     ? new GrepWorker(contentRegex.source, contentRegex.flags, perFileTimeoutMs)
     : undefined;

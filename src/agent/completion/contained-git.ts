@@ -3,7 +3,6 @@ import { mercuryHome } from "../../config/paths.js";
 import { detectSandbox } from "../../sandbox/detect.js";
 import { defaultSandboxLimits, type SandboxStatus } from "../../sandbox/types.js";
 import { workspaceRefusal } from "../../sandbox/workspace.js";
-import { sandboxProgramLaunch } from "../../sandbox/wrap.js";
 import { scrubbedEnv } from "../../tools/process-group.js";
 import { type ExecResult, execProgram } from "./exec.js";
 
@@ -26,7 +25,7 @@ export function defaultGitContainment(): GitContainment {
  * folder under git), it runs bare with the fsmonitor hook switched off; a clean filter named by the
  * repository would still run there (see docs/ARCHITECTURE.md).
  */
-export function runContainedGit(
+export async function runContainedGit(
   args: string[],
   options: {
     top: string;
@@ -42,6 +41,9 @@ export function runContainedGit(
   const refusal = workspaceRefusal(options.top, containment.userHome, containment.mercuryHome);
   const timing = options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {};
   if (status.available && !refusal) {
+    // The launch builders load with the first git call (the first change the tracker looks at), not
+    // with the agent: a task's first model request does not wait for them.
+    const { sandboxProgramLaunch } = await import("../../sandbox/wrap.js");
     const launch = sandboxProgramLaunch(
       ["git", ...args],
       {

@@ -7,7 +7,6 @@ import type { LoopDependencies } from "../loop.js";
 import type { TaskState } from "../state.js";
 import { uncheckedDelegation } from "../subagents/unchecked.js";
 import { type ExecutedCall, executeToolCall, toolResultMessage } from "../tool-executor.js";
-import { workspaceFingerprint } from "./changes.js";
 import type { VerificationRun } from "./gate.js";
 import { readTestOutput } from "./test-summary.js";
 import { isVerificationCommand, type VerificationCommand } from "./verification.js";
@@ -170,7 +169,10 @@ export class ToolRunner {
   async fingerprint(): Promise<string | null> {
     const changes = this.deps.changes;
     if (!changes || this.state.lastChangeSequence < 0) return null;
-    const report = await this.watchdog.whileWaiting(() => changes.report());
+    // changes.js (the tracker's diff) loads with the task's first change, not with the runner.
+    const [report, { workspaceFingerprint }] = await this.watchdog.whileWaiting(() =>
+      Promise.all([changes.report(), import("./changes.js")]),
+    );
     return workspaceFingerprint(report);
   }
 

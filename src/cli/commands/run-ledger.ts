@@ -1,9 +1,9 @@
+import { isContinueRequest } from "../../agent/continue-request.js";
 import { LedgerError, WorkLedger } from "../../agent/ledger.js";
 import { adoptProcessGroups } from "../../agent/process-ledger.js";
 import type { TaskReport } from "../../agent/runtime.js";
 import { liveOwner } from "../../agent/task-owner.js";
 import type { MercuryApp } from "../../app/container.js";
-import { isContinueRequest } from "../../channels/gateway.js";
 
 export interface LedgerRun {
   taskId: string;
