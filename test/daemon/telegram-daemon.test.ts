@@ -59,9 +59,18 @@ describe("the daemon hosts the Telegram channel", () => {
       15_000,
       "the reply in the Telegram chat",
     );
-    expect(fixture.current.query("SELECT user_key, channel, status FROM tasks")).toEqual([
-      { user_key: "owner", channel: "telegram", status: "responded" },
-    ]);
+    // The reply streams into the chat as it is written; the task's outcome is recorded after the
+    // answer is judged, so wait for the ledger row rather than assume it is already there.
+    const tasks = () =>
+      daemon.query<{ user_key: string; channel: string; status: string }>(
+        "SELECT user_key, channel, status FROM tasks",
+      );
+    await waitFor(
+      () => tasks().some((task) => task.status !== "running"),
+      15_000,
+      "the Telegram task to leave the running state",
+    );
+    expect(tasks()).toEqual([{ user_key: "owner", channel: "telegram", status: "responded" }]);
   });
 
   it("a channel that cannot start is retried with backoff while the daemon and its socket keep working", async () => {
