@@ -89,6 +89,7 @@ export class ToolRunner {
       state.uncheckedClaims.push({
         sequence,
         why: `${call.toolName} failed (${firstLine(executed.result.error)})`,
+        change: true,
       });
     if (!executed.result.ok) {
       state.lastToolFailure = { toolName: call.toolName, error: executed.result.error, step };
