@@ -88,29 +88,15 @@ export function bubblewrapLaunch(input: BubblewrapInput): Launch {
 /**
  * The workspace repository's hooks folder, read-only: a hook runs later, outside the sandbox, when
  * the user commits. A missing one gets an empty read-only folder (what `git init` would make), so the
- * command cannot create it either. Its config file is read-only too: `core.hooksPath`,
- * `core.fsmonitor` and the like name a program the user's next git command runs, so a writable
- * config would move the hooks anywhere (`git config` that writes fails inside; DECISIONS.md).
- * Commits, branches and objects stay writable.
+ * command cannot create it either. Commits, branches and objects stay writable.
  */
 function readOnlyHooks(workspace: string): string[] {
   const gitFolder = join(workspace, ".git");
   if (!isDirectory(gitFolder)) return [];
-  const config = join(gitFolder, "config");
-  const args = isFile(config) ? ["--ro-bind", config, config] : [];
   const hooks = join(gitFolder, "hooks");
-  if (isDirectory(hooks)) return [...args, "--ro-bind", hooks, hooks];
-  if (existsSync(hooks)) return args;
-  return [...args, "--tmpfs", hooks, "--remount-ro", hooks];
-}
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    // Missing: a repository without a config file has nothing to protect here.
-    return false;
-  }
+  if (isDirectory(hooks)) return ["--ro-bind", hooks, hooks];
+  if (existsSync(hooks)) return [];
+  return ["--tmpfs", hooks, "--remount-ro", hooks];
 }
 
 function hideMercuryHome(mercuryHome: string, hideSkills: boolean): string[] {
