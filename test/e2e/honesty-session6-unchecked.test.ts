@@ -83,4 +83,19 @@ describe("a check that never ran is no evidence (built binary, loopback model)",
       /^nothing was changed; write_file failed \(.+\), so nothing the answer says about it is verified$/,
     );
   });
+
+  it("a command that exits 1 as a read's answer (grep found nothing), then a passing check: no note", async () => {
+    const cwd = gitProject({ "package.json": JSON.stringify({ name: "p", scripts: { test: "exit 0" } }) });
+    const fake = await server({
+      replies: [
+        { toolCalls: [{ name: "run_command", input: { command: "grep -rq zzz-not-there ." } }] },
+        { toolCalls: [{ name: "run_command", input: { command: "npm test" } }] },
+        { text: "Nothing uses zzz-not-there, and the tests pass." },
+      ],
+    });
+    const { report } = await runTask("is zzz-not-there used?", cwd, fake.url);
+    expect(report.outcome).toBe("responded");
+    expect(report.verification).toEqual([{ command: "npm test", exitCode: 0 }]);
+    expect(report.reason).toBeUndefined();
+  });
 });
