@@ -105,5 +105,12 @@ describe("MERCURY_HOME/workspace, the daemon's working folder", () => {
     const beside = await run("echo x > ../config.yaml");
     expect({ code: beside.code, stderr: beside.stderr }).toEqual({ code: 1, stderr: "" });
     expect(JSON.parse(beside.stdout)).toMatchObject({ decision: "deny", rule: "path.mercury-state" });
+    // Code that names a link inside it, through MERCURY_HOME, that leads back to the config file.
+    symlinkSync(join(home, "config.yaml"), join(daemonWorkspace, "settings-link.yaml"));
+    const linked = await run(
+      "node -e \"require('fs').writeFileSync(process.env.MERCURY_HOME + '/workspace/settings-link.yaml', 'x')\"",
+    );
+    expect({ code: linked.code, stderr: linked.stderr }).toEqual({ code: 1, stderr: "" });
+    expect(JSON.parse(linked.stdout)).toMatchObject({ decision: "deny", rule: "path.mercury-state" });
   });
 });
