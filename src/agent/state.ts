@@ -45,8 +45,9 @@ export class TaskState {
   /**
    * Checks this run meant to run that produced no evidence: a verification the authorizer refused,
    * a sub-agent whose own check was refused or failed. `why` is said beside an answer that claims more.
+   * `change`: a change that failed, which no later check bears out (the check ran on the code without it).
    */
-  readonly uncheckedClaims: { sequence: number; why: string }[] = [];
+  readonly uncheckedClaims: { sequence: number; why: string; change?: true }[] = [];
   /** Step at which the current step budget began (auto-continue starts a fresh one). */
   budgetStartStep = 0;
   continuations = 0;

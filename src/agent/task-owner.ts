@@ -11,6 +11,9 @@ import { procStat } from "./process-ledger.js";
  * pid is no owner); a kill -9 leaves it, and a dead pid in it means nobody.
  */
 export function claimTask(home: string, taskId: string): () => void {
+  // Claimed already by this process (`mercury run` claims before the ledger marks the task running,
+  // the agent inside again): the outer claim is released by its holder, after the ledger's end.
+  if (liveOwner(home, taskId)?.pid === process.pid) return () => {};
   const directory = join(home, "running");
   mkdirSync(directory, { recursive: true, mode: 0o700 });
   const file = join(directory, fileName(taskId));

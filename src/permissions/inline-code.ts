@@ -2,6 +2,7 @@ import { type PathScope, pathFinding, sensitiveArgument } from "./command-paths.
 import { isMercuryState, isWithin } from "./context.js";
 import { hardlineCheck } from "./hardline.js";
 import { bareCommands, spelledOut } from "./inline-code-spelled.js";
+import { resolveReal } from "./paths.js";
 import type { Finding } from "./shell-words.js";
 import { isHardDenial } from "./speculation.js";
 
@@ -96,7 +97,7 @@ export function inlineCodeFindings(code: string, scope: InlineCodeScope): void {
       : literal.startsWith("~/")
         ? `${scope.context.home}/${literal.slice(2)}`
         : literal;
-    if (writes && isMercuryState(named, scope.context.mercuryHome)) {
+    if (writes && namesMercuryState(named, scope)) {
       scope.add({
         decision: "deny",
         rule: "path.mercury-state",
@@ -175,4 +176,16 @@ function balancedArgument(code: string, start: number): string {
 
 function unescapeLiteral(text: string): string {
   return text.replace(/\\(.)/g, "$1");
+}
+
+/**
+ * Mercury's state by name, or by where the name leads: inside MERCURY_HOME/workspace a link made
+ * earlier can point back at config.yaml, which the name alone (outside the state) would not show.
+ */
+function namesMercuryState(named: string, scope: InlineCodeScope): boolean {
+  const { mercuryHome, cwd, home } = scope.context;
+  if (!isWithin(named, mercuryHome)) return false;
+  if (isMercuryState(named, mercuryHome)) return true;
+  const real = resolveReal(named, cwd, home, scope.fsApi);
+  return real.ok && isMercuryState(real.realPath, mercuryHome);
 }

@@ -64,4 +64,38 @@ describe("a check that never ran is no evidence (built binary, loopback model)",
       /^nothing was changed; write_file failed \(.+\), so nothing the answer says about it is verified$/,
     );
   });
+
+  it("a write that failed, then a passing check of the unchanged code: the failure stays beside the claim", async () => {
+    const cwd = gitProject({ "package.json": JSON.stringify({ name: "p", scripts: { test: "exit 0" } }) });
+    const fake = await server({
+      replies: [
+        { toolCalls: [{ name: "write_file", input: { path: "/etc/mercury-honesty.txt", content: "x\n" } }] },
+        // The check passes because nothing changed; it says nothing about the write.
+        { toolCalls: [{ name: "run_command", input: { command: "npm test" } }] },
+        { text: "Done, I wrote the file and the tests pass." },
+      ],
+    });
+    const { report } = await runTask("write the file", cwd, fake.url);
+    expect(report.outcome).toBe("responded");
+    expect(report.filesChanged).toEqual([]);
+    expect(report.verification).toEqual([{ command: "npm test", exitCode: 0 }]);
+    expect(report.reason).toMatch(
+      /^nothing was changed; write_file failed \(.+\), so nothing the answer says about it is verified$/,
+    );
+  });
+
+  it("a command that exits 1 as a read's answer (grep found nothing), then a passing check: no note", async () => {
+    const cwd = gitProject({ "package.json": JSON.stringify({ name: "p", scripts: { test: "exit 0" } }) });
+    const fake = await server({
+      replies: [
+        { toolCalls: [{ name: "run_command", input: { command: "grep -rq zzz-not-there ." } }] },
+        { toolCalls: [{ name: "run_command", input: { command: "npm test" } }] },
+        { text: "Nothing uses zzz-not-there, and the tests pass." },
+      ],
+    });
+    const { report } = await runTask("is zzz-not-there used?", cwd, fake.url);
+    expect(report.outcome).toBe("responded");
+    expect(report.verification).toEqual([{ command: "npm test", exitCode: 0 }]);
+    expect(report.reason).toBeUndefined();
+  });
 });

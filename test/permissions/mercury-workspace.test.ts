@@ -59,6 +59,15 @@ describe("MERCURY_HOME/workspace, the daemon's working folder", () => {
     ["rm -rf ../workspace", "path.mercury-state"],
     ["cat ../.env", "path.sensitive"],
     ["cp notes.txt ../mercury.db", "path.sensitive"],
+    // Code that names the link through MERCURY_HOME: the link's target is judged, not its name.
+    [
+      "node -e \"require('fs').writeFileSync(process.env.MERCURY_HOME + '/workspace/settings-link.yaml', 'x')\"",
+      "path.mercury-state",
+    ],
+    [
+      "python3 -c \"import os; open(os.environ['MERCURY_HOME'] + '/workspace/settings-link.yaml', 'w')\"",
+      "path.mercury-state",
+    ],
   ])("keeps Mercury's own state around it refused: %s", async (text, rule) => {
     const result = await decide(command(text), context);
     expect({ decision: result.decision, rule: result.rule }).toEqual({ decision: "deny", rule });
@@ -96,5 +105,12 @@ describe("MERCURY_HOME/workspace, the daemon's working folder", () => {
     const beside = await run("echo x > ../config.yaml");
     expect({ code: beside.code, stderr: beside.stderr }).toEqual({ code: 1, stderr: "" });
     expect(JSON.parse(beside.stdout)).toMatchObject({ decision: "deny", rule: "path.mercury-state" });
+    // Code that names a link inside it, through MERCURY_HOME, that leads back to the config file.
+    symlinkSync(join(home, "config.yaml"), join(daemonWorkspace, "settings-link.yaml"));
+    const linked = await run(
+      "node -e \"require('fs').writeFileSync(process.env.MERCURY_HOME + '/workspace/settings-link.yaml', 'x')\"",
+    );
+    expect({ code: linked.code, stderr: linked.stderr }).toEqual({ code: 1, stderr: "" });
+    expect(JSON.parse(linked.stdout)).toMatchObject({ decision: "deny", rule: "path.mercury-state" });
   });
 });

@@ -166,9 +166,12 @@ function ranNoTests(command: string, files: FileChange[]): GateDecision {
 function responded(state: TaskState, files: FileChange[]): GateDecision {
   const last = state.verifications.at(-1);
   // A check that never ran (refused, or a sub-agent's that did not pass) after the last real run:
-  // the answer may still say "all tests pass".
-  const unchecked = state.uncheckedClaims.at(-1);
-  if (unchecked && (!last || unchecked.sequence > last.sequence))
+  // the answer may still say "all tests pass". A change that failed stays unproven whatever ran
+  // after it (a check that passes on the code without the change says nothing about the change).
+  const unchecked = state.uncheckedClaims.findLast(
+    (claim) => !last || claim.sequence > last.sequence || (claim.change === true && passed(last)),
+  );
+  if (unchecked)
     return {
       kind: "responded",
       files,

@@ -89,6 +89,9 @@ export class ToolRunner {
       state.uncheckedClaims.push({
         sequence,
         why: `${call.toolName} failed (${firstLine(executed.result.error)})`,
+        // A later passing check does not bear out a change that was not made (a refused write). A
+        // command's exit 1 may be a read's answer (`grep` found nothing): that one a check may follow.
+        ...(call.toolName !== "run_command" || refused(executed) ? { change: true as const } : {}),
       });
     if (!executed.result.ok) {
       state.lastToolFailure = { toolName: call.toolName, error: executed.result.error, step };

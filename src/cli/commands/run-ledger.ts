@@ -2,13 +2,15 @@ import { isContinueRequest } from "../../agent/continue-request.js";
 import { LedgerError, WorkLedger } from "../../agent/ledger.js";
 import { adoptProcessGroups } from "../../agent/process-ledger.js";
 import type { TaskReport } from "../../agent/runtime.js";
-import { liveOwner } from "../../agent/task-owner.js";
+import { claimTask, liveOwner } from "../../agent/task-owner.js";
 import type { MercuryApp } from "../../app/container.js";
 
 export interface LedgerRun {
   taskId: string;
   sessionId: string;
   ledger: WorkLedger;
+  /** Ends this process's claim on the task (task-owner.ts); finishLedgerRun calls it. */
+  release: () => void;
 }
 
 /**
@@ -32,8 +34,12 @@ export function beginLedgerRun(
           `task ${resumable.id} is still running in another Mercury process (pid ${owner.pid}); wait for it to end or stop it there, then say "continue"`,
         );
       const stopped = resumable.status === "paused" || resumable.status === "failed";
-      ledger.markRunning(resumable.id, stopped ? "continuation" : "resume");
-      return { taskId: resumable.id, sessionId: resumable.sessionId, ledger };
+      // Claimed before the row says "running" and kept until the row says how it ended: a daemon
+      // starting or stopping in between (while the model loads) must see a live owner, not a crash.
+      const release = claimed(app.home, resumable.id, () =>
+        ledger.markRunning(resumable.id, stopped ? "continuation" : "resume"),
+      );
+      return { taskId: resumable.id, sessionId: resumable.sessionId, ledger, release };
     }
   }
   const known = entry.sessionId ? store.getSession(entry.sessionId) : null;
@@ -45,16 +51,31 @@ export function beginLedgerRun(
     input: entry.input,
     cwd: entry.cwd,
   });
-  ledger.markRunning(task.id, "first");
-  return { taskId: task.id, sessionId, ledger };
+  const release = claimed(app.home, task.id, () => ledger.markRunning(task.id, "first"));
+  return { taskId: task.id, sessionId, ledger, release };
+}
+
+function claimed(home: string, taskId: string, markRunning: () => void): () => void {
+  const release = claimTask(home, taskId);
+  try {
+    markRunning();
+  } catch (error) {
+    release();
+    throw error;
+  }
+  return release;
 }
 
 /** Records how the run ended; a run that threw is recorded as failed with the cause. */
 export function finishLedgerRun(run: LedgerRun, report: TaskReport | { error: unknown }): void {
-  if ("error" in report) {
-    const cause = report.error instanceof Error ? report.error.message : String(report.error);
-    run.ledger.finish(run.taskId, { outcome: "failed", text: "", reason: `the task crashed: ${cause}` });
-    return;
+  try {
+    if ("error" in report) {
+      const cause = report.error instanceof Error ? report.error.message : String(report.error);
+      run.ledger.finish(run.taskId, { outcome: "failed", text: "", reason: `the task crashed: ${cause}` });
+      return;
+    }
+    run.ledger.finish(run.taskId, report);
+  } finally {
+    run.release();
   }
-  run.ledger.finish(run.taskId, report);
 }
