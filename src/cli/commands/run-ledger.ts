@@ -1,14 +1,16 @@
 import { isContinueRequest } from "../../agent/continue-request.js";
-import { LedgerError, WorkLedger } from "../../agent/ledger.js";
+import { WorkLedger } from "../../agent/ledger.js";
 import { adoptProcessGroups } from "../../agent/process-ledger.js";
 import type { TaskReport } from "../../agent/runtime.js";
-import { liveOwner } from "../../agent/task-owner.js";
+import { releaseTask } from "../../agent/task-owner.js";
 import type { MercuryApp } from "../../app/container.js";
 
 export interface LedgerRun {
   taskId: string;
   sessionId: string;
   ledger: WorkLedger;
+  /** MERCURY_HOME, where the run's owner record lives until the run is recorded as finished. */
+  home: string;
 }
 
 /**
@@ -26,14 +28,11 @@ export function beginLedgerRun(
   if (entry.sessionId && isContinueRequest(entry.input)) {
     const resumable = ledger.resumableInSession(entry.sessionId);
     if (resumable) {
-      const owner = liveOwner(app.home, resumable.id);
-      if (owner)
-        throw new LedgerError(
-          `task ${resumable.id} is still running in another Mercury process (pid ${owner.pid}); wait for it to end or stop it there, then say "continue"`,
-        );
       const stopped = resumable.status === "paused" || resumable.status === "failed";
-      ledger.markRunning(resumable.id, stopped ? "continuation" : "resume");
-      return { taskId: resumable.id, sessionId: resumable.sessionId, ledger };
+      // The owner check and the claim are one step (see WorkLedger.claim): refused while another
+      // live process runs the task.
+      ledger.claim(resumable.id, stopped ? "continuation" : "resume", app.home);
+      return { taskId: resumable.id, sessionId: resumable.sessionId, ledger, home: app.home };
     }
   }
   const known = entry.sessionId ? store.getSession(entry.sessionId) : null;
@@ -45,12 +44,15 @@ export function beginLedgerRun(
     input: entry.input,
     cwd: entry.cwd,
   });
-  ledger.markRunning(task.id, "first");
-  return { taskId: task.id, sessionId, ledger };
+  ledger.claim(task.id, "first", app.home);
+  return { taskId: task.id, sessionId, ledger, home: app.home };
 }
 
 /** Records how the run ended; a run that threw is recorded as failed with the cause. */
 export function finishLedgerRun(run: LedgerRun, report: TaskReport | { error: unknown }): void {
+  // A run that threw before Agent.run (which releases its own claim) leaves none behind while this
+  // process (a chat) lives on.
+  releaseTask(run.home, run.taskId);
   if ("error" in report) {
     const cause = report.error instanceof Error ? report.error.message : String(report.error);
     run.ledger.finish(run.taskId, { outcome: "failed", text: "", reason: `the task crashed: ${cause}` });
