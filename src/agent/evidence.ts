@@ -83,11 +83,15 @@ export class TaskEvidenceStore {
     return parsed.data;
   }
 
-  /** Task ids with recorded changes, newest first (for `mercury undo` without an id, and prefixes). */
+  /**
+   * Task ids with recorded changes, newest first (for `mercury undo` without an id, and prefixes).
+   * Newest by the order of writes (each save moves the row to the end of the rowid sequence), never
+   * by the wall clock: after a clock set back, `mercury undo` undid an older task's changes.
+   */
   taskIds(): string[] {
-    const rows = this.database
-      .prepare("SELECT task_id FROM task_evidence ORDER BY updated_at DESC, rowid DESC")
-      .all() as { task_id: string }[];
+    const rows = this.database.prepare("SELECT task_id FROM task_evidence ORDER BY rowid DESC").all() as {
+      task_id: string;
+    }[];
     return rows.map((row) => row.task_id);
   }
 
@@ -95,7 +99,8 @@ export class TaskEvidenceStore {
     this.database
       .prepare(
         `INSERT INTO task_evidence (task_id, evidence, updated_at) VALUES (?, ?, ?)
-         ON CONFLICT(task_id) DO UPDATE SET evidence = excluded.evidence, updated_at = excluded.updated_at`,
+         ON CONFLICT(task_id) DO UPDATE SET evidence = excluded.evidence, updated_at = excluded.updated_at,
+           rowid = (SELECT MAX(rowid) FROM task_evidence) + 1`,
       )
       .run(taskId, JSON.stringify(evidence), this.clock.now().toISOString());
   }

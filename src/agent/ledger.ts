@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { SqliteDatabase } from "../storage/database.js";
 import { type Clock, systemClock } from "./clock.js";
 import type { Outcome } from "./events.js";
+import { claimTask, liveOwner } from "./task-owner.js";
 
 export const ledgerStatuses = [
   "queued",
@@ -80,6 +81,16 @@ export function statusForOutcome(outcome: Outcome): LedgerStatus {
   return outcome;
 }
 
+/**
+ * Which task is "latest" is the order of the ledger's writes, never a wall clock: after the clock is
+ * set back (NTP, a laptop's dead battery, a VM restored), an older task's `updated_at` sorted after a
+ * newer one's and "continue" resumed the wrong task (or none). Every write that changes a task's
+ * status moves its row to the end of the table's rowid sequence, inside the same statement (SQLite
+ * serialises writers, so the sequence is total across processes). `updated_at` stays for display.
+ * The rowid is nobody's key: other tables reference `tasks(id)`.
+ */
+const NEXT_IN_SEQUENCE = "rowid = (SELECT MAX(rowid) FROM tasks) + 1";
+
 export class LedgerError extends Error {
   override name = "LedgerError";
 }
@@ -135,7 +146,7 @@ export class WorkLedger {
       kind === "continuation" ? "'queued','running','paused','failed'" : "'queued','running','paused'";
     const result = this.database
       .prepare(
-        `UPDATE tasks SET status = 'running', reason = NULL, updated_at = ?,
+        `UPDATE tasks SET status = 'running', reason = NULL, updated_at = ?, ${NEXT_IN_SEQUENCE},
            resumes = resumes + ?, continuations = continuations + ?
          WHERE id = ? AND status IN (${statuses})`,
       )
@@ -152,6 +163,28 @@ export class WorkLedger {
   }
 
   /**
+   * markRunning() and this process recorded as the task's owner (MERCURY_HOME/running/) in one step:
+   * the owner check, the ledger write and the owner file happen under SQLite's write lock, which
+   * every claimant takes first (BEGIN IMMEDIATE). Checking the owner, then marking, then letting
+   * Agent.run write the owner file left a gap in which a second "continue" (another terminal, the
+   * daemon's start) saw a running row with no live owner and ran the task a second time.
+   */
+  claim(id: string, kind: "first" | "resume" | "continuation", home: string): LedgerTask {
+    return this.database
+      .transaction(() => {
+        const owner = liveOwner(home, id);
+        if (owner && owner.pid !== process.pid)
+          throw new LedgerError(
+            `task ${id} is still running in another Mercury process (pid ${owner.pid}); wait for it to end or stop it there, then say "continue"`,
+          );
+        const task = this.markRunning(id, kind);
+        claimTask(home, id);
+        return task;
+      })
+      .immediate();
+  }
+
+  /**
    * Records how the task ended. A task already cancelled by a person stays cancelled (the answer
    * text, if any, is kept): a stop is never turned back into "completed" by a late report.
    */
@@ -164,7 +197,7 @@ export class WorkLedger {
            status = CASE WHEN status = 'cancelled' THEN 'cancelled' ELSE ? END,
            outcome = CASE WHEN status = 'cancelled' THEN 'cancelled' ELSE ? END,
            reason = CASE WHEN status = 'cancelled' THEN reason ELSE ? END,
-           final_answer = ?, updated_at = ?
+           final_answer = ?, updated_at = ?, ${NEXT_IN_SEQUENCE}
          WHERE id = ?`,
       )
       .run(status, report.outcome, report.reason ?? null, report.text, now, id);
@@ -175,7 +208,7 @@ export class WorkLedger {
   pause(id: string, reason: string): boolean {
     const result = this.database
       .prepare(
-        `UPDATE tasks SET status = 'paused', outcome = 'paused', reason = ?, updated_at = ?
+        `UPDATE tasks SET status = 'paused', outcome = 'paused', reason = ?, updated_at = ?, ${NEXT_IN_SEQUENCE}
          WHERE id = ? AND status IN ('queued','running')`,
       )
       .run(reason, this.now(), id);
@@ -186,7 +219,7 @@ export class WorkLedger {
   cancel(id: string, reason: string): boolean {
     const result = this.database
       .prepare(
-        `UPDATE tasks SET status = 'cancelled', outcome = 'cancelled', reason = ?, updated_at = ?
+        `UPDATE tasks SET status = 'cancelled', outcome = 'cancelled', reason = ?, updated_at = ?, ${NEXT_IN_SEQUENCE}
          WHERE id = ? AND status IN ('queued','running','paused')`,
       )
       .run(reason, this.now(), id);
@@ -210,9 +243,7 @@ export class WorkLedger {
   /** The user's most recent paused task, which "continue" resumes. */
   latestPaused(userKey: string): LedgerTask | null {
     const row: unknown = this.database
-      .prepare(
-        "SELECT * FROM tasks WHERE user_key = ? AND status = 'paused' ORDER BY updated_at DESC, rowid DESC LIMIT 1",
-      )
+      .prepare("SELECT * FROM tasks WHERE user_key = ? AND status = 'paused' ORDER BY rowid DESC LIMIT 1")
       .get(userKey);
     return row === undefined ? null : toTask(row);
   }
@@ -224,7 +255,7 @@ export class WorkLedger {
    */
   continuable(userKey: string, sessionId: string): LedgerTask | null {
     const row: unknown = this.database
-      .prepare("SELECT * FROM tasks WHERE session_id = ? ORDER BY updated_at DESC, rowid DESC LIMIT 1")
+      .prepare("SELECT * FROM tasks WHERE session_id = ? ORDER BY rowid DESC LIMIT 1")
       .get(sessionId);
     if (row !== undefined) {
       const task = toTask(row);
@@ -240,9 +271,7 @@ export class WorkLedger {
    */
   unfinishedBefore(sessionId: string, taskId: string): LedgerTask | null {
     const row: unknown = this.database
-      .prepare(
-        "SELECT * FROM tasks WHERE session_id = ? AND id != ? ORDER BY updated_at DESC, rowid DESC LIMIT 1",
-      )
+      .prepare("SELECT * FROM tasks WHERE session_id = ? AND id != ? ORDER BY rowid DESC LIMIT 1")
       .get(sessionId, taskId);
     if (row === undefined) return null;
     const task = toTask(row);
@@ -256,7 +285,7 @@ export class WorkLedger {
    */
   resumableInSession(sessionId: string): LedgerTask | null {
     const row: unknown = this.database
-      .prepare("SELECT * FROM tasks WHERE session_id = ? ORDER BY updated_at DESC, rowid DESC LIMIT 1")
+      .prepare("SELECT * FROM tasks WHERE session_id = ? ORDER BY rowid DESC LIMIT 1")
       .get(sessionId);
     if (row === undefined) return null;
     const task = toTask(row);

@@ -47,6 +47,12 @@ export interface TaskRequest {
   tools?: readonly AnyTool[];
   /** A budget of this task on top of the daily caps (a scheduled job's, a parent's). */
   checkBudget?: () => BudgetCheck;
+  /**
+   * Earlier work this task follows that did not end, said beside a plain answer ("the job's previous
+   * run … is failed …"): a scheduled run has a session of its own, so the session's latest other
+   * task (WorkLedger.unfinishedBefore, used when this is absent) never names the job's last run.
+   */
+  unfinishedBefore?: string;
 }
 
 export interface TaskIdentity {
@@ -191,12 +197,10 @@ export class Agent {
         },
         state,
       );
-      const earlier = new WorkLedger(this.database, this.clock).unfinishedBefore(sessionId, taskId);
-      if (earlier)
-        state.uncheckedClaims.push({
-          sequence: 0,
-          why: `the earlier task ${earlier.id} in this session is ${earlier.status}${earlier.reason ? ` (${earlier.reason})` : ""} and this task ran no check of its work (say "continue" to resume it)`,
-        });
+      const earlier =
+        request.unfinishedBefore ??
+        unfinishedInSession(new WorkLedger(this.database, this.clock), sessionId, taskId);
+      if (earlier) state.uncheckedClaims.push({ sequence: 0, why: earlier });
       state.append(this.transcripts.append(sessionId, taskId, [{ role: "user", content: request.input }]));
       // A narrowed list (scheduled run, sub-agent) is final; otherwise the task's hooks (skills) shape it.
       const tools =
@@ -333,4 +337,11 @@ function rotatedModel(model: ModelStepper, rotation: number): ModelStepper | nul
   const size = model.describe().length;
   if (size < 2 || !(model instanceof ProviderChain)) return null;
   return model.rotated(1 + ((Math.max(1, rotation) - 1) % (size - 1)));
+}
+
+function unfinishedInSession(ledger: WorkLedger, sessionId: string, taskId: string): string | null {
+  const earlier = ledger.unfinishedBefore(sessionId, taskId);
+  return earlier
+    ? `the earlier task ${earlier.id} in this session is ${earlier.status}${earlier.reason ? ` (${earlier.reason})` : ""} and this task ran no check of its work (say "continue" to resume it)`
+    : null;
 }

@@ -25,6 +25,12 @@ export function claimTask(home: string, taskId: string): () => void {
   };
 }
 
+/** Removes this process's claim of the task, if it still holds it. */
+export function releaseTask(home: string, taskId: string): void {
+  if (liveOwner(home, taskId)?.pid === process.pid)
+    rmSync(join(home, "running", fileName(taskId)), { force: true });
+}
+
 /** The live process that claimed the task, or null (never claimed, finished, or its process died). */
 export function liveOwner(home: string, taskId: string): { pid: number } | null {
   let text: string;

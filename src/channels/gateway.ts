@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { isContinueRequest } from "../agent/continue-request.js";
 import type { AgentEvent, AgentEventBody } from "../agent/events.js";
-import type { LedgerTask, WorkLedger } from "../agent/ledger.js";
+import { LedgerError, type LedgerTask, type WorkLedger } from "../agent/ledger.js";
 import type { DeliveryLedger } from "../agent/ledger-deliveries.js";
 import { closeDanglingToolCalls } from "../agent/ledger-repair.js";
 import type { TaskReport } from "../agent/runtime.js";
-import { liveOwner } from "../agent/task-owner.js";
+import { liveOwner, releaseTask } from "../agent/task-owner.js";
 import { createTaskAuthorizer } from "../app/authorization.js";
 import type { MercuryApp } from "../app/container.js";
 import { errorFields } from "../daemon/error-fields.js";
@@ -96,7 +96,7 @@ export class DaemonGateway implements AgentGateway {
     if (isContinueRequest(text)) {
       const paused = ledger.continuable(input.userKey, sessionId);
       if (paused && !this.running.has(paused.id)) {
-        this.launch(ledger.markRunning(paused.id, "continuation"), text);
+        this.launch(ledger.claim(paused.id, "continuation", app.home), text);
         return { taskId: paused.id, sessionId: paused.sessionId };
       }
     }
@@ -131,7 +131,14 @@ export class DaemonGateway implements AgentGateway {
         );
         continue;
       }
-      const marked = this.options.ledger.markRunning(task.id, "resume");
+      let marked: LedgerTask;
+      try {
+        // Owner check and claim in one step: a `mercury run --continue` may have claimed it since.
+        marked = this.options.ledger.claim(task.id, "resume", this.options.app.home);
+      } catch (error) {
+        if (error instanceof LedgerError) continue;
+        throw error;
+      }
       const store = this.options.app.agent.transcriptStore;
       const repair = closeDanglingToolCalls(store.load(task.sessionId).map((stored) => stored.message));
       if (repair.length > 0) store.append(task.sessionId, task.id, repair);
@@ -297,6 +304,8 @@ export class DaemonGateway implements AgentGateway {
         this.emit(task, { type: "notice", level: "error", message: `task ${task.id} failed: ${message}` });
       } finally {
         this.running.delete(task.id);
+        // After the ledger's end, never before (see finishLedgerRun): the claim ledger.claim took.
+        releaseTask(app.home, task.id);
       }
       const finished = ledger.require(task.id);
       for (const listener of this.finishedListeners) {

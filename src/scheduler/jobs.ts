@@ -384,6 +384,19 @@ export class JobStore {
       .map(toRun);
   }
 
+  /**
+   * The job's run that finished last before `runId`, by the order runs were recorded (rowid), never
+   * by due times (a clock set back, a run-now): what a follow-up run answers beside.
+   */
+  previousFinished(jobId: string, runId: string): ScheduledRun | null {
+    const row = this.database
+      .prepare(
+        "SELECT * FROM scheduled_runs WHERE job_id = ? AND id != ? AND status = 'finished' ORDER BY rowid DESC LIMIT 1",
+      )
+      .get(jobId, runId);
+    return row === undefined ? null : toRun(row);
+  }
+
   /** Runs a crash left claimed or running, and retries whose time has come. */
   unfinished(): ScheduledRun[] {
     return this.database

@@ -180,6 +180,7 @@ export class ScheduledRunner {
         signal,
         tools: scheduledRunTools(this.deps.tools, job.permissions),
         checkBudget: jobBudgetCheck(this.deps.database, () => clock.now(), job.id, run.id, job.budget),
+        ...unfinishedRun(store.previousFinished(job.id, run.id)),
         authorizerFor: (identity) => this.deps.authorizerFor(job, identity),
       });
       ledger.finish(taskId, report);
@@ -228,7 +229,8 @@ export class ScheduledRunner {
     });
     const budgetStop = outcome === "paused" && reason?.startsWith(jobBudgetPrefix) === true;
     if (budgetStop) store.setStatus(job.id, "paused", reason);
-    const succeeded = outcome === "completed" || outcome === "responded";
+    // A plain answer with a note (it verified nothing beside a failure) is no silent success.
+    const succeeded = (outcome === "completed" || outcome === "responded") && reason === null;
     if (job.silent && succeeded) {
       store.setDelivery(run.id, "silent (succeeded)");
       return;
@@ -243,12 +245,30 @@ export class ScheduledRunner {
   }
 }
 
+/**
+ * A job whose previous run failed or paused: this run's plain answer ("fixed, all tests pass") says
+ * so, since it checked nothing. Each run has its own session, so the session's latest task never
+ * named the job's last run, and the follow-up read as the job's success.
+ */
+function unfinishedRun(previous: ScheduledRun | null): { unfinishedBefore?: string } {
+  if (!previous || (previous.outcome !== "failed" && previous.outcome !== "paused")) return {};
+  return {
+    unfinishedBefore: `the job's previous run ${previous.id}${previous.taskId ? ` (task ${previous.taskId})` : ""} is ${previous.outcome}${previous.reason ? ` (${previous.reason})` : ""} and this run ran no check of its work`,
+  };
+}
+
 /** What the owner reads: which job, how it ended, how late, what was refused, what it cost. */
 export function runMessage(job: ScheduledJob, run: ScheduledRun, text: string, jobPaused: boolean): string {
   const lines = [`⏰ ${job.name} (${job.id}): ${run.outcome ?? "unknown"}${timingNote(run)}`];
   if (text.trim() !== "") lines.push("", text.trim());
-  if (run.reason && run.outcome !== "completed" && run.outcome !== "responded")
-    lines.push("", `Reason: ${run.reason}`);
+  // A plain answer's note (nothing it says was checked) reaches the owner like a failure's reason.
+  if (run.reason)
+    lines.push(
+      "",
+      run.outcome === "completed" || run.outcome === "responded"
+        ? `Note: ${run.reason}`
+        : `Reason: ${run.reason}`,
+    );
   if (jobPaused)
     lines.push(
       "",

@@ -9,6 +9,7 @@ import {
 } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Clock } from "../agent/clock.js";
+import { describeRun, type OutputVerdict, passed } from "../agent/completion/test-summary.js";
 import { yamlLibrary } from "../config/yaml.js";
 import { isWithin } from "../permissions/context.js";
 import type { SqliteDatabase } from "../storage/database.js";
@@ -48,7 +49,8 @@ export interface TaskEnd {
   taskId: string;
   userKey: string;
   outcome: string;
-  verification: { command: string; exitCode: number | null }[];
+  /** `outputSays` as the gate recorded it: an exit 0 whose output counts failures is no pass. */
+  verification: { command: string; exitCode: number | null; outputSays?: OutputVerdict | undefined }[];
 }
 
 /**
@@ -164,14 +166,19 @@ export class SkillService {
     const proposals = this.proposals.get(end.taskId) ?? [];
     this.proposals.delete(end.taskId);
     if (proposals.length === 0) return { drafts: [], dropped: null, flagged };
-    const verified = end.verification.length > 0 && end.verification.every((record) => record.exitCode === 0);
+    // The evidence gate's judgement, not the exit code alone: a `|| true` runner printing "1 failing"
+    // exits 0, and a skill learned from that run would be learned from a failure.
+    const verified = end.verification.length > 0 && end.verification.every(passed);
     if (end.outcome !== "completed" || !verified) {
       const why =
         end.outcome !== "completed"
           ? `the task ended ${end.outcome}`
           : end.verification.length === 0
             ? "the task completed without a verification command"
-            : "a verification command failed";
+            : `a verification command failed (${end.verification
+                .filter((record) => !passed(record))
+                .map((record) => `\`${record.command}\` ${describeRun(record)}`)
+                .join("; ")})`;
       return {
         drafts: [],
         dropped: `skill proposal(s) ${proposals.map((p) => p.name).join(", ")} dropped: ${why}; skills are only learned from verified successes`,

@@ -79,7 +79,7 @@ export class TranscriptStore {
       .prepare(
         `SELECT s.id, s.updated_at,
            (SELECT m.content FROM messages m WHERE m.session_id = s.id AND m.role = 'user' ORDER BY m.id LIMIT 1) AS first
-         FROM sessions s WHERE s.user_key = ? AND s.channel = ? ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ?`,
+         FROM sessions s WHERE s.user_key = ? AND s.channel = ? ORDER BY s.rowid DESC LIMIT ?`,
       )
       .all(userKey, channel, limit);
     return rows.map((row) => {
@@ -90,9 +90,7 @@ export class TranscriptStore {
 
   latestSession(userKey: string, channel: string): string | null {
     const row = this.database
-      .prepare(
-        "SELECT id FROM sessions WHERE user_key = ? AND channel = ? ORDER BY updated_at DESC, rowid DESC LIMIT 1",
-      )
+      .prepare("SELECT id FROM sessions WHERE user_key = ? AND channel = ? ORDER BY rowid DESC LIMIT 1")
       .get(userKey, channel);
     return row === undefined ? null : z.object({ id: z.string() }).parse(row).id;
   }
@@ -116,7 +114,13 @@ export class TranscriptStore {
         );
         stored.push({ id: Number(result.lastInsertRowid), taskId, message, tokenEstimate });
       }
-      this.database.prepare("UPDATE sessions SET updated_at = ? WHERE id = ?").run(at, sessionId);
+      // The session moves to the end of the rowid sequence: "latest" is the order of writes, never
+      // the wall clock (a clock set back made --continue and /resume pick an older session).
+      this.database
+        .prepare(
+          "UPDATE sessions SET updated_at = ?, rowid = (SELECT MAX(rowid) FROM sessions) + 1 WHERE id = ?",
+        )
+        .run(at, sessionId);
     })();
     return stored;
   }

@@ -1,16 +1,16 @@
 import { isContinueRequest } from "../../agent/continue-request.js";
-import { LedgerError, WorkLedger } from "../../agent/ledger.js";
+import { WorkLedger } from "../../agent/ledger.js";
 import { adoptProcessGroups } from "../../agent/process-ledger.js";
 import type { TaskReport } from "../../agent/runtime.js";
-import { claimTask, liveOwner } from "../../agent/task-owner.js";
+import { releaseTask } from "../../agent/task-owner.js";
 import type { MercuryApp } from "../../app/container.js";
 
 export interface LedgerRun {
   taskId: string;
   sessionId: string;
   ledger: WorkLedger;
-  /** Ends this process's claim on the task (task-owner.ts); finishLedgerRun calls it. */
-  release: () => void;
+  /** MERCURY_HOME, where the run's owner record lives until the run is recorded as finished. */
+  home: string;
 }
 
 /**
@@ -28,18 +28,11 @@ export function beginLedgerRun(
   if (entry.sessionId && isContinueRequest(entry.input)) {
     const resumable = ledger.resumableInSession(entry.sessionId);
     if (resumable) {
-      const owner = liveOwner(app.home, resumable.id);
-      if (owner)
-        throw new LedgerError(
-          `task ${resumable.id} is still running in another Mercury process (pid ${owner.pid}); wait for it to end or stop it there, then say "continue"`,
-        );
       const stopped = resumable.status === "paused" || resumable.status === "failed";
-      // Claimed before the row says "running" and kept until the row says how it ended: a daemon
-      // starting or stopping in between (while the model loads) must see a live owner, not a crash.
-      const release = claimed(app.home, resumable.id, () =>
-        ledger.markRunning(resumable.id, stopped ? "continuation" : "resume"),
-      );
-      return { taskId: resumable.id, sessionId: resumable.sessionId, ledger, release };
+      // The owner check and the claim are one step (see WorkLedger.claim): refused while another
+      // live process runs the task.
+      ledger.claim(resumable.id, stopped ? "continuation" : "resume", app.home);
+      return { taskId: resumable.id, sessionId: resumable.sessionId, ledger, home: app.home };
     }
   }
   const known = entry.sessionId ? store.getSession(entry.sessionId) : null;
@@ -51,23 +44,14 @@ export function beginLedgerRun(
     input: entry.input,
     cwd: entry.cwd,
   });
-  const release = claimed(app.home, task.id, () => ledger.markRunning(task.id, "first"));
-  return { taskId: task.id, sessionId, ledger, release };
-}
-
-function claimed(home: string, taskId: string, markRunning: () => void): () => void {
-  const release = claimTask(home, taskId);
-  try {
-    markRunning();
-  } catch (error) {
-    release();
-    throw error;
-  }
-  return release;
+  ledger.claim(task.id, "first", app.home);
+  return { taskId: task.id, sessionId, ledger, home: app.home };
 }
 
 /** Records how the run ended; a run that threw is recorded as failed with the cause. */
 export function finishLedgerRun(run: LedgerRun, report: TaskReport | { error: unknown }): void {
+  // The claim is released only after the ledger says how the task ended: in between, a daemon
+  // starting would see a "running" row with no live owner and resume it as crashed.
   try {
     if ("error" in report) {
       const cause = report.error instanceof Error ? report.error.message : String(report.error);
@@ -76,6 +60,6 @@ export function finishLedgerRun(run: LedgerRun, report: TaskReport | { error: un
     }
     run.ledger.finish(run.taskId, report);
   } finally {
-    run.release();
+    releaseTask(run.home, run.taskId);
   }
 }
