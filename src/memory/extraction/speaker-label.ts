@@ -72,8 +72,7 @@ function labelledLines(turn: string): LabelledLine[] {
 
 /**
  * True when the quote stands on a line labelled with someone else's name. `ownNames` are the user's
- * own names and handles (lower case). A field label the quote itself includes, with no first person
- * after it ("Allergies: peanuts"), is the user's own note, not a speaker.
+ * own names and handles (lower case).
  */
 export function relayedByLabel(turn: string, quote: string, ownNames: readonly string[]): boolean {
   const needle = collapse(quote);
@@ -91,9 +90,10 @@ export function relayedByLabel(turn: string, quote: string, ownNames: readonly s
       // "I told them: …", "我说：…": the user speaking is no one else's label ("my boss:" still is).
       if (/^(?:i|we)(?:\s|$)|^我/u.test(label)) return false;
       if (ownNames.some((name) => labelName(name) === label)) return false;
+      // A field label the quote itself holds, with no first person after it ("Allergies: peanuts"),
+      // is the user's own note; any other label's words are the speaker's.
       const quoteHoldsLabel = at - offset < line.labelEnd;
-      if (quoteHoldsLabel && !FIRST_PERSON.test(needle.slice(line.labelEnd - (at - offset)))) return false;
-      return true;
+      return !(quoteHoldsLabel && !FIRST_PERSON.test(needle.slice(line.labelEnd - (at - offset))));
     }
     offset = end + 1;
   }

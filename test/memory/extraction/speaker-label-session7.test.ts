@@ -39,6 +39,18 @@ describe("attribution: a 'Name:' line in the user's turn is someone else's speec
     expect(userStated(pilot[0], pilot[1], excerpt(["User", turn]))).toBe(true);
   });
 
+  it("a lower-case label over words about someone else is still the label's ('tom: she moved…')", () => {
+    const said = excerpt(["User", "tom: she moved to Rome last week"]);
+    expect(userStated("she moved to Rome last week", "She moved to Rome", said)).toBe(false);
+    expect(
+      userStated(
+        "she moved to Rome last week",
+        "She moved to Rome",
+        excerpt(["User", "Oh, she moved to Rome last week"]),
+      ),
+    ).toBe(true);
+  });
+
   it("the user's own name or handle as a label is the user", () => {
     const turn = excerpt(["User", "Ana: I am a licensed pilot"]);
     expect(userStated(pilot[0], pilot[1], turn)).toBe(false);
