@@ -39,7 +39,10 @@ describe("a pronoun that may point at a stored person ('my sister Ana lives in P
     expect(model.requests.some((request) => request.prompt.includes("My sister Ana lives in Paris"))).toBe(
       true,
     );
-    expect(outcome, JSON.stringify(outcome)).toMatchObject({ action: "superseded", previous: { id: sister.id } });
+    expect(outcome, JSON.stringify(outcome)).toMatchObject({
+      action: "superseded",
+      previous: { id: sister.id },
+    });
     expect(service.list({ userKey: "owner" }).map((memory) => memory.text)).toEqual(["She moved to Rome"]);
   });
 
