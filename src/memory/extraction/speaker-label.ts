@@ -20,6 +20,8 @@ const LEAD_INS = new Set([
   "quick note",
   "small update",
   "memo to self",
+  // Interjections and connectives: never a speaker's name ("Also: I moved", "Yes: I am allergic").
+  ..."also yes yeah no ok okay sorry oh well anyway actually and but so plus important".split(" "),
 ]);
 /** Labels that are the user: "Me: I moved to Berlin". */
 const SELF = new Set(["me", "i", "myself", "我"]);

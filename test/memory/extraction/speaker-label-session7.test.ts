@@ -30,6 +30,7 @@ describe("attribution: a 'Name:' line in the user's turn is someone else's speec
     ["PS: I am a licensed pilot"],
     ["Quick update: I am a licensed pilot"],
     ["Me: I am a licensed pilot"],
+    ["Also: I am a licensed pilot"],
     // A blank line ends the relayed block: the user speaks again.
     ["Tom:\nHi there.\n\nI am a licensed pilot"],
     // A colon inside a sentence is no label, nor the user's own "I told them:".
