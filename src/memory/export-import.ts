@@ -135,7 +135,12 @@ export function exportMarkdown(service: MemoryService, userKeys: readonly string
     if (own.length === 0) continue;
     out.push(`## ${userKey}`, "");
     for (const record of own) {
-      const status = record.supersededAt ? `superseded by #${record.supersededBy ?? "?"}` : record.tier;
+      // A null reference: the replacing memory was forgotten (forget is the only delete).
+      const status = !record.supersededAt
+        ? record.tier
+        : record.supersededBy === null
+          ? "superseded by a forgotten memory"
+          : `superseded by #${record.supersededBy}`;
       out.push(
         `- [${record.kind}] ${oneLine(record.text)} — ${record.evidence}, confirmed ${record.confirmations}×, ${record.importance}, ${status}`,
         `  <!-- mercury:${commentSafeJson(record)} -->`,

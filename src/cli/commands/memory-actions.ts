@@ -45,8 +45,19 @@ export function positiveInt(raw: string, what: string): number {
   return Number(raw);
 }
 
+/**
+ * A memory's status. A superseded memory whose replacement is gone was replaced by a memory since
+ * forgotten (forget is the only delete; the reference is set to null): said so, without its text.
+ */
+export function statusOf(memory: Pick<MemoryView, "supersededAt" | "supersededBy" | "tier">): string {
+  if (!memory.supersededAt) return memory.tier;
+  return memory.supersededBy === null
+    ? "superseded by a forgotten memory"
+    : `superseded by #${memory.supersededBy}`;
+}
+
 export function line(memory: MemoryView): string {
-  const status = memory.supersededAt ? `superseded by #${memory.supersededBy ?? "?"}` : memory.tier;
+  const status = statusOf(memory);
   return `#${memory.id} [${memory.kind}] ${memory.text} — ${memory.evidence}, confidence ${memory.confidence.toFixed(2)}, confirmed ${memory.confirmations}×, ${memory.importance}, ${status}`;
 }
 

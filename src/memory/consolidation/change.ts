@@ -207,6 +207,9 @@ export function readChange(newerText: string, olderText: string): ChangeReading 
         : "the new statement says the state holds again",
     };
   }
+  // "I stopped eating fish" says nothing about "I eat meat": an ended state that is not the stored
+  // one (another object, count, day or subject) is another fact, kept beside it without a flag.
+  if (ends && !replaces && !resumes) return { kind: "none" };
   if (!replaces) return review("it also changes other words");
   if (newer.negated !== older.negated && !ends) return review("the polarity differs");
   if ([...onlyNew, ...onlyOld].some((term) => TIME_SCOPES.has(term))) return review("a time scope differs");

@@ -19,7 +19,7 @@ import { changeInUsersWords } from "./change.js";
 import { covers } from "./features.js";
 import { guardJudgement } from "./guards.js";
 import { type Judgement, judgeByModel, judgeByRules } from "./judge.js";
-import { neighbourQuery, sharesAttribute } from "./neighbours.js";
+import { neighbourQuery, pronounMayReferTo, sharesAttribute } from "./neighbours.js";
 import { type Claim, type Decision, decideContradiction, sourceRank } from "./rule.js";
 
 export interface ConsolidationDeps {
@@ -186,7 +186,8 @@ export async function similarMemories(
       (entry) =>
         entry.similarity >= MIN_SIMILARITY ||
         entry.vectorNeighbour ||
-        sharesAttribute(candidate.text, entry.memory.text),
+        sharesAttribute(candidate.text, entry.memory.text) ||
+        pronounMayReferTo(candidate.text, entry.memory.text),
     )
     .sort((a, b) => b.similarity - a.similarity)
     .slice(0, NEIGHBOURS)

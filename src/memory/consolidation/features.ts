@@ -3,6 +3,7 @@ import { isNegation } from "../text/analyze.js";
 import { isCjk, isStopword, normalize, tokenize } from "../text/index.js";
 import { agePhrases, approximatorAfter, approximatorBefore, numericDates } from "./approximator.js";
 import { cjkFeatures } from "./cjk-features.js";
+import { FOREIGN_FUNCTION_WORDS, readEnded } from "./ended-phrases.js";
 import {
   ADDITIVE_MARKERS,
   CHANGE_MARKERS,
@@ -140,7 +141,7 @@ function englishTerm(token: string): string | undefined {
   // Single letters carry meaning here ("vitamin C" is not "vitamin D"), except the pronoun and article.
   if (token === "a" || token === "i") return undefined;
   if (token.length > 1 && isStopword(token)) return undefined;
-  if (isNegation(token)) return undefined;
+  if (isNegation(token) || FOREIGN_FUNCTION_WORDS.has(token)) return undefined;
   const stem = /^[a-z]+$/.test(token) ? stemmer(token) : token;
   return RELATION_SYNONYMS[token] ?? RELATION_SYNONYMS[stem] ?? stem;
 }
@@ -180,7 +181,9 @@ function calendarDays(tokens: readonly string[], dates: Set<string>): Set<number
   return consumed;
 }
 
-export function featuresOf(text: string): StatementFeatures {
+export function featuresOf(statement: string): StatementFeatures {
+  // "ya no", "nicht mehr", "ne … plus", "gave up": taken out and read as "no longer" (ended-phrases.ts).
+  const { text, ended } = readEnded(statement);
   const features: StatementFeatures = {
     terms: new Set(),
     persons: new Set(),
@@ -219,6 +222,10 @@ export function featuresOf(text: string): StatementFeatures {
   let normalized = normalize(text);
   for (const match of normalized.matchAll(RELATIVE_TIME)) features.when.add(match[0]);
   normalized = normalized.replace(RELATIVE_TIME, " ");
+  if (ended) {
+    features.past = true;
+    features.negated = true;
+  }
   if (
     /\bused to\b|\banymore\b|\bno longer\b|\bformerly\b|\bpreviously\b|\bnot any ?more\b/.test(normalized)
   ) {

@@ -12,7 +12,8 @@ import {
   sameSet,
 } from "./features.js";
 import type { Judgement } from "./judge.js";
-import { rolesSwapped, subjectsDiffer } from "./roles.js";
+import { pronounMayReferTo } from "./neighbours.js";
+import { rolesSwapped, subjectOf, subjectsDiffer } from "./roles.js";
 
 /**
  * Hard limits on what any judge (the model included) may conclude, checked on the statements
@@ -34,7 +35,12 @@ export function guardJudgement(
   const b = featuresOf(existing);
   const clash: string[] = [];
   // "I am 34" is not "Tom is 34", "I am allergic to chicken" is not "my dog is": another subject.
-  if (!sameSet(a.persons, b.persons) || subjectsDiffer(candidate, existing)) clash.push("people");
+  // A model that read "she" as the stored statement's sister may update her fact (neighbours.ts says
+  // when the pronoun can point there); never "same", and the rules never take that reading.
+  const pronounUpdate =
+    judgement.verdict === "update" && judgement.by !== "rules" && pronounMayReferTo(candidate, existing);
+  if (!pronounUpdate && (!sameSet(a.persons, b.persons) || subjectsDiffer(candidate, existing)))
+    clash.push("people");
   if (judgement.verdict === "same") {
     // "My best friend Mo" is one friend; "my friend" may be another: a named person on one side only
     // is not the same person.
@@ -84,7 +90,25 @@ export function guardJudgement(
   }
   return judgement.verdict === "same"
     ? guardSame(judgement, candidate, existing, a, b)
-    : guardUpdate(judgement, candidate, existing, a, b, renamedRelation, quote);
+    : guardUpdate(
+        judgement,
+        candidate,
+        existing,
+        a,
+        pronounUpdate ? withoutReferent(b, existing) : b,
+        renamedRelation,
+        quote,
+      );
+}
+
+/** The stored statement's words without the name the pronoun stands for ("Ana" of "my sister Ana"). */
+function withoutReferent(features: StatementFeatures, text: string): StatementFeatures {
+  const subject = subjectOf(text);
+  const referents = new Set([
+    ...features.personNames,
+    ...(subject?.startsWith("name:") ? [subject.slice(5)] : []),
+  ]);
+  return { ...features, terms: new Set([...features.terms].filter((term) => !referents.has(term))) };
 }
 
 /** "Actually…", "I meant…", 其实, 更正: the new statement corrects something, it does not repeat it. */

@@ -1,4 +1,5 @@
 import { difference, FUNCTIONAL_ATTRIBUTES, featuresOf, sameSet } from "./features.js";
+import { subjectOf } from "./roles.js";
 
 /**
  * Surface words of the one-value attributes the statement comparison folds together ("moved" is a
@@ -34,4 +35,41 @@ export function sharesAttribute(candidate: string, stored: string): boolean {
   return (
     shared.length > 0 && difference(a.terms, b.terms).length <= 3 && difference(b.terms, a.terms).length <= 3
   );
+}
+
+/** Kin words a "she" or a "he" cannot point at (a name or "my friend" may be either). */
+const MALE = new Set(
+  "father brother husband son boyfriend fiance grandfather uncle nephew stepfather stepson grandson 爸爸 父亲 哥哥 弟弟 丈夫 儿子 男朋友 爷爷 外公 未婚夫".split(
+    " ",
+  ),
+);
+const FEMALE = new Set(
+  "mother sister wife daughter girlfriend fiancee grandmother aunt niece stepmother stepdaughter granddaughter 妈妈 母亲 姐姐 妹妹 妻子 女儿 女朋友 奶奶 外婆 未婚妻".split(
+    " ",
+  ),
+);
+const PRONOUNS = new Set(["she", "he", "they"]);
+
+/**
+ * "She moved to Rome" after "My sister Ana lives in Paris": a new statement about a pronoun may be
+ * about the one other person of a stored statement on the same one-value attribute. Never resolved
+ * here (a wrong antecedent would move someone else): the pair is only put before the model judge —
+ * or its queue — which may answer "update"; the rules keep both (their persons differ). Only when the
+ * pronoun stands alone as the subject and its gender does not rule the person out.
+ */
+export function pronounMayReferTo(candidate: string, stored: string): boolean {
+  const a = featuresOf(candidate);
+  const b = featuresOf(stored);
+  const pronoun = [...a.persons][0];
+  if (a.persons.size !== 1 || pronoun === undefined || !PRONOUNS.has(pronoun)) return false;
+  if (subjectOf(candidate) !== pronoun) return false;
+  const storedSubject = subjectOf(stored);
+  // The stored statement is about one other person: a kin word ("my sister Ana") or a name ("Ana lives…").
+  const person = [...b.persons][0];
+  if (b.persons.size === 1 && person !== undefined && !PRONOUNS.has(person)) {
+    const base = person.replace(/\+$/, "");
+    if (person.endsWith("+") && pronoun !== "they") return false;
+    if ((pronoun === "she" && MALE.has(base)) || (pronoun === "he" && FEMALE.has(base))) return false;
+  } else if (!(b.persons.size === 0 && storedSubject?.startsWith("name:"))) return false;
+  return [...a.terms].some((term) => b.terms.has(term) && FUNCTIONAL_ATTRIBUTES.has(term));
 }

@@ -2,6 +2,7 @@ import { stemmer } from "stemmer";
 import { difference, featuresOf } from "../consolidation/features.js";
 import type { EvidenceKind, Importance } from "../store/types.js";
 import { analyze, isCjk, isStopword, normalize, tokenize } from "../text/index.js";
+import { relayedByLabel } from "./speaker-label.js";
 
 /**
  * Who said a fact is decided from the transcript, never taken from the model. A fact is
@@ -42,11 +43,17 @@ const LEAD_INS = new Set(
  * A name in front of the quote, with no "I/my" after it, is the sentence's subject: "Tom is a
  * licensed pilot" does not state that the user is one. Chinese: words in front with no 我 ("小王对花生过敏").
  */
-function someoneElseBefore(before: string, factText: string): boolean {
+function someoneElseBefore(before: string, factText: string, ownNames: readonly string[]): boolean {
   const fact = normalize(factText);
   const names = [...before.matchAll(/\p{Lu}[\p{L}'-]*/gu)].filter((match) => {
     const word = normalize(match[0]).replace(/'s$/, "");
-    return !FIRST_PERSON.test(word) && !isStopword(word) && !LEAD_INS.has(word) && !fact.includes(word);
+    return (
+      !FIRST_PERSON.test(word) &&
+      !isStopword(word) &&
+      !LEAD_INS.has(word) &&
+      !ownNames.includes(word) &&
+      !fact.includes(word)
+    );
   });
   const last = names[names.length - 1];
   if (last !== undefined && !FIRST_PERSON.test(before.slice((last.index ?? 0) + last[0].length))) return true;
@@ -139,7 +146,14 @@ const OPENING_QUOTES = /["'“‘«「『>]\s*$/u;
  * the negation or "no longer" agrees with the fact's, and every name, number and date of the fact is
  * in the quote ("I live in" does not state "lives in Madrid").
  */
-export function claimedBy(turn: string, quote: string, factText: string): boolean {
+export function claimedBy(
+  turn: string,
+  quote: string,
+  factText: string,
+  ownNames: readonly string[] = [],
+): boolean {
+  // "Tom: I am a pilot", a bare "Tom:" line above a pasted message: someone else's words (speaker-label.ts).
+  if (relayedByLabel(turn, quote, ownNames)) return false;
   const text = collapse(turn);
   const needle = collapse(quote);
   const at = text.indexOf(needle);
@@ -162,7 +176,7 @@ export function claimedBy(turn: string, quote: string, factText: string): boolea
   if (difference(said.persons, fact.persons).length > 0) return false;
   // "On weekends I wake up at 9am" does not state "wakes up at 9am": a condition in front is dropped.
   if (difference(featuresOf(before).dates, fact.dates).length > 0) return false;
-  if (someoneElseBefore(collapseKeepingCase(turn).slice(start, at), factText)) return false;
+  if (someoneElseBefore(collapseKeepingCase(turn).slice(start, at), factText, ownNames)) return false;
   if (tenseDiffers(needle, factText) || unitsDropped(needle, factText)) return false;
   const quoteWords = new Set(tokenize(normalize(quote)));
   const quoted = featuresOf(quote);
@@ -184,9 +198,15 @@ function reportedBySomeoneElse(before: string): boolean {
 }
 
 /** True when the quote lies within one user turn, is substantial, and says the fact there. */
-export function userStated(quote: string, factText: string, excerpt: string): boolean {
+export function userStated(
+  quote: string,
+  factText: string,
+  excerpt: string,
+  ownNames: readonly string[] = [],
+): boolean {
   return (
-    isSubstantialQuote(quote, factText) && userTurns(excerpt).some((turn) => claimedBy(turn, quote, factText))
+    isSubstantialQuote(quote, factText) &&
+    userTurns(excerpt).some((turn) => claimedBy(turn, quote, factText, ownNames))
   );
 }
 
@@ -208,9 +228,10 @@ export function cappedImportance(
 export function attribute(
   claimed: { text: string; evidence: EvidenceKind; importance: Importance; sourceQuote: string },
   excerpt: string,
+  ownNames: readonly string[] = [],
 ): { evidence: EvidenceKind; importance: Importance } {
   const evidence: EvidenceKind =
-    claimed.evidence === "user-stated" && userStated(claimed.sourceQuote, claimed.text, excerpt)
+    claimed.evidence === "user-stated" && userStated(claimed.sourceQuote, claimed.text, excerpt, ownNames)
       ? "user-stated"
       : "inferred";
   return { evidence, importance: cappedImportance(claimed.importance, evidence, claimed.sourceQuote) };

@@ -11,6 +11,7 @@ import {
   parseExtraction,
   repairPrompt,
 } from "./schema.js";
+import { ownNamesOf } from "./speaker-label.js";
 
 /**
  * Retry policy of the persistent queue: exponential backoff from one minute, doubling per attempt,
@@ -109,7 +110,7 @@ function candidatesOf(job: ExtractionJob, output: ExtractionOutput, sourceTime: 
     kind: item.kind,
     text: item.text,
     // The transcript, not the model, says who said it and how much it matters.
-    ...attribute(item, job.transcriptExcerpt ?? ""),
+    ...attribute(item, job.transcriptExcerpt ?? "", ownNamesOf(job.userKey)),
     provenance: { sessionId: job.sessionId, messageIds: job.messageIds, quote: item.sourceQuote },
     // True since the turn that said it, unless the excerpt itself says when it became true.
     validFrom: item.validFrom ?? sourceTime,
