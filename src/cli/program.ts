@@ -1,4 +1,4 @@
-import { Command } from "commander";
+import { Command, CommanderError } from "commander";
 import { exitCodes } from "./exit-codes.js";
 import { commandGroupOf, registerExtensionCommands } from "./extensions.js";
 import { GLOBAL_OPTIONS } from "./flags.js";
@@ -27,6 +27,12 @@ export async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv);
     return typeof process.exitCode === "number" ? process.exitCode : exitCodes.success;
   } catch (error) {
+    // `mercury run --json` with a command line commander refused still prints its JSON document.
+    if (error instanceof CommanderError && error.exitCode !== 0) {
+      const { reportRunUsageError } = await import("./commands/run.js");
+      const code = await reportRunUsageError(argv.slice(2), error);
+      if (code !== null) return code;
+    }
     return reportError(error);
   }
 }
