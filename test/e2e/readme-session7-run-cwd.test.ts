@@ -89,4 +89,25 @@ describe("mercury run: a folder or command line the run cannot start with (built
     expect(plain.stdout).toBe("");
     expect(plain.stderr).toContain("unknown option '--no-such-option'");
   });
+
+  it("an empty task is a usage error (exit 2) before any model request, with or without --json", async () => {
+    const fake = await server();
+    const { home, userHome } = makeHome(fastRetryConfig);
+    const env = providerEnv(fake.url, { MERCURY_API_KEY: "k" });
+    const text = await runCli(["run", "  "], { home, userHome, env });
+    expect(text.code).toBe(2);
+    expect(text.stderr).toContain("the task is empty");
+    const json = await runCli(["run", "", "--json"], { home, userHome, env });
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      isError: true,
+      error: expect.stringContaining("the task is empty"),
+    });
+    // Piped material with an empty task is the task.
+    fake.push({ text: "reviewed" });
+    const piped = await runCli(["run", "", "--json"], { home, userHome, env, input: "diff --git a b\n" });
+    expect(piped.code).toBe(0);
+    expect(JSON.parse(piped.stdout)).toMatchObject({ text: "reviewed" });
+    expect(fake.chatRequests()).toHaveLength(1);
+  });
 });
