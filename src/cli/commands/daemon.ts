@@ -144,6 +144,11 @@ export function registerDaemonCommands(program: Command): void {
       const path = daemonLogPath(paths());
       const { existsSync, statSync } = await import("node:fs");
       const printedUpTo = existsSync(path) ? statSync(path).size : 0;
+      // Silence would read as "nothing happened" or as a broken command; stdout stays empty for scripts.
+      if (!existsSync(path))
+        process.stderr.write(
+          `mercury: no daemon log yet (${path}); \`mercury start\` runs the daemon, which writes it.\n`,
+        );
       const { formatLogLine, lineFormatter } = await import("../../daemon/log-format.js");
       const colors = stdoutColors();
       const format = (line: string) => (options.json ? line : formatLogLine(line, colors));
