@@ -39,8 +39,16 @@ export async function taskWithStdin(task: string): Promise<string> {
     if (text === "") throw new ConfigError("`mercury run -`: stdin was empty; there is no task to run.");
     return text;
   }
-  if (!stdinIsReadable()) return task;
+  if (!stdinIsReadable()) return nonEmpty(task);
   const extra = await readAll();
-  if (extra.trim() === "") return task;
+  if (extra.trim() === "") return nonEmpty(task);
   return `${task}\n\n<stdin>\n${extra.replace(/\s+$/, "")}\n</stdin>`;
+}
+
+/** An empty task would reach the model as an empty message and fail there, after retries. */
+function nonEmpty(task: string): string {
+  if (task.trim() !== "") return task;
+  throw new ConfigError(
+    "the task is empty: say what to do, e.g. `mercury run \"summarize README.md\"`, or pipe it in: `echo 'summarize README.md' | mercury run -`.",
+  );
 }

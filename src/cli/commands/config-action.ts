@@ -3,6 +3,7 @@ import { dirname } from "node:path";
 import { parse, parseDocument } from "yaml";
 import { ConfigError } from "../../config/errors.js";
 import { readConfigFile } from "../../config/load.js";
+import { homePaths, mercuryHome } from "../../config/paths.js";
 import type { ResolvedConfig } from "../../config/schema.js";
 import { loadSettings } from "../../config/settings.js";
 import { configFlagsFrom, type GlobalFlags } from "../flags.js";
@@ -57,19 +58,22 @@ export function listSettings(globals: GlobalFlags, json: boolean): void {
     process.stdout.write(`${key.padEnd(width)}  ${format(value)}\n`);
 }
 
-export function getSetting(key: string, globals: GlobalFlags): void {
+export function getSetting(key: string, globals: GlobalFlags, json = false): void {
   const read = knownKey(key);
   const { config } = loadSettings({ flags: configFlagsFrom(globals) });
-  process.stdout.write(`${format(read(config))}\n`);
+  const value = read(config);
+  process.stdout.write(json ? `${JSON.stringify({ key, value: value ?? null })}\n` : `${format(value)}\n`);
 }
 
 /**
  * Writes one key into config.yaml, keeping comments and every other key, and validates the whole
  * file with the same schema `mercury` reads it with before it replaces the old one.
  */
-export function setSetting(key: string, raw: string): void {
+export function setSetting(key: string, raw: string, json = false): void {
   knownKey(key);
-  const { paths } = loadSettings();
+  // Not loadSettings: it would refuse the file this command is often run to repair (an invalid
+  // value); the file as it will be written is validated below, whole.
+  const paths = homePaths(mercuryHome(process.env));
   const document = parseDocument(existsSync(paths.config) ? readFileSync(paths.config, "utf8") : "");
   if (document.errors.length > 0) {
     throw new ConfigError(
@@ -104,5 +108,9 @@ export function setSetting(key: string, raw: string): void {
     throw error;
   }
   renameSync(temporary, paths.config);
-  process.stdout.write(`${key} = ${format(value)} (saved in ${paths.config})\n`);
+  process.stdout.write(
+    json
+      ? `${JSON.stringify({ key, value, saved: paths.config })}\n`
+      : `${key} = ${format(value)} (saved in ${paths.config})\n`,
+  );
 }

@@ -17,17 +17,19 @@ export function registerConfigCommands(program: Command): void {
     .command("get")
     .description("print one setting's effective value")
     .argument("<key>", "e.g. model, agent.maxSteps, budget.dailyUsd")
-    .action(async (key: string, _options: unknown, command: Command) => {
+    .option("--json", "print one JSON document: {key, value}")
+    .action(async (key: string, options: { json?: boolean }, command: Command) => {
       const { getSetting } = await import("./config-action.js");
-      getSetting(key, command.optsWithGlobals<GlobalFlags>());
+      getSetting(key, command.optsWithGlobals<GlobalFlags>(), Boolean(options.json));
     });
   config
     .command("set")
     .description("change one setting in config.yaml (comments and other keys are kept)")
     .argument("<key>", "e.g. model, agent.maxSteps, budget.dailyUsd")
     .argument("<value>", "the new value; `null` clears a limit")
-    .action(async (key: string, value: string) => {
+    .option("--json", "print one JSON document: {key, value, saved}")
+    .action(async (key: string, value: string, options: { json?: boolean }) => {
       const { setSetting } = await import("./config-action.js");
-      setSetting(key, value);
+      setSetting(key, value, Boolean(options.json));
     });
 }

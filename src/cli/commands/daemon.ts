@@ -22,7 +22,8 @@ export function registerDaemonCommands(program: Command): void {
   program
     .command("start")
     .description("run Mercury in the background (the daemon)")
-    .action(async (_options: object, command: Command) => {
+    .option("--json", "print one JSON document")
+    .action(async (options: { json?: boolean }, command: Command) => {
       const { DaemonStartError, startDetached } = await import("../../daemon/control.js");
       const { AlreadyRunningError } = await import("../../daemon/lock.js");
       try {
@@ -31,10 +32,11 @@ export function registerDaemonCommands(program: Command): void {
           env: process.env,
           globalArgs: globalArgs(command.optsWithGlobals<GlobalFlags>()),
         });
-        process.stdout.write(`mercury started (pid ${pid})\n`);
+        say(options, { ok: true, running: true, pid }, `mercury started (pid ${pid})`);
       } catch (error) {
         if (error instanceof AlreadyRunningError || error instanceof DaemonStartError) {
           process.stderr.write(`mercury: ${error.message}\n`);
+          if (options.json) say(options, { ok: false, error: error.message }, "");
           process.exitCode = exitCodes.failure;
           return;
         }
@@ -46,37 +48,45 @@ export function registerDaemonCommands(program: Command): void {
     .command("stop")
     .description("stop the daemon gracefully (running tasks are cancelled, not resumed)")
     .option("--timeout <seconds>", "how long to wait for it to exit", "30")
-    .action(async (options: { timeout: string }) => {
+    .option("--json", "print one JSON document")
+    .action(async (options: { timeout: string; json?: boolean }) => {
       const seconds = parseSeconds(options.timeout);
       const { stopDaemon } = await import("../../daemon/control.js");
       const result = await stopDaemon(paths(), seconds * 1000);
       if (!result) {
-        process.stdout.write("mercury is not running\n");
+        say(options, { ok: true, running: false, stopped: false, pid: null }, "mercury is not running");
         return;
       }
       if (!result.stopped) {
-        process.stderr.write(
-          `mercury: the daemon (pid ${result.pid}) is still running after ${seconds}s; see \`mercury logs\`. ` +
-            `To force it: kill -9 ${result.pid} (its running tasks are then resumed at the next start).\n`,
-        );
+        const problem =
+          `the daemon (pid ${result.pid}) is still running after ${seconds}s; see \`mercury logs\`. ` +
+          `To force it: kill -9 ${result.pid} (its running tasks are then resumed at the next start).`;
+        process.stderr.write(`mercury: ${problem}\n`);
+        if (options.json)
+          say(options, { ok: false, running: true, stopped: false, pid: result.pid, error: problem }, "");
         process.exitCode = exitCodes.failure;
         return;
       }
-      process.stdout.write(`mercury stopped (pid ${result.pid})\n`);
+      say(
+        options,
+        { ok: true, running: false, stopped: true, pid: result.pid },
+        `mercury stopped (pid ${result.pid})`,
+      );
     });
 
   program
     .command("restart")
     .description("stop the daemon (if running) and start it again")
     .option("--timeout <seconds>", "how long to wait for the old one to exit", "30")
-    .action(async (options: { timeout: string }, command: Command) => {
+    .option("--json", "print one JSON document")
+    .action(async (options: { timeout: string; json?: boolean }, command: Command) => {
       const seconds = parseSeconds(options.timeout);
       const { startDetached, stopDaemon } = await import("../../daemon/control.js");
       const stopped = await stopDaemon(paths(), seconds * 1000);
       if (stopped && !stopped.stopped) {
-        process.stderr.write(
-          `mercury: the daemon (pid ${stopped.pid}) did not stop within ${seconds}s; not restarting\n`,
-        );
+        const problem = `the daemon (pid ${stopped.pid}) did not stop within ${seconds}s; not restarting`;
+        process.stderr.write(`mercury: ${problem}\n`);
+        if (options.json) say(options, { ok: false, running: true, pid: stopped.pid, error: problem }, "");
         process.exitCode = exitCodes.failure;
         return;
       }
@@ -85,7 +95,11 @@ export function registerDaemonCommands(program: Command): void {
         env: process.env,
         globalArgs: globalArgs(command.optsWithGlobals<GlobalFlags>()),
       });
-      process.stdout.write(`mercury restarted (pid ${pid})\n`);
+      say(
+        options,
+        { ok: true, running: true, pid, previousPid: stopped?.pid ?? null },
+        `mercury restarted (pid ${pid})`,
+      );
     });
 
   program
@@ -144,6 +158,11 @@ export function registerDaemonCommands(program: Command): void {
       const path = daemonLogPath(paths());
       const { existsSync, statSync } = await import("node:fs");
       const printedUpTo = existsSync(path) ? statSync(path).size : 0;
+      // Silence would read as "nothing happened" or as a broken command; stdout stays empty for scripts.
+      if (!existsSync(path))
+        process.stderr.write(
+          `mercury: no daemon log yet (${path}); \`mercury start\` runs the daemon, which writes it.\n`,
+        );
       const { formatLogLine, lineFormatter } = await import("../../daemon/log-format.js");
       const colors = stdoutColors();
       const format = (line: string) => (options.json ? line : formatLogLine(line, colors));
@@ -172,6 +191,11 @@ export function registerDaemonCommands(program: Command): void {
       // Open handles (a Telegram long poll being torn down, approval timers) must not keep a stopped daemon alive.
       process.exit(code);
     });
+}
+
+/** One JSON document with --json (every command that reports takes it), the line otherwise. */
+function say(options: { json?: boolean }, document: Record<string, unknown>, line: string): void {
+  process.stdout.write(options.json ? `${JSON.stringify(document)}\n` : `${line}\n`);
 }
 
 function parseSeconds(raw: string): number {

@@ -1,3 +1,4 @@
+import { ConfigError } from "../../config/errors.js";
 import type { ConsolidationOutcome } from "../../memory/consolidation/consolidate.js";
 import type { MemoryView } from "../../memory/service.js";
 import type { MemoryCore } from "../../memory/service-core.js";
@@ -117,6 +118,10 @@ export async function runMemoryCommand<S extends MemoryCore, O extends Common, A
   } catch (error) {
     const usage = error instanceof UsageError;
     const known = usage || error instanceof MemoryNotFoundError || error instanceof CommandFailure;
+    // A config.yaml the command cannot start with: the program's reporter says it on stderr (exit 2);
+    // a script that asked for JSON still gets its one document.
+    if (error instanceof ConfigError && options.json)
+      io.stdout(`${JSON.stringify({ ok: false, error: error.message })}\n`);
     if (!known && !(error instanceof RangeError)) throw error;
     const message = error instanceof Error ? error.message : String(error);
     if (options.json) io.stdout(`${JSON.stringify({ ok: false, error: message })}\n`);

@@ -1,10 +1,11 @@
+import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { createTaskAuthorizer } from "../../app/authorization.js";
 import { composeApp, type MercuryApp } from "../../app/compose.js";
 import { ConfigError } from "../../config/errors.js";
 import { userHomeOf, workspaceRefusal } from "../../sandbox/workspace.js";
 import { openCurrentDatabase } from "../../storage/connection.js";
-import { exitCodeForOutcome, exitCodes } from "../exit-codes.js";
+import { exitCodeForOutcome } from "../exit-codes.js";
 import { configFlagsFrom } from "../flags.js";
 import { assertUsableProvider } from "../provider-guard.js";
 import { taskWithStdin } from "../stdin.js";
@@ -16,6 +17,9 @@ import { isErrorOutcome, streamEventsAsJson, trackRun } from "./run-output.js";
 export async function runTask(taskArgument: string, options: RunOptions): Promise<number> {
   const output = outputMode(options);
   const settings = await assertUsableProvider(configFlagsFrom(options));
+  // Before stdin is read or the database opened: a folder the task cannot run in is a usage error,
+  // thrown so that `--json` still gets its document.
+  const cwd = taskFolder(options.cwd, userHomeOf(settings.env), settings.home);
   const task = await taskWithStdin(taskArgument);
   // A current schema (every run but the first after an upgrade) opens without loading the migrations.
   const app = composeApp(await openCurrentDatabase(settings.paths.database), { settings });
@@ -35,13 +39,6 @@ export async function runTask(taskArgument: string, options: RunOptions): Promis
   process.once("SIGTERM", onSignal);
   const tracker = trackRun(app.bus);
   try {
-    const cwd = resolve(options.cwd ?? process.cwd());
-    // Commands may write the task's folder: the home folder or / would put everything in reach.
-    const refusal = workspaceRefusal(cwd, userHomeOf(app.env), app.home);
-    if (refusal) {
-      process.stderr.write(`mercury: ${refusal}\n`);
-      return exitCodes.usage;
-    }
     if (output === "text") {
       // The terminal renderer (and its Markdown library) only when text is printed.
       const { createTerminalRenderer } = await import("../../channels/cli/renderer.js");
@@ -106,6 +103,27 @@ export async function runTask(taskArgument: string, options: RunOptions): Promis
     process.off("SIGTERM", onSignal);
     app.close();
   }
+}
+
+/**
+ * The task's folder: it must exist (a mistyped `--cwd` would otherwise run the task nowhere and report
+ * success), and commands may write it, so the home folder or / would put everything in reach.
+ */
+function taskFolder(given: string | undefined, userHome: string, mercuryHome: string): string {
+  const cwd = resolve(given ?? process.cwd());
+  let isFolder: boolean;
+  try {
+    isFolder = statSync(cwd).isDirectory();
+  } catch (error) {
+    if (!(error instanceof Error && "code" in error)) throw error;
+    throw new ConfigError(
+      `--cwd ${cwd}: ${String(error.code) === "ENOENT" ? "no such folder" : error.message}. Give an existing project folder.`,
+    );
+  }
+  if (!isFolder) throw new ConfigError(`--cwd ${cwd}: not a folder. Give an existing project folder.`);
+  const refusal = workspaceRefusal(cwd, userHome, mercuryHome);
+  if (refusal) throw new ConfigError(refusal);
+  return cwd;
 }
 
 /** `--json` is one document at the end; `--output stream-json` is every event, then that document. */

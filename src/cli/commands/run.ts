@@ -64,20 +64,54 @@ export async function runCommand(task: string, flags: RunOptions): Promise<numbe
   } catch (error) {
     const format = machineFormat(flags);
     if (format === null) throw error;
-    const { reportError, describeError } = await import("../report-error.js");
-    const code = reportError(error);
-    const document = {
-      ...(format === "stream-json" ? { type: "result" } : {}),
-      outcome: "failed",
-      isError: true,
-      error: describeError(error).message ?? "invalid command line",
-      exitCode: code,
-      taskId: null,
-      sessionId: null,
-    };
-    process.stdout.write(`${JSON.stringify(document)}\n`);
-    return code;
+    return reportRunFailure(error, format);
   }
+}
+
+/** Prints the error (stderr) and, for a script, the run's failure document (stdout); returns the code. */
+async function reportRunFailure(error: unknown, format: "json" | "stream-json"): Promise<number> {
+  const { reportError, describeError } = await import("../report-error.js");
+  const code = reportError(error);
+  const document = {
+    ...(format === "stream-json" ? { type: "result" } : {}),
+    outcome: "failed",
+    isError: true,
+    error: describeError(error).message ?? commandLineProblem(error),
+    exitCode: code,
+    taskId: null,
+    sessionId: null,
+  };
+  process.stdout.write(`${JSON.stringify(document)}\n`);
+  return code;
+}
+
+/** Commander's own wording ("error: unknown option '--x'") without its prefix, for the document. */
+function commandLineProblem(error: unknown): string {
+  const message = error instanceof Error ? error.message.replace(/^error:\s*/, "") : "";
+  return message === "" ? "invalid command line" : `${message}; see \`mercury run --help\``;
+}
+
+/**
+ * A `mercury run` command line commander refused (an unknown option, no task): when it asked for
+ * JSON, the script still gets its one document, as for any run that cannot start. Null otherwise.
+ */
+export async function reportRunUsageError(args: readonly string[], error: unknown): Promise<number | null> {
+  if (args.find((arg) => !arg.startsWith("-")) !== "run") return null;
+  if (args.includes("--help") || args.includes("-h")) return null;
+  const format = machineFormatOfArgs(args);
+  if (format === null) return null;
+  return reportRunFailure(error, format);
+}
+
+function machineFormatOfArgs(args: readonly string[]): "json" | "stream-json" | null {
+  const end = args.indexOf("--");
+  const options = end === -1 ? args : args.slice(0, end);
+  const output = options.findIndex((arg) => arg === "--output");
+  const value =
+    output === -1 ? options.find((arg) => arg.startsWith("--output="))?.slice(9) : options[output + 1];
+  if (value === "stream-json") return "stream-json";
+  if (options.includes("--json") || value === "json") return "json";
+  return null;
 }
 
 /** The machine-readable format asked for, if any (a contradictory request still counts as one). */

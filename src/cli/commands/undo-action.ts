@@ -18,6 +18,9 @@ export async function runUndo(taskArgument: string | undefined, options: UndoOpt
     } catch (error) {
       if (!(error instanceof UndoError)) throw error;
       process.stderr.write(`mercury: ${error.message}\n`);
+      // A script asked for one document: it gets it even when there is nothing to undo.
+      if (options.json)
+        process.stdout.write(`${JSON.stringify({ taskId: null, applied: false, error: error.message })}\n`);
       return exitCodes.usage;
     }
     const evidence = store.load(taskId);
@@ -28,6 +31,10 @@ export async function runUndo(taskArgument: string | undefined, options: UndoOpt
     } catch (error) {
       if (!(error instanceof UndoError)) throw error;
       process.stderr.write(`mercury: cannot undo task ${taskId}: ${error.message}\n`);
+      if (options.json)
+        process.stdout.write(
+          `${JSON.stringify({ taskId, applied: false, error: `cannot undo task ${taskId}: ${error.message}` })}\n`,
+        );
       return exitCodes.failure;
     }
     const report = (applied: boolean) =>
