@@ -61,8 +61,17 @@ export function firstStage(
   const heaviest = [...(own.length >= 2 ? own : selective)]
     .sort((x, y) => weight(y) - weight(x) || compareText(x.term, y.term))
     .map((entry) => entry.term);
-  for (let count = heaviest.length; count >= 2 && found.size < limit; count--)
-    take(lexical.candidates(heaviest.slice(0, count), filter, limit, { all: true }));
+  // A step whose every match fits in twice the limit comes back whole (unranked, no bm25() idf pass)
+  // and is taken whole: a superset of its ranked `limit`, so the exact second stage, which scores
+  // every candidate, keeps at least what it kept from the ranked answer.
+  for (let count = heaviest.length; count >= 2 && found.size < limit; count--) {
+    const answer = lexical.candidates(heaviest.slice(0, count), filter, limit, {
+      all: true,
+      whole: 2 * limit,
+    });
+    if (answer.length > limit) for (const documentId of answer) found.add(documentId);
+    else take(answer);
+  }
   const rare: string[] = [];
   let cost = 0;
   for (const entry of [...selective].sort((x, y) => x.df - y.df || compareText(x.term, y.term))) {
