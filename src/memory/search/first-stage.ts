@@ -17,7 +17,8 @@ export const FIRST_STAGE_BUDGET = 3_000;
  * ("user" in nearly every memory; BM25 idf near its floor) are left out when others remain,
  * and when the remaining words match more than `budget` documents in all, the candidates
  * are, in this order: (1) documents holding every one of the words that weigh most (weight x idf),
- * among the query's own words (not its related terms), ranked, starting with all of them and
+ * among the query's own words (not its related terms), ranked (or taken whole when they fit in
+ * twice the limit), starting with all of them and
  * dropping the lightest until two remain (FTS5 intersects
  * from the rarest word's list, so each costs about what it returns): the documents exact BM25
  * puts first; (2) documents holding the rarest words whose document counts fit in the budget,
