@@ -17,7 +17,8 @@ export const FIRST_STAGE_BUDGET = 3_000;
  * ("user" in nearly every memory; BM25 idf near its floor) are left out when others remain,
  * and when the remaining words match more than `budget` documents in all, the candidates
  * are, in this order: (1) documents holding every one of the words that weigh most (weight x idf),
- * among the query's own words (not its related terms), ranked, starting with all of them and
+ * among the query's own words (not its related terms), ranked (or taken whole when they fit in
+ * twice the limit), starting with all of them and
  * dropping the lightest until two remain (FTS5 intersects
  * from the rarest word's list, so each costs about what it returns): the documents exact BM25
  * puts first; (2) documents holding the rarest words whose document counts fit in the budget,
@@ -61,8 +62,17 @@ export function firstStage(
   const heaviest = [...(own.length >= 2 ? own : selective)]
     .sort((x, y) => weight(y) - weight(x) || compareText(x.term, y.term))
     .map((entry) => entry.term);
-  for (let count = heaviest.length; count >= 2 && found.size < limit; count--)
-    take(lexical.candidates(heaviest.slice(0, count), filter, limit, { all: true }));
+  // A step whose every match fits in twice the limit comes back whole (unranked, no bm25() idf pass)
+  // and is taken whole: a superset of its ranked `limit`, so the exact second stage, which scores
+  // every candidate, keeps at least what it kept from the ranked answer.
+  for (let count = heaviest.length; count >= 2 && found.size < limit; count--) {
+    const answer = lexical.candidates(heaviest.slice(0, count), filter, limit, {
+      all: true,
+      whole: 2 * limit,
+    });
+    if (answer.length > limit) for (const documentId of answer) found.add(documentId);
+    else take(answer);
+  }
   const rare: string[] = [];
   let cost = 0;
   for (const entry of [...selective].sort((x, y) => x.df - y.df || compareText(x.term, y.term))) {

@@ -327,6 +327,25 @@ describe("SearchIndex first stage bounded by the work of the query", () => {
     }
   });
 
+  it("with a bounded first stage, takes a conjunction whole when it overflows the limit but fits in twice it", async () => {
+    const docs: IndexedDocument[] = Array.from({ length: STORE }, (_, i) =>
+      memory(i + 1, `user likes item${i % 50}`),
+    );
+    let id = docs.length;
+    for (let i = 0; i < 300; i++) docs.push(memory(++id, `alpha note ${i}`));
+    for (let i = 0; i < 300; i++) docs.push(memory(++id, `beta note ${i}`));
+    // 15 documents hold both words: more than the limit (pool 5 x 2 = 10), fewer than twice it.
+    for (let i = 0; i < 15; i++)
+      docs.push(memory(++id, `alpha beta ${"alpha ".repeat(i % 4)}${"filler ".repeat(i % 6)}end`));
+    new SearchIndex(database).upsertMany(docs);
+    const options = { namespace: "memory" as const, scopes: ["owner"], pool: 5 };
+    const bounded = new SearchIndex(database, { firstStageBudget: 50 });
+    const unbounded = new SearchIndex(database, { firstStageBudget: Number.POSITIVE_INFINITY });
+    const found = (await bounded.search("alpha beta", options)).map((hit) => hit.id);
+    expect(found).toHaveLength(5);
+    expect(found).toEqual((await unbounded.search("alpha beta", options)).map((hit) => hit.id));
+  });
+
   it("with a bounded first stage, a related word no document shares with the others does not hide the answer", async () => {
     const docs: IndexedDocument[] = Array.from({ length: STORE }, (_, i) =>
       memory(i + 1, `user likes item${i % 50}`),
@@ -370,6 +389,15 @@ describe("SearchIndex first stage bounded by the work of the query", () => {
     expect(some).toHaveLength(5);
     for (const documentId of some) expect(documentId).toBeLessThanOrEqual(40);
     expect(lexical.candidates(["dog", "cat"], filter, 5, { all: true })).toEqual([]);
+    // Fits in `whole` but not in the limit: every match, a superset of the ranked answer.
+    const dogs = docs.filter((doc) => doc.text.includes("dog")).map((doc) => doc.id);
+    const whole = lexical.candidates(["dog", "park"], filter, 5, { all: true, whole: dogs.length });
+    expect(new Set(whole)).toEqual(new Set(dogs));
+    for (const documentId of some) expect(whole).toContain(documentId);
+    // More than `whole`: ranked again, never more than the limit.
+    expect(lexical.candidates(["dog", "park"], filter, 5, { all: true, whole: dogs.length - 1 })).toEqual(
+      some,
+    );
   });
 
   it("with a bounded first stage, intersects the query's own words only, not the related terms it was expanded with", async () => {
