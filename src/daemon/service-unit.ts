@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 export type ServicePlatform = "linux" | "darwin";
 
@@ -111,9 +111,19 @@ export function activationCommands(
   if (platform === "linux") {
     return action === "install"
       ? ["systemctl --user daemon-reload", "systemctl --user enable --now mercury.service"]
-      : ["systemctl --user disable --now mercury.service", "systemctl --user daemon-reload"];
+      : ["systemctl --user stop mercury.service", "systemctl --user daemon-reload"];
   }
+  // By label, not by path: the agent's file is already gone when the user runs it.
   return action === "install"
     ? [`launchctl bootstrap gui/$(id -u) ${path}`]
-    : [`launchctl bootout gui/$(id -u) ${path}`];
+    : [`launchctl bootout gui/$(id -u)/${launchdLabel}`];
+}
+
+/**
+ * The link `systemctl --user enable` made (WantedBy=default.target). While it exists the unit must
+ * be disabled before its file is removed: `disable` needs the file, and without it the link stays
+ * behind, dangling, and systemd starts nothing but complains at every login.
+ */
+export function enabledLinkPath(path: string): string {
+  return join(dirname(path), "default.target.wants", "mercury.service");
 }

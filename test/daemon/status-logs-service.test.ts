@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "../fakes/openai-server.js";
@@ -132,9 +132,23 @@ describe("mercury service", () => {
     const stale = await runCli(["service", "status", "--platform", "linux"], options);
     expect(stale.stdout).toContain("differs from this Mercury's unit");
 
+    // Enabled (the link `systemctl --user enable` makes): the file stays until the user disables it,
+    // because `disable` needs the file and would leave the link behind.
+    const wants = join(userHome, ".config", "systemd", "user", "default.target.wants");
+    mkdirSync(wants, { recursive: true });
+    symlinkSync(unitFile, join(wants, "mercury.service"));
+    const refused = await runCli(["service", "uninstall", "--platform", "linux", "--json"], options);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("systemctl --user disable --now mercury.service");
+    expect(JSON.parse(refused.stdout)).toMatchObject({ removed: false, enabled: true });
+    expect(existsSync(unitFile)).toBe(true);
+
+    rmSync(join(wants, "mercury.service"));
     const uninstall = await runCli(["service", "uninstall", "--platform", "linux"], options);
-    expect(uninstall.code).toBe(0);
-    expect(uninstall.stdout).toContain("systemctl --user disable --now mercury.service");
+    expect(uninstall.code, uninstall.stderr).toBe(0);
+    expect(uninstall.stdout).toContain(`removed ${unitFile}`);
+    expect(uninstall.stdout).toContain("systemctl --user daemon-reload");
+    expect(uninstall.stdout).not.toContain("disable");
     expect(existsSync(unitFile)).toBe(false);
   });
 

@@ -59,6 +59,25 @@ describe("config get/set and undo, as the README shows them (built binary)", () 
     expect(broken.stderr).toContain("not valid YAML");
   });
 
+  it("config list shows every memory.* setting the README names, and set validates memory.promptTokens", async () => {
+    const { home, userHome } = makeHome();
+    const list = await runCli(["config", "list", "--json"], { home, userHome });
+    expect(list.code).toBe(0);
+    const keys = Object.keys(JSON.parse(list.stdout) as Record<string, unknown>).filter((key) =>
+      key.startsWith("memory."),
+    );
+    expect(keys.sort()).toEqual(
+      ["memory.enabled", "memory.extractAutomatically", "memory.promptTokens", "memory.showReceipts"].sort(),
+    );
+    const set = await runCli(["config", "set", "memory.promptTokens", "800", "--json"], { home, userHome });
+    expect(set.code).toBe(0);
+    const get = await runCli(["config", "get", "memory.promptTokens", "--json"], { home, userHome });
+    expect(JSON.parse(get.stdout)).toEqual({ key: "memory.promptTokens", value: 800 });
+    const bad = await runCli(["config", "set", "memory.promptTokens", "-5"], { home, userHome });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("memory.promptTokens");
+  });
+
   it("undo --json with nothing to undo still prints one document (exit 2)", async () => {
     const { home, userHome } = makeHome();
     const result = await runCli(["undo", "--json"], { home, userHome });

@@ -22,6 +22,7 @@ const settings: Record<string, (config: ResolvedConfig) => unknown> = {
   "permissions.allowAllMinutes": (config) => config.permissions.allowAllMinutes,
   "memory.enabled": (config) => config.memory.enabled,
   "memory.showReceipts": (config) => config.memory.showReceipts,
+  "memory.promptTokens": (config) => config.memory.promptTokens,
   "memory.extractAutomatically": (config) => config.memory.extractAutomatically,
   "telegram.enabled": (config) => config.telegram.enabled,
   "heartbeat.intervalMinutes": (config) => config.heartbeat.intervalMinutes,

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { homedir, userInfo } from "node:os";
 import { dirname, resolve } from "node:path";
 import { type Command, Option } from "commander";
@@ -6,6 +6,7 @@ import { ConfigError } from "../../config/errors.js";
 import { mercuryHome } from "../../config/paths.js";
 import {
   activationCommands,
+  enabledLinkPath,
   renderUnit,
   type ServiceSpec,
   servicePlatform,
@@ -88,22 +89,39 @@ export function registerServiceCommands(program: Command): void {
     if (current.platform === "linux" && lingering !== true) process.stdout.write(lingeringNote(lingering));
   });
 
-  withOptions(service.command("uninstall").description("remove the unit (after you disable it)")).action(
+  withOptions(service.command("uninstall").description("remove the unit (disable it first)")).action(
     (options: ServiceOptions) => {
       const current = spec(options);
       const path = unitPath(current);
       const exists = existsSync(path);
+      const enabledLink = current.platform === "linux" ? enabledLinkPath(path) : null;
+      // lstat, not exists: a dangling link (from an earlier removal) is still an enabled unit.
+      const enabled = enabledLink !== null && lstatSync(enabledLink, { throwIfNoEntry: false }) !== undefined;
+      if (exists && enabled) {
+        const disable = "systemctl --user disable --now mercury.service";
+        const error = `mercury.service is still enabled (${enabledLink}); disable it first with \`${disable}\`, then run \`mercury service uninstall\` again`;
+        if (options.json)
+          process.stdout.write(
+            `${JSON.stringify({ path, existed: true, removed: false, enabled: true, commands: [disable], error })}\n`,
+          );
+        process.stderr.write(`mercury: ${error}\n`);
+        process.exitCode = exitCodes.failure;
+        return;
+      }
       const commands = activationCommands(current.platform, path, "uninstall");
       if (exists && !options.dryRun) unlinkSync(path);
       if (options.json) {
         process.stdout.write(
-          `${JSON.stringify({ path, existed: exists, removed: exists && !options.dryRun, commands })}\n`,
+          `${JSON.stringify({ path, existed: exists, removed: exists && !options.dryRun, enabled, commands })}\n`,
         );
         return;
       }
       if (!exists) process.stdout.write(`no service installed at ${path}\n`);
       else process.stdout.write(`${options.dryRun ? "would remove" : "removed"} ${path}\n`);
-      process.stdout.write(`first stop it with:\n${commands.map((c) => `  ${c}`).join("\n")}\n`);
+      if (exists)
+        process.stdout.write(
+          `if it is still running, stop it and let the service manager forget it:\n${commands.map((c) => `  ${c}`).join("\n")}\n`,
+        );
     },
   );
 
