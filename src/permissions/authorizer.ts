@@ -66,6 +66,7 @@ export function createAuthorizer(
       audit.record({ ...base, outcome: "allowed", approvedBy, ...(approvalId ? { approvalId } : {}) });
       const result: AuthorizationResult = { allowed: true, rule: decision.rule };
       if (decision.resolvedPath) result.resolvedPath = decision.resolvedPath;
+      if (approvedBy !== "policy" && approvedBy !== "allow-all") result.byPerson = true;
       // Network inside the sandbox: only when a person (or their standing grant) approved this command.
       if (
         request.kind === "command" &&

@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import { detectSandbox } from "../sandbox/detect.js";
 import { isSandboxError } from "../sandbox/errors.js";
+import { guardGitState } from "../sandbox/git-guard.js";
 import { networkPatternFor } from "../sandbox/network-grants.js";
 import { type ProcessCgroup, processCgroup } from "../sandbox/process-cgroup.js";
 import { defaultSandboxLimits, type Launch, type SandboxStatus } from "../sandbox/types.js";
@@ -97,6 +98,8 @@ export async function runCommandCall(
     }
     if (cgroup) launch = cgroup.wrap(launch);
   }
+  // What git would run later, outside the sandbox, is compared before and after (git-guard.ts).
+  const gitGuard = decision.byPerson === true ? null : guardGitState(context.cwd);
   let run: CommandRun;
   try {
     run = await runInProcessGroup(input.command, {
@@ -115,7 +118,9 @@ export async function runCommandCall(
     const leftover = await cgroup?.release();
     if (leftover) process.emitWarning(`mercury: ${leftover}`);
   }
+  const putBack = gitGuard?.check() ?? null;
   const report = formatRun(run, timeoutMs, sandboxLine);
+  if (putBack) return { ok: false, error: `${putBack}\n${report}` };
   if (run.limitExceeded === "output")
     return {
       ok: false,

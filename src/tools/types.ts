@@ -30,6 +30,11 @@ export type AuthorizationResult =
        * command needs it and a person (or their standing grant) approved it; never by allow-all alone.
        */
       network?: boolean;
+      /**
+       * A person (or their standing grant) approved this request, not the policy or allow-all: a
+       * command's change to what git runs (sandbox/git-guard.ts) is then theirs and is kept.
+       */
+      byPerson?: boolean;
     }
   | { allowed: false; rule: string; reason: string };
 
