@@ -2,7 +2,8 @@ import { Command, CommanderError } from "commander";
 import { exitCodes } from "./exit-codes.js";
 import { commandGroupOf, registerExtensionCommands } from "./extensions.js";
 import { GLOBAL_OPTIONS } from "./flags.js";
-import { describeError, reportError } from "./report-error.js";
+import { watchJsonContract } from "./json-contract.js";
+import { reportError } from "./report-error.js";
 import { version } from "./version.js";
 
 export async function buildProgram(argv: readonly string[]): Promise<Command> {
@@ -22,6 +23,13 @@ export async function buildProgram(argv: readonly string[]): Promise<Command> {
 
 /** Runs the CLI and returns the exit code; every error is printed with what to do about it. */
 export async function main(argv: string[]): Promise<number> {
+  const jsonContract = watchJsonContract(argv.slice(2));
+  const code = await runProgram(argv);
+  jsonContract?.finish(code);
+  return code;
+}
+
+async function runProgram(argv: string[]): Promise<number> {
   try {
     const program = await buildProgram(argv);
     await program.parseAsync(argv);
@@ -33,25 +41,7 @@ export async function main(argv: string[]): Promise<number> {
       const code = await reportRunUsageError(argv.slice(2), error);
       if (code !== null) return code;
     }
-    const code = reportError(error);
-    jsonDocumentForStartError(argv.slice(2), error, code);
-    return code;
+    // With --json, the failure document is printed by the JSON contract watch (json-contract.ts).
+    return reportError(error);
   }
-}
-
-/**
- * The contract: a command given `--json` prints one JSON document. A command that could not start
- * (an invalid config.yaml, a damaged database: a usage-class error with a message) has printed none;
- * it gets `{ok: false, error, exitCode}`. `run` and `memory` print their own documents (run.ts,
- * memory-actions.ts) and are left alone, as is a command line commander refused.
- */
-function jsonDocumentForStartError(args: readonly string[], error: unknown, code: number): void {
-  if (error instanceof CommanderError || code !== exitCodes.usage) return;
-  const end = args.indexOf("--");
-  if (!(end === -1 ? args : args.slice(0, end)).includes("--json")) return;
-  const first = args.find((arg) => !arg.startsWith("-"));
-  if (first === "run" || first === "memory") return;
-  const { message } = describeError(error);
-  if (message === null) return;
-  process.stdout.write(`${JSON.stringify({ ok: false, error: message, exitCode: code })}\n`);
 }

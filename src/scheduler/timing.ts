@@ -76,6 +76,12 @@ export function parseSchedule(text: string, options: { timezone: string; nowMs: 
   );
   if (at) {
     const local = (at[1] ?? "").replace(" ", "T");
+    // Date.parse rolls impossible days over ("2027-02-30" → March 2); a job must never run on a day nobody wrote.
+    if (!isCalendarTime(local)) {
+      throw new ScheduleError(
+        `"${trimmed}" is not a real date and time; check the day of the month and the hour`,
+      );
+    }
     const atMs = at[2] ? Date.parse(`${local}${at[2]}`) : zonedTimeToUtc(local, timezone);
     if (!Number.isFinite(atMs)) throw new ScheduleError(`"${trimmed}" is not a valid date and time`);
     if (atMs <= options.nowMs) {
@@ -92,6 +98,16 @@ export function parseSchedule(text: string, options: { timezone: string; nowMs: 
   throw new ScheduleError(
     `cannot read the schedule "${trimmed}"; write "every 30 minutes", 5 cron fields such as "0 9 * * 1-5", "at 2026-12-24T18:00" or "in 20 minutes"`,
   );
+}
+
+function isCalendarTime(local: string): boolean {
+  const parts = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?/.exec(local);
+  if (!parts) return false;
+  const [year, month, day, hours, minutes, seconds] = parts.slice(1).map((part) => Number(part ?? "0"));
+  if (hours === undefined || minutes === undefined || seconds === undefined) return false;
+  if (hours > 23 || minutes > 59 || seconds > 59) return false;
+  const date = new Date(Date.UTC(year ?? 0, (month ?? 0) - 1, day ?? 0));
+  return date.getUTCFullYear() === year && date.getUTCMonth() + 1 === month && date.getUTCDate() === day;
 }
 
 /**

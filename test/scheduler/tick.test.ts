@@ -213,3 +213,24 @@ describe("scheduler timing (injected clock)", () => {
     expect(other.claim(job, plan, s.now())).toBeNull();
   });
 });
+
+describe("parseSchedule: impossible calendar times", () => {
+  const nowMs = Date.parse("2026-06-01T08:00:00Z");
+  for (const text of [
+    "at 2027-02-29T10:00",
+    "at 2028-02-30 10:00",
+    "at 2027-06-31T10:00",
+    "at 2027-01-01T24:00",
+    "at 2027-01-01T10:00:60+02:00",
+  ]) {
+    it(`refuses "${text}" instead of rolling it over`, () => {
+      expect(() => parseSchedule(text, { timezone: "Europe/Berlin", nowMs })).toThrow(
+        /not a real date and time/,
+      );
+    });
+  }
+  it("accepts a leap day that exists", () => {
+    const spec = parseSchedule("at 2028-02-29T10:00", { timezone: "UTC", nowMs });
+    expect(spec).toEqual({ kind: "once", atMs: Date.parse("2028-02-29T10:00:00Z") });
+  });
+});
