@@ -51,7 +51,11 @@ async function openWiring(options: MemoryCliOptions): Promise<{ wiring: MemoryWi
   // What a memory command reports done (`Remembered: …`) is on disk when it says so: every commit
   // syncs the WAL (one fsync; NORMAL would leave it to the checkpoint when the process exits, after
   // the line is printed, and a power cut in between would lose it). Reads sync nothing.
-  database.exec("PRAGMA synchronous = FULL");
+  // `memory add|search` end without closing, so without the checkpoint a close does
+  // (memory-fast.ts): the commit that takes the WAL past 256 pages (~1 MB, about eight adds)
+  // checkpoints it instead. Every process that opens the database first reads the WAL back (~3 µs
+  // a page); SQLite's default of 1,000 pages would make that the larger cost for searches.
+  database.exec("PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 256");
   const bus = new EventBus();
   logEvents(bus, logger);
   const clock = systemClock;
