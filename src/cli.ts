@@ -58,6 +58,9 @@ const fast =
 if (quick) {
   process[quick.stream].write(quick.text);
   process.exitCode = quick.code;
+} else if (fast !== null && args[0] === "memory") {
+  // Without closing the database: no WAL checkpoint, no heap teardown (memory-fast.ts).
+  await (await import("./cli/commands/memory-fast.js")).exitWithoutClosing(fast);
 } else if (fast !== null) {
   process.exitCode = fast;
 } else {

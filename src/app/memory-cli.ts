@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { systemClock } from "../agent/clock.js";
 import { EventBus } from "../agent/events.js";
 import { ConfigError } from "../config/errors.js";
@@ -37,7 +38,9 @@ function lazyModel(build: () => Promise<MemoryModel>): MemoryModel {
  * search index (and the embedder when embeddings are configured). No agent, tools, skills, MCP,
  * scheduler or daemon runtime; the provider chain loads lazily, only if the judge is called.
  */
-async function openWiring(options: MemoryCliOptions): Promise<{ wiring: MemoryWiring; close(): void }> {
+async function openWiring(
+  options: MemoryCliOptions,
+): Promise<{ wiring: MemoryWiring; close(): void; finish(): void }> {
   // The validated config snapshot when config.yaml is unchanged: no YAML parser, no zod.
   const { paths, env, config, redactor } = await loadSettingsQuickly(options);
   if (!config.memory.enabled) {
@@ -69,13 +72,36 @@ async function openWiring(options: MemoryCliOptions): Promise<{ wiring: MemoryWi
     });
     return memoryModelOver(chain, usage);
   });
+  const close = () => {
+    database.close();
+    logger.flush();
+  };
   return {
     wiring: { database, model, bus, config, env, clock, usage, logger, interactive: true },
-    close() {
-      database.close();
-      logger.flush();
+    close,
+    finish() {
+      if (walBytes(paths.database) > WAL_KEPT_BYTES) close();
     },
   };
+}
+
+/**
+ * How much WAL `memory add|search` leave behind for the next process rather than checkpoint
+ * (`finish`): about eight adds at 10,000 memories. Every process that opens the database reads the
+ * WAL back first (~3 µs a page), and SQLite's own automatic checkpoint cannot bound it here: it
+ * checkpoints but only a later write in the same process restarts the WAL, and each new process
+ * forgets what was checkpointed, so the WAL would grow for ever and every add would copy all of it.
+ */
+const WAL_KEPT_BYTES = 1024 * 1024;
+
+function walBytes(databasePath: string): number {
+  try {
+    return statSync(`${databasePath}-wal`).size;
+  } catch (error) {
+    // No WAL: nothing to checkpoint.
+    if (error instanceof Error && "code" in error && error.code === "ENOENT") return 0;
+    throw error;
+  }
 }
 
 /** The full memory service, for every memory command (edit, forget, why, conflicts, stats, …). */
@@ -100,14 +126,23 @@ export async function openMemoryForCli(
  * The light service `memory add|search` run on (remember, search, show): without the modules of
  * edit, forget, why, conflict resolution, decay and stats, which those two never use.
  */
-export async function openMemoryCoreForCli(
-  options: MemoryCliOptions = {},
-): Promise<{ service: MemoryCore; close(): void }> {
-  const { wiring, close } = await openWiring(options);
+export async function openMemoryCoreForCli(options: MemoryCliOptions = {}): Promise<{
+  service: MemoryCore;
+  close(): void;
+  /**
+   * For a process that ends with `process.exit` (memory-fast.ts): closes the database — and so
+   * checkpoints the WAL into it when no other process has it open — only once the WAL has grown
+   * past about 1 MB; otherwise leaves it for the next process to read back, and the exit skips the
+   * checkpoint's fsyncs.
+   */
+  finish(): void;
+}> {
+  const { wiring, close, finish } = await openWiring(options);
   try {
     return {
       service: new MemoryCore(memoryServiceOptions(wiring, await loadEmbeddings(wiring)).options),
       close,
+      finish,
     };
   } catch (error) {
     close();

@@ -38,10 +38,15 @@ export async function runMemoryFast(args: readonly string[]): Promise<number | n
     stdout: (text: string) => process.stdout.write(text),
     stderr: (text: string) => process.stderr.write(text),
   };
+  let finish = () => {};
   try {
     const { openMemoryCoreForCli } = await cli;
     await runMemoryCommand(
-      async () => (await openMemoryCoreForCli()).service,
+      async () => {
+        const opened = await openMemoryCoreForCli();
+        finish = opened.finish;
+        return opened.service;
+      },
       io,
       command.run,
       parsed.options as never,
@@ -51,9 +56,37 @@ export async function runMemoryFast(args: readonly string[]): Promise<number | n
     // What the commands do not know is reported as the full program reports it.
     const { reportError } = await import("../report-error.js");
     return reportError(error);
+  } finally {
+    // The database stays open for `exitWithoutClosing` unless its WAL is due a checkpoint.
+    finish();
   }
   return typeof process.exitCode === "number" ? process.exitCode : 0;
 }
 
 /** A started load's failure is reported by the code that awaits the same module. */
 function reportedWhereAwaited(): void {}
+
+/**
+ * Ends a fast-path `memory add|search` once its output is handed to the OS, without closing the
+ * database. Closing the last connection checkpoints the WAL (copies its pages into mercury.db,
+ * two fsyncs, deletes the WAL, and the next write re-creates it: two more fsyncs, one of them the
+ * folder's); a natural exit does the same from better-sqlite3's clean-up hook, and then frees the
+ * heap page by page. `process.exit` runs neither (BENCHMARKS.md, memory-command latency, work/memcli8).
+ * Nothing is lost: every commit was synced to the WAL before its line was printed (synchronous =
+ * FULL, memory-cli.ts), and the next connection reads the WAL back; the command closed the database
+ * itself, checkpointing, if the WAL had grown past ~1 MB (`finish`, memory-cli.ts), and `memory
+ * forget` still checkpoints and truncates it so that no forgotten text stays there.
+ */
+export async function exitWithoutClosing(code: number): Promise<never> {
+  await Promise.all([handedOver(process.stdout), handedOver(process.stderr)]);
+  process.exit(code);
+}
+
+/**
+ * Resolves when everything written before is with the OS (writes are in order). A write that failed
+ * (a closed pipe) has already been reported by the stream's own error event; there is nothing left
+ * to wait for.
+ */
+function handedOver(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => stream.write("", () => resolve()));
+}
