@@ -1,6 +1,6 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scrubbedEnv } from "../../src/tools/process-group.js";
 import { createRunCommandTool } from "../../src/tools/run-command.js";
@@ -159,5 +159,69 @@ describe("git state planted where the old guard did not look is put back", () =>
     expect(read(join(repo, ".git", "config"))).toContain('[branch "main"]');
     const reinit = await run("rm -rf sub && mkdir sub && cd sub && git init -q && git status --short", repo);
     expect(reinit.ok, reinit.text).toBe(true);
+  });
+});
+
+describe("what namespaces do not separate", () => {
+  it("the kernel keyrings: keyctl is refused inside, while ordinary programs run", async () => {
+    const keyctl = (spec: number) =>
+      `python3 -c "import ctypes; l=ctypes.CDLL(None, use_errno=True); r=l.syscall(${process.arch === "arm64" ? 219 : 250}, 0, ${spec}, 0); print('keyring', r, 'errno', ctypes.get_errno())"`;
+    // On the host the session keyring exists (the sandbox shared it, and as root the user keyring too).
+    const host = execFileSync("sh", ["-c", keyctl(-3)], { encoding: "utf8" });
+    expect(host).toMatch(/keyring [1-9]\d* errno 0/);
+    const { text } = await run(
+      `${keyctl(-3)}; ${keyctl(-4)}; grep Seccomp: /proc/self/status`,
+      user.workspace,
+    );
+    expect(text.match(/keyring -1 errno 1\b/g)).toHaveLength(2);
+    const ordinary = await run(
+      "node -e \"console.log('node', 1 + 1)\" && git --version && python3 -c 'print(2 + 2)'",
+      user.workspace,
+    );
+    expect(ordinary.ok, ordinary.text).toBe(true);
+    expect(ordinary.text).toContain("node 2");
+  });
+
+  it("descriptors Mercury inherited from its parent (40 and 250 here) do not reach the command", async () => {
+    // Mercury started by a parent that left a file open in it twice: the child's fds 40 and 250.
+    const tool = resolve("src/tools/run-command.ts");
+    const group = resolve("src/tools/process-group.ts");
+    const script = join(user.root, "mercury-with-fds.mts");
+    writeFileSync(
+      script,
+      `import { createRunCommandTool } from ${JSON.stringify(tool)};
+import { scrubbedEnv } from ${JSON.stringify(group)};
+const run = createRunCommandTool({ env: { ...scrubbedEnv(), HOME: ${JSON.stringify(user.home)} }, sandbox: { userHome: ${JSON.stringify(user.home)}, require: true } });
+const result = await run.execute({ command: "ls /proc/self/fd | tr '\\\\n' ' '; bash -c 'echo INJECTED >&40; echo INJECTED >&250' 2>&1" }, {
+  signal: new AbortController().signal, cwd: ${JSON.stringify(user.workspace)}, home: ${JSON.stringify(user.mercuryHome)},
+  sessionId: "s", taskId: "t", userKey: "owner", authorize: async () => ({ allowed: true, rule: "test.allow" }), reportActivity: () => {},
+});
+process.stdout.write(JSON.stringify(result));
+`,
+    );
+    // A parent that is not Node (a shell, an editor's launcher) leaves a file open on fds 40 and 250
+    // without close-on-exec (Node's own children get theirs closed on exec).
+    const parentLog = join(user.root, "parent-log.txt");
+    writeFileSync(parentLog, "");
+    const child = spawn(
+      "bash",
+      ["-c", 'exec "$@" 40>>"$0" 250>>"$0"', parentLog, process.execPath, "--import", "tsx", script],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let output = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    let errors = "";
+    child.stderr?.on("data", (chunk: Buffer) => {
+      errors += chunk.toString();
+    });
+    const code = await new Promise<number | null>((done) => child.on("close", done));
+    expect(code, errors).toBe(0);
+    const result = JSON.parse(output) as { ok: boolean; output?: string; error?: string };
+    const text = result.output ?? result.error ?? "";
+    expect(text).toMatch(/Bad file descriptor/);
+    expect(text).not.toMatch(/(^|\s)11(\s|$)/m);
+    expect(readFileSync(parentLog, "utf8")).not.toContain("INJECTED");
   });
 });
