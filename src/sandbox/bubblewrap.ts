@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { limitPrologue } from "./limits.js";
 import type { Mask } from "./masks.js";
 import { procGuardArgs } from "./proc-guard.js";
+import { unsetSecretEnvArgs } from "./secret-env.js";
 import { defaultSandboxLimits, type Launch, type SandboxPolicy } from "./types.js";
 import { isInside, realOrResolved } from "./workspace.js";
 
@@ -82,6 +83,8 @@ export function bubblewrapLaunch(input: BubblewrapInput): Launch {
   // A filtered network is a namespace of its own too, made by the supervisor before bwrap starts.
   if (networkMode === "none") args.push("--unshare-net");
   args.push("--die-with-parent", "--new-session", "--cap-drop", "ALL", "--chdir", cwd);
+  // Credentials by name that the tools' environment filter lets through (secret-env.ts).
+  args.push(...unsetSecretEnvArgs());
   // The limits are set by the shell before it runs the command (an exec of prlimit cost ~15 ms more).
   args.push("--", "/bin/sh", "-c", limitPrologue(policy.limits), "sh", ...input.argv);
   return { file: input.bwrap, args };

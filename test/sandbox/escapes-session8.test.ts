@@ -225,3 +225,34 @@ process.stdout.write(JSON.stringify(result));
     expect(readFileSync(parentLog, "utf8")).not.toContain("INJECTED");
   });
 });
+
+describe("credentials in the environment under names the first filter misses", () => {
+  const planted = {
+    MYSQL_PWD: "mysql-pwd-s8-1",
+    AWS_ACCESS_KEY_ID: "AKIA-S8-FAKE",
+    SENTRY_DSN: "https://s8key@sentry.example/1",
+    GITHUB_PAT: "ghp_s8fake",
+    npm_config__auth: "s8-npm-auth",
+  };
+
+  it("are unset inside the sandbox, while PATH and HOME stay", async () => {
+    Object.assign(process.env, planted);
+    try {
+      const tool = createRunCommandTool({
+        env: { ...scrubbedEnv(), HOME: user.home, MERCURY_HOME: user.mercuryHome },
+        sandbox: { userHome: user.home, require: true },
+      });
+      const result = await tool.execute(
+        { command: 'env; echo "home=$HOME"' },
+        fakeContext({ cwd: user.workspace, home: user.mercuryHome }, "allow"),
+      );
+      const text = result.ok ? result.output : result.error;
+      expect(result.ok, text).toBe(true);
+      for (const value of Object.values(planted)) expect(text).not.toContain(value);
+      expect(text).toContain(`home=${user.home}`);
+      expect(text).toMatch(/^PATH=/m);
+    } finally {
+      for (const name of Object.keys(planted)) delete process.env[name];
+    }
+  });
+});
