@@ -7,10 +7,13 @@ import { statSync } from "node:fs";
  * runs as uid 0 without capabilities, which is still the owner of every sysctl: found in session 8,
  * `echo '|/prog' > /proc/sys/kernel/core_pattern` from a sandboxed command changed the host's
  * core_pattern (the kernel runs that program as root on the next crash; `kernel.modprobe` is the same),
- * and `/proc/sysrq-trigger` reboots the host. So the whole proc mount is read-only (the command's own
- * files stay readable; `/dev/stdout` still opens, the magic link leads to the pipe's own mount), and
- * the files that show host-wide state no sandboxed program needs are hidden as Docker hides them:
- * the kernel keyrings' names, kernel memory, timers and scheduler internals.
+ * and `/proc/sysrq-trigger` reboots the host. So those trees are bound read-only here, as Docker does
+ * (`sys`, `sysrq-trigger`, `fs`, `bus`, `irq`; the bind comes from the host's /proc, whose sysctls are
+ * the caller's namespaces' anyway), and the files that show host-wide state no sandboxed program needs
+ * are hidden: the kernel keyrings' names, kernel memory, timers and scheduler internals. The rest of
+ * /proc stays writable: a process's own files (`uid_map` for a nested `unshare -r`, `oom_score_adj`).
+ * The covers also make this /proc not "fully visible", so a nested user namespace cannot mount a fresh,
+ * uncovered proc.
  */
 const hiddenProcFiles = [
   "/proc/keys",
@@ -23,13 +26,15 @@ const hiddenProcFiles = [
 ];
 const hiddenProcFolders = ["/proc/acpi", "/proc/scsi"];
 
-/** bwrap arguments to follow `--proc /proc`: hide the host-wide files, then make the mount read-only. */
+const readOnlyProc = ["/proc/sys", "/proc/sysrq-trigger", "/proc/fs", "/proc/bus", "/proc/irq"];
+
+/** bwrap arguments to follow `--proc /proc`: the kernel's settings read-only, host-wide files hidden. */
 export function procGuardArgs(exists: (path: string) => "file" | "directory" | null = kindOf): string[] {
   const args: string[] = [];
+  for (const path of readOnlyProc) if (exists(path) !== null) args.push("--ro-bind", path, path);
   for (const path of hiddenProcFiles) if (exists(path) === "file") args.push("--ro-bind", "/dev/null", path);
   for (const path of hiddenProcFolders)
     if (exists(path) === "directory") args.push("--tmpfs", path, "--remount-ro", path);
-  args.push("--remount-ro", "/proc");
   return args;
 }
 

@@ -49,15 +49,16 @@ async function run(command: string, cwd: string) {
 const read = (path: string) => readFileSync(path, "utf8");
 
 describe("the sandbox's /proc", () => {
-  it("is read-only: as root, a sysctl such as kernel.core_pattern cannot even be opened for writing", async () => {
+  it("keeps the kernel's settings read-only: as root, kernel.core_pattern cannot even be opened for writing", async () => {
     // Opening without writing changes nothing, whatever the outcome: the probe is safe on the host.
     const { text } = await run(
-      `python3 -c "import os; os.open('/proc/sys/kernel/core_pattern', os.O_WRONLY); print('OPENED')" 2>&1; grep ' /proc ' /proc/self/mountinfo | tail -1`,
+      `python3 -c "import os; os.open('/proc/sys/kernel/core_pattern', os.O_WRONLY); print('OPENED')" 2>&1; grep ' /proc/sys ' /proc/self/mountinfo; echo 500 > /proc/self/oom_score_adj && echo own-files-writable`,
       user.workspace,
     );
     expect(text).not.toContain("OPENED");
     expect(text).toMatch(process.getuid?.() === 0 ? /Read-only file system/ : /Read-only|Permission denied/);
-    expect(text).toMatch(/ \/proc ro,/);
+    expect(text).toMatch(/ \/proc\/sys ro,/);
+    expect(text).toContain("own-files-writable");
   });
 
   it("hides the kernel keyrings' list and still shows the command's own processes", async () => {
