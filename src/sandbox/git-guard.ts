@@ -94,7 +94,8 @@ function hazardsOf(before: GitInventory, after: GitInventory, within: (path: str
     const previous = before.entries.get(path)?.state;
     const state = entry.state;
     if (sameState(previous, state)) continue;
-    const previousBytes = previous?.kind === "file" ? previous : null;
+    // What was there can be put back only when it was read (an unreadable one is removed instead).
+    const previousBytes = previous?.kind === "file" && !previous.unreadable ? previous : null;
     const restore = () => putBack(path, previousBytes);
     if (entry.role === "dot-git") {
       if (state.kind === "link")

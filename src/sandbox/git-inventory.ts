@@ -12,7 +12,7 @@ import { isInside } from "./workspace.js";
  * config files those configs include. Snapshotted before and after a command (git-guard.ts).
  */
 export type WatchedState =
-  | { kind: "file"; bytes: Buffer; mode: number }
+  | { kind: "file"; bytes: Buffer; mode: number; unreadable?: true }
   | { kind: "link"; target: string }
   | { kind: "directory"; id: string }
   | { kind: "other" };
@@ -172,12 +172,22 @@ function stateOf(path: string): WatchedState {
     // Missing (or unreadable): recorded as "other", and a missing path is not entered at all.
     return { kind: "other" };
   }
-  if (info.isSymbolicLink()) return { kind: "link", target: readlinkSync(path) };
   if (info.isDirectory()) return { kind: "directory", id: `${info.dev}:${info.ino}` };
-  if (!info.isFile()) return { kind: "other" };
-  const bytes =
-    info.size <= maxBytes ? readFileSync(path) : Buffer.from(`size ${info.size} mtime ${info.mtimeMs}`);
-  return { kind: "file", bytes, mode: info.mode & 0o7777 };
+  try {
+    if (info.isSymbolicLink()) return { kind: "link", target: readlinkSync(path) };
+    if (!info.isFile()) return { kind: "other" };
+    const bytes =
+      info.size <= maxBytes ? readFileSync(path) : Buffer.from(`size ${info.size} mtime ${info.mtimeMs}`);
+    return { kind: "file", bytes, mode: info.mode & 0o7777 };
+  } catch (error) {
+    // Unreadable or replaced while read: recorded by what is known, so a later change still shows.
+    const code = (error as NodeJS.ErrnoException).code ?? "error";
+    return {
+      kind: "file",
+      bytes: Buffer.from(`unreadable ${code} mtime ${info.mtimeMs}`),
+      mode: info.mode & 0o7777,
+    };
+  }
 }
 
 function existsEntry(path: string): boolean {
