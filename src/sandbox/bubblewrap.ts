@@ -2,6 +2,8 @@ import { existsSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { limitPrologue } from "./limits.js";
 import type { Mask } from "./masks.js";
+import { procGuardArgs } from "./proc-guard.js";
+import { unsetSecretEnvArgs } from "./secret-env.js";
 import { defaultSandboxLimits, type Launch, type SandboxPolicy } from "./types.js";
 import { isInside, realOrResolved } from "./workspace.js";
 
@@ -47,7 +49,8 @@ export function bubblewrapLaunch(input: BubblewrapInput): Launch {
   const args: string[] = ["--ro-bind", "/", "/", "--dev", "/dev"];
   // bwrap's /dev is one unsized tmpfs: /dev/shm gets a sized one of its own.
   if (input.tmpfsSize) args.push(...size(tmpBytes), "--tmpfs", "/dev/shm");
-  args.push("--proc", "/proc", ...size(tmpBytes), "--tmpfs", "/tmp");
+  // The fresh /proc read-only with host-wide files hidden (proc-guard.ts: as root, /proc/sys was writable).
+  args.push("--proc", "/proc", ...procGuardArgs(), ...size(tmpBytes), "--tmpfs", "/tmp");
   // /run holds the sockets of system services (D-Bus, systemd, docker): connecting to a socket is not
   // a write, so a read-only mount would not stop it. DNS may need resolv.conf from there.
   args.push(...size(runBytes), "--tmpfs", "/run");
@@ -80,6 +83,8 @@ export function bubblewrapLaunch(input: BubblewrapInput): Launch {
   // A filtered network is a namespace of its own too, made by the supervisor before bwrap starts.
   if (networkMode === "none") args.push("--unshare-net");
   args.push("--die-with-parent", "--new-session", "--cap-drop", "ALL", "--chdir", cwd);
+  // Credentials by name that the tools' environment filter lets through (secret-env.ts).
+  args.push(...unsetSecretEnvArgs());
   // The limits are set by the shell before it runs the command (an exec of prlimit cost ~15 ms more).
   args.push("--", "/bin/sh", "-c", limitPrologue(policy.limits), "sh", ...input.argv);
   return { file: input.bwrap, args };

@@ -1,133 +1,147 @@
-import { lstatSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, relative, resolve } from "node:path";
+import { newProgramSettings, withoutProgramSettings } from "./git-config-text.js";
+import {
+  type GitInventory,
+  gitdirTarget,
+  sameState,
+  takeInventory,
+  type WatchedEntry,
+} from "./git-inventory.js";
+import { isInside, realOrResolved } from "./workspace.js";
+
+export { configEntries, newProgramSettings, withoutProgramSettings } from "./git-config-text.js";
 
 /**
  * What git runs later, outside the sandbox. The sandbox keeps `.git/hooks` read-only, but a command
- * approved by allow-all (`--yes`) can still point git at a program through `.git/config`
- * (`core.hooksPath`, `core.fsmonitor`, a filter, a pager, an include of another file) or at another
- * repository's config and hooks through `.git/commondir`; the user's next `git status` or commit
- * would run it with all their rights. A read-only config breaks `git remote add` and `push -u`, so
- * instead the state is compared after each command and such a change is put back and reported.
- * A person who approved the exact command keeps its change.
+ * approved by allow-all (`--yes`) can still point git at a program through a config
+ * (`core.hooksPath`, `core.fsmonitor`, a filter, a pager, an include of another file), at another
+ * repository through `commondir` or a `gitdir:` file, plant a repository of its own (a new `.git` or
+ * bare layout in a folder the user will `cd` into, or `mv .git .git-old` and a planted copy in its
+ * place), or write a hook where the sandbox's read-only bind does not reach (a copied `.git`, a
+ * submodule, a `core.hooksPath` folder in the project). The user's next `git status` or commit would
+ * run it with all their rights. A read-only config breaks `git remote add` and `push -u`, so instead
+ * everything git-inventory.ts lists is compared after each command, and such a change is put back
+ * (a moved repository folder is moved back) and reported. A person who approved the exact command
+ * keeps its change.
  */
 export interface GitGuard {
   /** Puts back what the command changed that git would run; a sentence for the tool result, or null. */
   check(): string | null;
 }
 
-const execNames = new Set([
-  "core.hookspath",
-  "core.fsmonitor",
-  "core.pager",
-  "core.editor",
-  "core.sshcommand",
-  "core.askpass",
-  "core.gitproxy",
-  "core.worktree",
-  "core.alternaterefscommand",
-  "diff.external",
-  "sequence.editor",
-  "gpg.program",
-  "credential.helper",
-  "uploadpack.packobjectshook",
-  "include.path",
-  "interactive.difffilter",
-  "web.browser",
-]);
-
-const execPatterns: readonly RegExp[] = [
-  /^includeif\..+\.path$/,
-  /^filter\..+\.(clean|smudge|process)$/,
-  /^diff\..+\.(textconv|command)$/,
-  /^merge\..+\.driver$/,
-  /^pager\./,
-  /^alias\./,
-  /^gpg\..+\.program$/,
-  /^credential\..+\.helper$/,
-  /^remote\..+\.(uploadpack|receivepack)$/,
-  /^(browser|man|difftool|mergetool)\..+\.(cmd|path)$/,
-];
-
-function runsProgram(name: string): boolean {
-  return execNames.has(name) || execPatterns.some((pattern) => pattern.test(name));
+interface Hazard {
+  path: string;
+  /** What was found, for the result (after the relative path). */
+  what: string;
+  repair(): void;
 }
 
-/** `section[.subsection].key=value` for every setting in a git config text; names folded as git folds them. */
-export function configEntries(text: string): string[] {
-  const entries: string[] = [];
-  let section = "";
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
-    const header = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\](.*)$/.exec(line);
-    if (header) {
-      const [, name = "", subsection] = header;
-      section = subsection !== undefined ? `${name.toLowerCase()}.${subsection}` : name.toLowerCase();
-      // `[core] hooksPath = x` on one line is valid git config too.
-      const rest = (header[3] ?? "").trim();
-      if (rest !== "") entries.push(...configEntries(`[${section}]\n${rest}`));
-      continue;
-    }
-    const setting = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line);
-    // Anything else (a continuation, a malformed line) is kept whole: a change to it counts as a change.
-    entries.push(setting ? `${section}.${(setting[1] ?? "").toLowerCase()}=${setting[2] ?? ""}` : `?${line}`);
-  }
-  return entries;
-}
-
-/** The settings in `after` that make git run something and were not in `before` as they are now. */
-export function newProgramSettings(before: string, after: string): string[] {
-  const old = new Set(configEntries(before));
-  return configEntries(after)
-    .filter((entry) => !old.has(entry))
-    .map((entry) => (entry.startsWith("?") ? entry : entry.slice(0, entry.indexOf("="))))
-    .filter((name) => name.startsWith("?") || runsProgram(name));
-}
-
-function readText(path: string): string | null {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw error;
-  }
-}
-
-function isDirectory(path: string): boolean {
-  return lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
-}
-
-/** Replaces whatever is at `path` (a file, a link the command made) with `text`, or removes it. */
-function putBack(path: string, text: string | null): void {
-  rmSync(path, { force: true });
-  if (text !== null) writeFileSync(path, text);
-}
-
-/** Null when the workspace has no `.git` folder of its own (nothing git would read from it). */
+/** A guard over the whole workspace (a repository may appear where there was none). */
 export function guardGitState(workspace: string): GitGuard | null {
-  const gitFolder = join(workspace, ".git");
-  if (!isDirectory(gitFolder)) return null;
-  const configPath = join(gitFolder, "config");
-  const commondirPath = join(gitFolder, "commondir");
-  const config = readText(configPath);
-  const commondir = readText(commondirPath);
+  const root = realOrResolved(workspace);
+  const before = takeInventory(root);
   return {
     check() {
-      const restored: string[] = [];
-      const configNow = isDirectory(gitFolder) ? readText(configPath) : config;
-      if (configNow !== config) {
-        const added = newProgramSettings(config ?? "", configNow ?? "");
-        if (added.length > 0) {
-          putBack(configPath, config);
-          restored.push(`.git/config (${added.map((name) => name.replace(/^\?/, "")).join(", ")})`);
-        }
+      const notes: string[] = [];
+      const rel = (path: string) => relative(root, path) || ".";
+      let after = takeInventory(root);
+      for (const [path, entry] of before.entries) {
+        const moved = movedRepository(before, after, path, entry);
+        if (!moved) continue;
+        // A re-initialised repository (`mv .git .git-old && git init`) that plants nothing stays.
+        if (
+          hazardsOf(before, after, (candidate) => candidate === path || isInside(candidate, path)).length ===
+          0
+        )
+          continue;
+        const replacement = existsSync(path) ? freeName(`${path}.replaced-by-command`) : null;
+        if (replacement) renameSync(path, replacement);
+        renameSync(moved, path);
+        notes.push(
+          `${rel(path)} (the repository folder had been moved to ${rel(moved)} and replaced${replacement ? `; the replacement is kept as ${rel(replacement)}` : ""})`,
+        );
+        after = takeInventory(root);
       }
-      if (isDirectory(gitFolder) && readText(commondirPath) !== commondir) {
-        putBack(commondirPath, commondir);
-        restored.push(".git/commondir (points git at another repository's config and hooks)");
+      for (const hazard of hazardsOf(before, after, () => true)) {
+        hazard.repair();
+        notes.push(`${rel(hazard.path)} (${hazard.what})`);
       }
-      if (restored.length === 0) return null;
-      return `Mercury put back ${restored.join(" and ")}: git would run what the command set there later, outside the sandbox, with the user's rights. Only the user makes such a change (ask them to run it themselves).`;
+      if (notes.length === 0) return null;
+      return `Mercury put back ${notes.join(" and ")}: git would run what the command set there later, outside the sandbox, with the user's rights. Only the user makes such a change (ask them to run it themselves).`;
     },
   };
+}
+
+/** Where a `.git` folder that was at `path` before is now, when the command moved it away. */
+function movedRepository(
+  before: GitInventory,
+  after: GitInventory,
+  path: string,
+  entry: WatchedEntry,
+): string | null {
+  if (entry.role !== "dot-git" || entry.state.kind !== "directory") return null;
+  if (sameState(entry.state, after.entries.get(path)?.state)) return null;
+  const now = after.repositoryIds.get(entry.state.id);
+  return now && now !== path && before.entries.has(path) ? now : null;
+}
+
+function hazardsOf(before: GitInventory, after: GitInventory, within: (path: string) => boolean): Hazard[] {
+  const hazards: Hazard[] = [];
+  const repositoriesBefore = new Set(before.repositoryIds.values());
+  for (const [path, entry] of after.entries) {
+    if (!within(path)) continue;
+    const previous = before.entries.get(path)?.state;
+    const state = entry.state;
+    if (sameState(previous, state)) continue;
+    // What was there can be put back only when it was read (an unreadable one is removed instead).
+    const previousBytes = previous?.kind === "file" && !previous.unreadable ? previous : null;
+    const restore = () => putBack(path, previousBytes);
+    if (entry.role === "dot-git") {
+      if (state.kind === "link")
+        hazards.push({ path, what: "a link git would follow to another repository", repair: restore });
+      if (state.kind === "file") {
+        const target = gitdirTarget(path, state.bytes.toString("utf8"));
+        if (!target || !isInside(realOrResolved(target), after.workspace))
+          hazards.push({ path, what: "points git at a folder outside the workspace", repair: restore });
+      }
+    } else if (entry.role === "config") {
+      if (state.kind === "link") hazards.push({ path, what: "a config replaced by a link", repair: restore });
+      if (state.kind !== "file") continue;
+      const text = state.bytes.toString("utf8");
+      const added = newProgramSettings(previousBytes?.bytes.toString("utf8") ?? "", text);
+      if (added.length === 0) continue;
+      const names = added.map((name) => name.replace(/^\?/, "")).join(", ");
+      hazards.push({
+        path,
+        what: previousBytes ? names : `${names}; removed from a config the command created`,
+        repair: previousBytes ? restore : () => writeFileSync(path, withoutProgramSettings(text)),
+      });
+    } else if (entry.role === "commondir") {
+      // A new worktree's commondir inside the workspace is git's own; in a repository that was
+      // there before, any change points it at another repository's config and hooks.
+      const target = state.kind === "file" ? state.bytes.toString("utf8").trim() : "";
+      const resolved = target === "" ? "" : realOrResolved(resolve(dirname(path), target));
+      const known = repositoriesBefore.has(dirname(path));
+      if (known || state.kind !== "file" || !isInside(resolved, after.workspace))
+        hazards.push({ path, what: "points git at another repository's config and hooks", repair: restore });
+    } else if (entry.role === "hook" && (state.kind === "file" || state.kind === "link")) {
+      hazards.push({ path, what: "a hook git runs at the next commit or checkout", repair: restore });
+    } else if (entry.role === "hooks-folder" && state.kind === "link") {
+      hazards.push({ path, what: "a hooks folder replaced by a link", repair: restore });
+    }
+  }
+  return hazards;
+}
+
+/** Replaces whatever is at `path` (a file, a link the command made) with what was there, or removes it. */
+function putBack(path: string, previous: { bytes: Buffer; mode: number } | null): void {
+  rmSync(path, { force: true });
+  if (previous) writeFileSync(path, previous.bytes, { mode: previous.mode });
+}
+
+function freeName(base: string): string {
+  let candidate = base;
+  for (let index = 2; existsSync(candidate); index++) candidate = `${base}-${index}`;
+  return candidate;
 }

@@ -4,6 +4,7 @@ import { SandboxRefusedError, SandboxUnavailableError } from "./errors.js";
 import { secretMasks } from "./masks.js";
 import { filteredNetworkLaunch } from "./network-filter.js";
 import { seatbeltLaunch } from "./seatbelt.js";
+import { sandboxEntry } from "./seccomp.js";
 import { bwrapSizesTmpfs } from "./tmpfs-size.js";
 import type { Launch, SandboxPolicy, SandboxStatus } from "./types.js";
 import { workspaceRefusal } from "./workspace.js";
@@ -31,26 +32,33 @@ export function sandboxProgramLaunch(argv: string[], policy: SandboxPolicy, stat
   const tools = linuxSandboxTools();
   if (!tools) throw new SandboxUnavailableError("bubblewrap was found unusable", "run `mercury doctor`");
   const tmpfsSize = bwrapSizesTmpfs(tools.bwrap);
-  if (!policy.network) return bubblewrapLaunch({ policy, argv, masks, bwrap: tools.bwrap, tmpfsSize });
+  // Every bwrap launch carries the seccomp filter and closes inherited descriptors (seccomp.ts).
+  if (!policy.network)
+    return sandboxEntry(bubblewrapLaunch({ policy, argv, masks, bwrap: tools.bwrap, tmpfsSize }));
   const filter = status.network;
   if (filter?.available && tools.network) {
     const uid = process.getuid?.() ?? 0;
     const gid = process.getgid?.() ?? 0;
     const root = uid === 0;
-    const bwrap = bubblewrapLaunch({
-      policy,
-      argv,
-      masks,
-      bwrap: tools.bwrap,
-      tmpfsSize,
-      networkMode: "filtered",
-      ...(root ? {} : { runAs: { uid, gid } }),
-    });
+    const bwrap = sandboxEntry(
+      bubblewrapLaunch({
+        policy,
+        argv,
+        masks,
+        bwrap: tools.bwrap,
+        tmpfsSize,
+        networkMode: "filtered",
+        ...(root ? {} : { runAs: { uid, gid } }),
+      }),
+      [5],
+    );
     return filteredNetworkLaunch({ bwrap, tools: tools.network, root });
   }
   // Never the host's network by accident: only the user's explicit opt-in gives it.
   if (policy.allowUnfilteredNetwork)
-    return bubblewrapLaunch({ policy, argv, masks, bwrap: tools.bwrap, tmpfsSize, networkMode: "host" });
+    return sandboxEntry(
+      bubblewrapLaunch({ policy, argv, masks, bwrap: tools.bwrap, tmpfsSize, networkMode: "host" }),
+    );
   throw new SandboxUnavailableError(
     `this command was granted the network, and Mercury gives network only through its filter (no loopback, no private ranges), which cannot run here: ${filter && !filter.available ? filter.reason : "its programs were not found"}`,
     filter && !filter.available ? filter.fix : "run `mercury doctor`",

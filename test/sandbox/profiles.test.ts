@@ -115,7 +115,10 @@ describe("the bubblewrap command line", () => {
 
   it("mounts the workspace writable after hiding Mercury's home, and masks secrets after the workspace", () => {
     const args = launchFor();
-    expect(args.startsWith("--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --tmpfs /run")).toBe(true);
+    expect(args.startsWith("--ro-bind / / --dev /dev --proc /proc ")).toBe(true);
+    // The kernel's settings read-only, host-wide files hidden (proc-guard.ts), before /tmp and /run.
+    expect(args).toContain("--proc /proc --ro-bind /proc/sys /proc/sys");
+    expect(args).toContain("--ro-bind /dev/null /proc/keys");
     const hide = args.indexOf(`--tmpfs ${user.mercuryHome}`);
     const workspace = args.indexOf(`--bind ${user.workspace} ${user.workspace}`);
     const ssh = args.indexOf(`--tmpfs ${user.home}/.ssh`);
