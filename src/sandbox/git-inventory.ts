@@ -68,7 +68,9 @@ export function takeInventory(workspace: string): GitInventory {
         }
         continue;
       }
-      if (entry.isDirectory()) stack.push(path);
+      // Installed packages are not walked: git is not run inside them, and a JavaScript project's
+      // node_modules holds tens of thousands of folders, walked twice per command.
+      if (entry.isDirectory() && entry.name !== "node_modules") stack.push(path);
     }
   }
   if (looksLikeRepository(listOrEmpty(workspace))) addRepository(workspace);
