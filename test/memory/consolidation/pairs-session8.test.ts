@@ -7,6 +7,8 @@ import { loadPairs, runPair, runPairsBench } from "../../../src/memory/bench/sta
 // possessions, "no longer" in every form ("ya no", "no … más", "dejé de", "nicht mehr", "aufgehört zu",
 // "ne … plus", "arrêté de", 不再), comparatives, hedges, third persons, shared attributes and lists.
 const pairs = loadPairs(join(import.meta.dirname, "../fixtures/statement-pairs-session8.jsonl"));
+// 40 more written after the fixes, before running them (a check that the fixes generalise).
+const probe = loadPairs(join(import.meta.dirname, "../fixtures/statement-pairs-session8-probe.jsonl"));
 
 describe("session 8 held-out pairs (test/memory/fixtures/statement-pairs-session8.jsonl)", () => {
   it.each(["rules", "oracle", "noisy", "liar"] as const)(
@@ -24,6 +26,12 @@ describe("session 8 held-out pairs (test/memory/fixtures/statement-pairs-session
       }
     },
   );
+
+  it.each(["rules", "liar"] as const)("probe set, %s: no wrong supersession or confirmation", async (mode) => {
+    const report = await runPairsBench(probe, mode);
+    expect(report.failures.map((failure) => `${failure.pair.id} ${failure.action}`)).toEqual([]);
+    if (mode === "rules") expect(report.updates.superseded).toBeGreaterThanOrEqual(8);
+  });
 
   it.each([
     // Spanish "no longer" with the infinitive conjugated to the stored person, and "no … más".
