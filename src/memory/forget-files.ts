@@ -8,7 +8,7 @@ import {
   readSync,
   writeSync,
 } from "node:fs";
-import { basename, join, resolve } from "node:path";
+import { basename, join, resolve, sep } from "node:path";
 import type { WordScrubber } from "./forget-words.js";
 import { FORGOTTEN } from "./store/redaction.js";
 
@@ -19,6 +19,10 @@ import { FORGOTTEN } from "./store/redaction.js";
  * words (forget-words.ts: every word in a line of a source session, two together elsewhere). The
  * database and its copies are changed through SQLite (forget.ts, forget-copies.ts), binary files are
  * left alone. In place, not renamed: a daemon appending to its log keeps its file.
+ *
+ * Files under a user folder (`userFolders`: MERCURY_HOME/workspace, where tasks work on the user's own
+ * files) are the user's, not Mercury's records: they are never rewritten. One that holds the
+ * forgotten text is named in `userFiles`, so the user is told and decides.
  */
 export function scrubFiles(
   home: string,
@@ -27,13 +31,19 @@ export function scrubFiles(
     scrubber: WordScrubber | undefined;
     sessionIds: readonly string[];
     skip: readonly string[];
+    /** Folders of the user's own files: read and reported, never rewritten. */
+    userFolders?: readonly string[];
   },
   files: FileCalls = nodeFileCalls,
-): { updated: string[]; failed: { path: string; reason: string }[] } {
+): { updated: string[]; failed: { path: string; reason: string }[]; userFiles: string[] } {
   const skip = new Set(options.skip.flatMap((path) => sqliteFiles(resolve(path))));
   const exact = exactPattern(options.needles);
   const updated: string[] = [];
+  const userFiles: string[] = [];
   const failed: { path: string; reason: string }[] = [];
+  const userFolders = (options.userFolders ?? []).map((folder) => resolve(folder));
+  const isUsers = (path: string) =>
+    userFolders.some((folder) => resolve(path) === folder || resolve(path).startsWith(`${folder}${sep}`));
   for (const path of filesUnder(home, files, failed)) {
     if (skip.has(resolve(path)) || /\.db(?:-wal|-shm|-journal)?$/.test(basename(path))) continue;
     try {
@@ -51,6 +61,10 @@ export function scrubFiles(
           .join("\n");
       }
       if (after === before) continue;
+      if (isUsers(path)) {
+        userFiles.push(path);
+        continue;
+      }
       files.rewrite(path, after);
       updated.push(path);
     } catch (error) {
@@ -60,7 +74,7 @@ export function scrubFiles(
       failed.push({ path, reason: error instanceof Error ? error.message : String(error) });
     }
   }
-  return { updated, failed };
+  return { updated, failed, userFiles };
 }
 
 function sqliteFiles(path: string): string[] {

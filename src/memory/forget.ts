@@ -1,4 +1,4 @@
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import type { SqliteDatabase } from "../storage/database.js";
 import { type ForgetRecord, forgetInCopies } from "./forget-copies.js";
 import { scrubFiles } from "./forget-files.js";
@@ -30,6 +30,11 @@ export interface ForgetResult {
   copiesUpdated: number;
   /** Copies that could not be changed: they still hold the text; the user is told which. */
   copiesFailed: { path: string; reason: string }[];
+  /**
+   * The user's own files (MERCURY_HOME/workspace) that hold the forgotten text. Mercury does not
+   * rewrite them (they are the user's work, not its records); the user is told which they are.
+   */
+  userFilesHolding: string[];
 }
 
 /**
@@ -126,15 +131,20 @@ export function forgetMemory(deps: ForgetDeps, id: number, userKey: string, at: 
   checkpoint(deps);
   const copyPaths = deps.databaseCopies?.() ?? [];
   const copies = forgetInCopies(copyPaths, result);
+  const userFiles: string[] = [];
   if (!database.memory) {
-    // Logs, task baselines, exports and any other text file under MERCURY_HOME.
-    const files = scrubFiles(dirname(database.name), {
+    // Logs, task baselines, exports and any other text file under MERCURY_HOME — but not the user's
+    // own files in the workspace: those are reported, never silently rewritten.
+    const home = dirname(database.name);
+    const files = scrubFiles(home, {
       needles: result.needles,
       scrubber: wordScrubber(result.words, FORGOTTEN, result.contextWords, result.valueWords),
       sessionIds: result.sessionIds,
       skip: [database.name, ...copyPaths],
+      userFolders: [join(home, "workspace")],
     });
     copies.failed.push(...files.failed);
+    userFiles.push(...files.userFiles);
   }
   for (const failure of copies.failed) {
     deps.log?.(
@@ -147,6 +157,7 @@ export function forgetMemory(deps: ForgetDeps, id: number, userKey: string, at: 
     episodesRedacted: result.episodeIds.length,
     copiesUpdated: copies.updated.length,
     copiesFailed: copies.failed,
+    userFilesHolding: userFiles,
   };
 }
 

@@ -173,14 +173,20 @@ export function registerMemoryCommands(
               `\nwarning: ${copy.path} could not be changed (${copy.reason}); it still holds the memory: delete it`,
           )
           .join("");
+        // The workspace holds the user's own files: Mercury never rewrites them, it says where the text is.
+        const userFiles =
+          result.userFilesHolding.length === 0
+            ? ""
+            : `\nnote: your own files in the workspace still contain it (Mercury does not change them; edit or delete them yourself):${result.userFilesHolding.map((path) => `\n  ${path}`).join("")}`;
         return {
           json: {
             ok: true,
             forgotten: id,
             backupsUpdated: result.copiesUpdated,
             backupsFailed: result.copiesFailed,
+            workspaceFilesHolding: result.userFilesHolding,
           },
-          text: `Forgotten: memory #${id}${copies}${failed}`,
+          text: `Forgotten: memory #${id}${copies}${failed}${userFiles}`,
         };
       }),
     );

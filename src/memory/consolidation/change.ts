@@ -24,6 +24,15 @@ const REPLACEMENT =
   /\b(?:i(?: have|'ve)? )?changed my mind\b|\bswitched(?: over)?(?: to| from)?\b|\binstead(?: of)?\b|\brelocated\b|\bmoved\b|\bturned\b/giu;
 /** Words that place a state in the present: a change only when the stored statement lacks them. */
 const PRESENT = /\b(?:now|nowadays|these days|currently|again|new)\b/giu;
+/**
+ * Moving house in Spanish, German and French ("me mudé a", "se mudó a", "bin nach … gezogen",
+ * "umgezogen", "j'ai déménagé"): the verb stays a word (vocabulary.ts folds it onto "live").
+ */
+const FOREIGN_REPLACEMENT =
+  /(?:^|[^\p{L}])(?:(?:me|se|te|nos)\s+mud(?:[eéoó]|aste|amos|aron|ado)|umgezogen|gezogen|(?:d[eé]m[eé]nag[eé]e?s?))(?![\p{L}])/iu;
+/** "Now" in Spanish, German and French: "ahora", "jetzt", "mittlerweile", "maintenant", "désormais". */
+const FOREIGN_PRESENT =
+  /(?:^|[^\p{L}])(?:ahora|actualmente|hoy en d[ií]a|jetzt|nun|inzwischen|mittlerweile|derzeit|maintenant|d[eé]sormais|actuellement)(?![\p{L}])/giu;
 const CJK_REPLACEMENT = /改主意了?|改变主意了?|换成|换到|改成|改为|搬到|搬去|搬家/gu;
 const CJK_PRESENT = /现在|如今|目前|最近/gu;
 /**
@@ -72,6 +81,7 @@ function hasPattern(text: string, pattern: RegExp): boolean {
 
 function stripPhrases(text: string): string {
   return text
+    .replace(FOREIGN_PRESENT, " ")
     .replace(REPLACEMENT, (match) => (/moved|relocated/i.test(match) ? match : " "))
     .replace(PRESENT, " ")
     .replace(CJK_REPLACEMENT, (match) => (match.startsWith("搬") ? "搬" : " "))
@@ -83,11 +93,23 @@ interface Phrasing {
   present: boolean;
 }
 
+/**
+ * "I got a new dog named Luna", "I bought a new bike": "new" after "a/an" brings in one more thing, it
+ * does not say the stored one is gone ("my new landlord", "my new number" do: one value replaced).
+ */
+const ANOTHER_ONE = /\b(?:a|an|another|one more)\s+(?:brand\s+)?new\b/giu;
+
 function phrasing(text: string): Phrasing {
   const lower = normalize(text);
   return {
-    replacement: hasPattern(lower, REPLACEMENT) || hasPattern(text, CJK_REPLACEMENT),
-    present: hasPattern(lower, PRESENT) || hasPattern(text, CJK_PRESENT),
+    replacement:
+      hasPattern(lower, REPLACEMENT) ||
+      hasPattern(text, CJK_REPLACEMENT) ||
+      hasPattern(lower, FOREIGN_REPLACEMENT),
+    present:
+      hasPattern(lower.replace(ANOTHER_ONE, " "), PRESENT) ||
+      hasPattern(text, CJK_PRESENT) ||
+      hasPattern(lower, FOREIGN_PRESENT),
   };
 }
 

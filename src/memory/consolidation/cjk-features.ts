@@ -80,11 +80,19 @@ export function cjkFeatures(run: string, into: StatementFeatures): void {
     if (/了\s*$|已经不|已經不/u.test(run)) into.past = true;
   }
   rest = rest.replace(/以前|曾经|过去|過去|原来/gu, " ").replace(CJK_NEGATION, " ");
+  // A possessed thing right before the relation is its subject: in 我家的猫叫咪咪 / 我家的狗叫咪咪 the
+  // animal differs, not the name. It goes in front of the relation (the words after a relation are
+  // its value); elsewhere the relation comes first, as Chinese puts a place before the verb (在谷歌工作).
   for (const [pattern, relation] of CJK_RELATIONS) {
-    if (pattern.test(rest)) {
-      into.terms.add(relation);
-      rest = rest.replace(pattern, " ");
+    const match = pattern.exec(rest);
+    if (match === null) continue;
+    const subject = /的(\p{Script=Han}{1,3})$/u.exec(rest.slice(0, match.index))?.[1];
+    if (subject !== undefined && !CJK_STOPWORDS.has(subject)) {
+      into.terms.add(subject);
+      rest = `${rest.slice(0, match.index - subject.length)} ${rest.slice(match.index)}`;
     }
+    into.terms.add(relation);
+    rest = rest.replace(pattern, " ");
   }
   const segmenter = new Intl.Segmenter("zh", { granularity: "word" });
   for (const piece of rest.split(/\s+/)) {

@@ -16,6 +16,7 @@ import {
 } from "../store/types.js";
 import { lexicalSimilarity } from "../text/index.js";
 import { changeInUsersWords } from "./change.js";
+import { readEnded } from "./ended-phrases.js";
 import { covers } from "./features.js";
 import { guardJudgement } from "./guards.js";
 import { type Judgement, judgeByModel, judgeByRules } from "./judge.js";
@@ -178,7 +179,11 @@ export async function similarMemories(
     )
     .map(({ hit, memory }) => ({
       memory,
-      similarity: lexicalSimilarity(candidate.text, memory.text),
+      // "J'ai arrêté de fumer" shares no word with "Je fume" until read as "je fume" without its marker.
+      similarity: Math.max(
+        lexicalSimilarity(candidate.text, memory.text),
+        lexicalSimilarity(readEnded(candidate.text).text, memory.text),
+      ),
       // A close vector neighbour (synonyms, paraphrase) is judged even with little word overlap.
       vectorNeighbour: hit.vectorRank !== null && hit.vectorRank <= VECTOR_NEIGHBOURS,
     }))

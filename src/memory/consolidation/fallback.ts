@@ -144,7 +144,9 @@ function compare(candidate: string, existing: string): Judgement {
     const order = [...features.terms];
     return value !== undefined && attribute !== undefined && order.indexOf(value) > order.indexOf(attribute);
   };
-  if (onlyA.length === 1 && onlyB.length === 1 && isValue(a, onlyA[0]) && isValue(b, onlyB[0])) {
+  // "I no longer live in Lyon" / "… in Paris": denied values of a one-value attribute are two facts.
+  const denied = a.negated || b.negated;
+  if (!denied && onlyA.length === 1 && onlyB.length === 1 && isValue(a, onlyA[0]) && isValue(b, onlyB[0])) {
     return {
       verdict: "contradiction",
       reason: `possible update of ${attribute}: ${onlyA[0]} vs ${onlyB[0]}`,

@@ -5,6 +5,16 @@ import { agePhrases, approximatorAfter, approximatorBefore, numericDates } from 
 import { cjkFeatures } from "./cjk-features.js";
 import { FOREIGN_FUNCTION_WORDS, readEnded } from "./ended-phrases.js";
 import {
+  FOREIGN_MONTHS,
+  FOREIGN_NEGATIONS,
+  FOREIGN_NUMBER_WORDS,
+  FOREIGN_PRONOUNS,
+  FOREIGN_RELATIONS,
+  FOREIGN_WEEKDAYS,
+  foreignPersonAt,
+  isFrenchPersonPrefix,
+} from "./foreign-words.js";
+import {
   ADDITIVE_MARKERS,
   CHANGE_MARKERS,
   ENDING_VERBS,
@@ -143,7 +153,7 @@ function englishTerm(token: string): string | undefined {
   if (token.length > 1 && isStopword(token)) return undefined;
   if (isNegation(token) || FOREIGN_FUNCTION_WORDS.has(token)) return undefined;
   const stem = /^[a-z]+$/.test(token) ? stemmer(token) : token;
-  return RELATION_SYNONYMS[token] ?? RELATION_SYNONYMS[stem] ?? stem;
+  return RELATION_SYNONYMS[token] ?? RELATION_SYNONYMS[stem] ?? FOREIGN_RELATIONS[token] ?? stem;
 }
 
 /** The canonical person a token names, "+" marking a plural ("sisters" -> "sister+"), or undefined. */
@@ -168,15 +178,17 @@ function calendarDays(tokens: readonly string[], dates: Set<string>): Set<number
     return value >= 1 && value <= 31 ? value : undefined;
   };
   tokens.forEach((token, position) => {
-    if (!MONTHS.includes(token)) return;
+    const month = MONTHS.includes(token) ? token : FOREIGN_MONTHS[token];
+    if (month === undefined) return;
     const after = day(tokens[position + 1]);
-    const before = tokens[position - 1] === "of" ? day(tokens[position - 2]) : day(tokens[position - 1]);
+    const of = /^(?:of|de)$/.test(tokens[position - 1] ?? "");
+    const before = of ? day(tokens[position - 2]) : day(tokens[position - 1]);
     if (after !== undefined) consumed.add(position + 1);
-    else if (before !== undefined) consumed.add(tokens[position - 1] === "of" ? position - 2 : position - 1);
+    else if (before !== undefined) consumed.add(of ? position - 2 : position - 1);
     const value = after ?? before;
     if (value === undefined) return;
     consumed.add(position);
-    dates.add(`${token} ${value}`);
+    dates.add(`${month} ${value}`);
   });
   return consumed;
 }
@@ -204,7 +216,8 @@ export function featuresOf(statement: string): StatementFeatures {
   // A pronoun opening a sentence is its subject: "She is a nurse" is not "He is a nurse". Elsewhere
   // ("…a dog, he passed away") it usually points back at something already named.
   for (const match of text.matchAll(/(?:^|[.!?;\n]\s*)([A-Za-z]+)\b/g)) {
-    const pronoun = PRONOUN_PERSONS[(match[1] ?? "").toLowerCase()];
+    const word = (match[1] ?? "").toLowerCase();
+    const pronoun = PRONOUN_PERSONS[word] ?? FOREIGN_PRONOUNS[word];
     if (pronoun !== undefined) features.persons.add(pronoun);
   }
   // A named possessor is a person: "Jane's birthday" is not "my birthday", wherever it stands.
@@ -246,7 +259,7 @@ export function featuresOf(statement: string): StatementFeatures {
       cjkFeatures(token, features);
       return;
     }
-    if (isNegation(token)) {
+    if (isNegation(token) || FOREIGN_NEGATIONS.has(token)) {
       // "no longer" is a change of state, not a plain negation of the same claim.
       features.negated = true;
       return;
@@ -266,11 +279,19 @@ export function featuresOf(statement: string): StatementFeatures {
       return;
     }
     if (PERSON_MODIFIERS.has(token) && personOf(tokens[position + 1]) !== undefined) return;
+    if (isFrenchPersonPrefix(tokens, position)) return;
+    // "ich bin" is "I am"; "bin" alone is an English word.
+    if (token === "bin" && tokens[position - 1] === "ich") return;
     if (token === "used" && tokens[position + 1] === "to") return;
     // "on Saturdays", "at weekends": a plural day is the same day, every week.
     const day = token.replace(/s$/, "");
     if (WEEKDAYS.includes(day) || MONTHS.includes(token) || RELATIVE_DAYS.includes(day)) {
       features.dates.add(MONTHS.includes(token) ? token : day);
+      return;
+    }
+    const foreignDay = FOREIGN_WEEKDAYS[token];
+    if (foreignDay !== undefined) {
+      features.dates.add(foreignDay);
       return;
     }
     if (/^(?:19|20)\d\d$/.test(token)) {
@@ -291,12 +312,12 @@ export function featuresOf(statement: string): StatementFeatures {
       if (unit) features.terms.add(unit);
       return;
     }
-    const spelled = NUMBER_WORDS[token];
+    const spelled = NUMBER_WORDS[token] ?? FOREIGN_NUMBER_WORDS[token];
     if (spelled !== undefined) {
       features.numbers.add(String(spelled));
       return;
     }
-    const person = personOf(token);
+    const person = personOf(token) ?? foreignPersonAt(tokens, position);
     if (person !== undefined) {
       const modifier = tokens[position - 1];
       // "brother-in-law" is another person than "brother".

@@ -273,6 +273,8 @@ function oneValueChanged(
   onlyOld: readonly string[],
 ): string | undefined {
   if (onlyNew.length !== 1 || onlyOld.length !== 1) return undefined;
+  // "I no longer work at Google" / "… at Meta": a one-value attribute denied has many values.
+  if (newer.negated || older.negated) return undefined;
   const attribute = [...newer.terms].find((term) => older.terms.has(term) && FUNCTIONAL_ATTRIBUTES.has(term));
   if (attribute === undefined) return undefined;
   // The differing word must come after the attribute in both statements (its value), not before it

@@ -1,3 +1,4 @@
+import { readEnded } from "./ended-phrases.js";
 import { difference, FUNCTIONAL_ATTRIBUTES, featuresOf, sameSet } from "./features.js";
 import { subjectOf } from "./roles.js";
 
@@ -7,18 +8,24 @@ import { subjectOf } from "./roles.js";
  * in Paris" although the two share no word.
  */
 const ATTRIBUTE_WORDS: Readonly<Record<string, string>> = {
-  live: "live lives lived living moved relocated 住 搬",
-  work: "work works worked job employed 工作 上班",
+  live: "live lives lived living moved relocated 住 搬 vivo vive wohne wohnt habite",
+  work: "work works worked job employed 工作 上班 trabajo trabaja arbeite arbeitet travaille",
   favorit: "favorite favourite 最喜欢",
   marri: "married marriage divorced single 结婚 离婚",
 };
 
-/** The text searched for a candidate's neighbours: its own words plus its attributes' other words. */
+/**
+ * The text searched for a candidate's neighbours: its own words plus its attributes' other words,
+ * and the statement as read without its "no longer" marker ("j'ai arrêté de fumer" also searches
+ * "je fume", "dejé de trabajar" "trabajo"), so an ended state finds the state it ends.
+ */
 export function neighbourQuery(text: string): string {
+  const ended = readEnded(text);
   const extra = [...featuresOf(text).terms].flatMap((term) => {
     const words = ATTRIBUTE_WORDS[term];
     return words === undefined ? [] : [words];
   });
+  if (ended.ended) extra.push(ended.text);
   return extra.length === 0 ? text : `${text} ${extra.join(" ")}`;
 }
 
