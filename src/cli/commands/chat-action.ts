@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { createTaskAuthorizer } from "../../app/authorization.js";
-import { createApp } from "../../app/container.js";
+import { createApp, type MercuryApp } from "../../app/container.js";
 import { TerminalChat } from "../../channels/cli/chat.js";
 import { userHomeOf, workspaceRefusal } from "../../sandbox/workspace.js";
 import { configFlagsFrom, type GlobalFlags } from "../flags.js";
@@ -29,13 +29,40 @@ export async function runChat(options: ChatCommandOptions, globals: GlobalFlags)
       colors: stderrColors(),
       cwd,
       ...(sessionId ? { sessionId } : {}),
-      drain: () => app.drain(exitDrainMs),
+      drain: () => drainAtExit(app, Boolean(process.stdin.isTTY)),
       authorizerFor: (task) => createTaskAuthorizer(app, { ...task, cwd, mode: "ask" }),
     });
     await chat.start();
-    await app.drain(exitDrainMs);
   } finally {
     app.close();
+  }
+}
+
+/** How long the exit waits, silently, before saying what it waits for. */
+const exitNoticeMs = 400;
+
+/**
+ * At exit the last turn's memory extraction gets up to exitDrainMs to finish, so what was said is
+ * remembered. At a terminal a wait that lasts says so, and Ctrl+C ends it at once: the job is
+ * aborted (background work stops as at the time limit). (Before, the
+ * chat sat silent for up to 15 s after Ctrl+C twice or Ctrl+D, looking hung.)
+ */
+async function drainAtExit(app: MercuryApp, interactive: boolean): Promise<void> {
+  if (!interactive) return app.drain(exitDrainMs);
+  let skipped: Promise<void> | null = null;
+  const leaveNow = (): void => {
+    skipped = app.drain(0);
+  };
+  process.once("SIGINT", leaveNow);
+  const notice = setTimeout(() => {
+    process.stderr.write("saving what to remember from this chat… (Ctrl+C to leave now)\n");
+  }, exitNoticeMs);
+  try {
+    await app.drain(exitDrainMs);
+    if (skipped) await skipped;
+  } finally {
+    clearTimeout(notice);
+    process.removeListener("SIGINT", leaveNow);
   }
 }
 
