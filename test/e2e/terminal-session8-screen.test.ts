@@ -79,6 +79,17 @@ describe("mercury chat's screen in a real terminal (tmux, built binary)", { time
     expect(barePrompt(left), left).toBe(false);
   });
 
+  it("a streamed answer's paragraphs are set apart by a blank line, as when it arrives at once", async () => {
+    const fake = await server({
+      replies: [{ text: ["First paragraph.\n\n", "Second paragraph.\n\n", "- a list item\n"] }],
+    });
+    const { chat } = await startChat(fake.url, fastRetryConfig);
+    chat.type("write three blocks");
+    chat.enter();
+    const screen = await chat.waitFor((text) => text.includes("✓ responded"), "the answer and its banner");
+    expect(screen).toMatch(/^First paragraph\.\n\nSecond paragraph\.\n\n {4}\* a list item\n✓ responded/m);
+  });
+
   it("Ctrl+D leaves no prompt behind; the wait for the last memory extraction is announced and Ctrl+C ends it", async () => {
     // The second request is the memory extraction after the turn: it never answers.
     const fake = await server({ replies: [{ text: "Noted, thanks." }, { hang: true }] });
