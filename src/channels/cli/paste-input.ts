@@ -3,6 +3,8 @@ import { StringDecoder } from "node:string_decoder";
 
 const pasteStart = "\x1b[200~";
 const pasteEnd = "\x1b[201~";
+/** Longest typed read handed to readline a character at a time (see pushKeys). */
+const maxSplitRead = 4096;
 const tokenPattern = /\[paste #(\d+), \d+ lines\]/g;
 
 /** How much of `marker` the end of `text` could be the beginning of (a marker split across reads). */
@@ -46,11 +48,13 @@ export class PasteInput extends Transform {
    * of a many-character read without redrawing the line, and so loses track of the rows a wrapped
    * input covers: the next redraw (every spinner frame, every notice) left a copy of the input's
    * first rows behind, and printed lines were erased. One character a read keeps it exact. Key
-   * sequences (ESC …) pass whole, as the terminal sent them.
+   * sequences (ESC …) pass whole, as the terminal sent them, and so does a read longer than
+   * maxSplitRead (a huge one-line paste): readline redraws the whole line at each row it fills, which
+   * grows with the square of the length.
    */
   private pushKeys(text: string): void {
     if (text === "") return;
-    if (!this.isTTY || text.includes("\x1b")) {
+    if (!this.isTTY || text.length > maxSplitRead || text.includes("\x1b")) {
       this.push(text);
       return;
     }
