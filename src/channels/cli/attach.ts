@@ -42,6 +42,8 @@ export async function attachChat(client: DaemonClient, options: AttachOptions): 
   const streamed = new Set<string>();
   const ended = new Set<string>();
   let pendingApproval: string | null = null;
+  /** The task the pending approval or question belongs to: its end clears the prompt. */
+  let pendingTaskId: string | null = null;
   let pendingQuestion: string | null = null;
   /** A question of this terminal's own (/undo's "restore?"): the next line answers it. */
   let pendingAnswer: ((line: string) => Promise<void>) | null = null;
@@ -76,9 +78,18 @@ export async function attachChat(client: DaemonClient, options: AttachOptions): 
     } else if (event.type === "task-end") {
       running.delete(event.taskId);
       ended.add(event.taskId);
+      // A task that ended (stopped, failed) asks nothing any more: the prompt stops asking, and the
+      // next line is a message again, not "answer y, s, a or n".
+      if (pendingTaskId === event.taskId && (pendingApproval || pendingQuestion)) {
+        pendingApproval = null;
+        pendingQuestion = null;
+        pendingTaskId = null;
+        terminal.asking(null);
+      }
       settleIdle();
     } else if (event.type === "approval-request") {
       pendingApproval = event.approvalId;
+      pendingTaskId = event.taskId;
       info("  answer: y = once, s = this session, a = always, n = deny");
       terminal.asking("approve? y/s/a/n");
     } else if (event.type === "approval-resolved" && event.approvalId === pendingApproval) {
@@ -86,6 +97,7 @@ export async function attachChat(client: DaemonClient, options: AttachOptions): 
       terminal.asking(null);
     } else if (event.type === "question") {
       pendingQuestion = event.questionId;
+      pendingTaskId = event.taskId;
       // The interactive renderer leaves questions to the chat (the in-process chat asks them itself).
       if (terminal.screen) {
         info(`? ${event.question}${event.choices.length > 0 ? ` [${event.choices.join(" / ")}]` : ""}`);
@@ -125,7 +137,21 @@ export async function attachChat(client: DaemonClient, options: AttachOptions): 
     });
   });
 
+  /**
+   * A stop refuses the approval this terminal shows first, as the in-process chat does: the daemon
+   * otherwise kept it pending for a task that no longer runs (`mercury status`: approvals pending: 1).
+   */
+  const refusePendingApproval = async () => {
+    const approvalId = pendingApproval;
+    if (!approvalId) return;
+    pendingApproval = null;
+    terminal.asking(null);
+    info("approval denied: the task was stopped at the prompt");
+    await client.request({ type: "approve", approvalId, decision: "deny" });
+  };
+
   const stop = async () => {
+    await refusePendingApproval();
     const result = (await client.request({ type: "stop" })) as { stopped?: unknown };
     return result.stopped === true;
   };

@@ -73,14 +73,26 @@ export function createChatRenderer(
   const calls = new Map<string, { toolName: string; input: unknown }>();
   const shownNotices = new Set<string>();
   let text = "";
+  /**
+   * Blocks of this answer already printed: the next one is set off by a blank line, as Markdown
+   * renders paragraphs. Printed a block at a time, a streamed answer's paragraphs otherwise ran
+   * together, while the same answer arriving at once had them apart.
+   */
+  let blocksPrinted = false;
   const flush = (all: boolean) => {
     const end = all ? text.length : completeBlocksEnd(text);
     if (end === 0 || text.slice(0, end).trim() === "") {
       if (all) text = "";
       return;
     }
-    screen.print(render(text.slice(0, end)));
+    screen.print(`${blocksPrinted ? "\n" : ""}${render(text.slice(0, end))}`);
+    blocksPrinted = true;
     text = text.slice(end);
+  };
+  /** Flushes what is left of the answer; whatever prints next is not one of its paragraphs. */
+  const endAnswer = () => {
+    flush(true);
+    blocksPrinted = false;
   };
   const color = (code: number, line: string) => paint(code, line, options.colors);
   return (event: AgentEvent): void => {
@@ -95,7 +107,7 @@ export function createChatRenderer(
         screen.busy("writing");
         break;
       case "tool-call":
-        flush(true);
+        endAnswer();
         calls.set(event.callId, { toolName: event.toolName, input: event.input });
         screen.busy(toolActivity(event.toolName, event.input));
         break;
@@ -120,7 +132,7 @@ export function createChatRenderer(
         screen.print(color(33, `↪ ${event.from} failed (${event.cause}); trying ${event.to}`));
         break;
       case "approval-request":
-        flush(true);
+        endAnswer();
         screen.print(
           color(
             35,
@@ -133,7 +145,7 @@ export function createChatRenderer(
         screen.busy("thinking");
         break;
       case "question":
-        flush(true);
+        endAnswer();
         break;
       case "plan":
         screen.print(event.items.map((item) => `  ${item.done ? "☑" : "☐"} ${item.text}`).join("\n"));
@@ -142,12 +154,12 @@ export function createChatRenderer(
         if (options.showReceipts) screen.print(color(event.kind === "failed" ? 31 : 32, `  ${event.text}`));
         break;
       case "notice":
-        flush(true);
+        endAnswer();
         shownNotices.add(event.message);
         screen.print(color(event.level === "error" ? 31 : event.level === "warn" ? 33 : 90, event.message));
         break;
       case "task-end": {
-        flush(true);
+        endAnswer();
         const repeated =
           event.reason && (shownNotices.has(event.reason) || shownNotices.has(`Paused: ${event.reason}`));
         const { reason: _reason, ...withoutReason } = event;

@@ -69,6 +69,9 @@ export class ChatTerminal {
       this.readline.on("close", () => {
         this.closed = true;
         this.screen?.stop();
+        // Nothing reads keys any more: the terminal's own line discipline is back, so a Ctrl+C while
+        // the chat winds down (a stopped task, the last memory extraction) is a signal, not a lost byte.
+        if (options.interactive) input.setRawMode?.(false);
         resolve();
       });
     });

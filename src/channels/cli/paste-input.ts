@@ -3,6 +3,8 @@ import { StringDecoder } from "node:string_decoder";
 
 const pasteStart = "\x1b[200~";
 const pasteEnd = "\x1b[201~";
+/** Longest typed read handed to readline a character at a time (see pushKeys). */
+const maxSplitRead = 4096;
 const tokenPattern = /\[paste #(\d+), \d+ lines\]/g;
 
 /** How much of `marker` the end of `text` could be the beginning of (a marker split across reads). */
@@ -37,7 +39,26 @@ export class PasteInput extends Transform {
   override _transform(chunk: Buffer | string, _encoding: BufferEncoding, done: TransformCallback): void {
     const text = this.carry + (typeof chunk === "string" ? chunk : this.decoder.write(chunk));
     this.carry = "";
-    done(null, this.consume(text));
+    this.pushKeys(this.consume(text));
+    done();
+  }
+
+  /**
+   * Hands typed text to readline one character per read. Node's readline (20) draws the characters
+   * of a many-character read without redrawing the line, and so loses track of the rows a wrapped
+   * input covers: the next redraw (every spinner frame, every notice) left a copy of the input's
+   * first rows behind, and printed lines were erased. One character a read keeps it exact. Key
+   * sequences (ESC …) pass whole, as the terminal sent them, and so does a read longer than
+   * maxSplitRead (a huge one-line paste): readline redraws the whole line at each row it fills, which
+   * grows with the square of the length.
+   */
+  private pushKeys(text: string): void {
+    if (text === "") return;
+    if (!this.isTTY || text.length > maxSplitRead || text.includes("\x1b")) {
+      this.push(text);
+      return;
+    }
+    for (const character of text) this.push(character);
   }
 
   override _flush(done: TransformCallback): void {
@@ -49,7 +70,8 @@ export class PasteInput extends Transform {
       out += this.finishPaste(this.pasted);
       this.pasted = null;
     }
-    done(null, out);
+    this.pushKeys(out);
+    done();
   }
 
   private consume(input: string): string {

@@ -1,7 +1,9 @@
+import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { createTaskAuthorizer } from "../../app/authorization.js";
-import { createApp } from "../../app/container.js";
+import { createApp, type MercuryApp } from "../../app/container.js";
 import { TerminalChat } from "../../channels/cli/chat.js";
+import { ConfigError } from "../../config/errors.js";
 import { userHomeOf, workspaceRefusal } from "../../sandbox/workspace.js";
 import { configFlagsFrom, type GlobalFlags } from "../flags.js";
 import { assertUsableProvider } from "../provider-guard.js";
@@ -12,6 +14,7 @@ import type { ChatCommandOptions } from "./chat.js";
 const exitDrainMs = 15_000;
 
 export async function runChat(options: ChatCommandOptions, globals: GlobalFlags): Promise<void> {
+  if (options.cwd !== undefined) assertFolder(options.cwd);
   if (await attachIfRunning(options)) return;
   await assertUsableProvider(configFlagsFrom(globals));
   const app = createApp({ flags: configFlagsFrom(globals), extractAfterTasks: true });
@@ -29,13 +32,58 @@ export async function runChat(options: ChatCommandOptions, globals: GlobalFlags)
       colors: stderrColors(),
       cwd,
       ...(sessionId ? { sessionId } : {}),
-      drain: () => app.drain(exitDrainMs),
+      drain: () => drainAtExit(app, Boolean(process.stdin.isTTY)),
       authorizerFor: (task) => createTaskAuthorizer(app, { ...task, cwd, mode: "ask" }),
     });
     await chat.start();
-    await app.drain(exitDrainMs);
   } finally {
     app.close();
+  }
+}
+
+/**
+ * A mistyped `--cwd` is a usage error (exit 2), as for `mercury run`: the chat used to start there
+ * anyway, and every command the agent ran failed in a folder that does not exist.
+ */
+function assertFolder(given: string): void {
+  const cwd = resolve(given);
+  let isFolder: boolean;
+  try {
+    isFolder = statSync(cwd).isDirectory();
+  } catch (error) {
+    if (!(error instanceof Error && "code" in error)) throw error;
+    throw new ConfigError(
+      `--cwd ${cwd}: ${String(error.code) === "ENOENT" ? "no such folder" : error.message}. Give an existing project folder.`,
+    );
+  }
+  if (!isFolder) throw new ConfigError(`--cwd ${cwd}: not a folder. Give an existing project folder.`);
+}
+
+/** How long the exit waits, silently, before saying what it waits for. */
+const exitNoticeMs = 400;
+
+/**
+ * At exit the last turn's memory extraction gets up to exitDrainMs to finish, so what was said is
+ * remembered. At a terminal a wait that lasts says so, and Ctrl+C ends it at once: the job is
+ * aborted (background work stops as at the time limit). (Before, the
+ * chat sat silent for up to 15 s after Ctrl+C twice or Ctrl+D, looking hung.)
+ */
+async function drainAtExit(app: MercuryApp, interactive: boolean): Promise<void> {
+  if (!interactive) return app.drain(exitDrainMs);
+  let skipped: Promise<void> | null = null;
+  const leaveNow = (): void => {
+    skipped = app.drain(0);
+  };
+  process.once("SIGINT", leaveNow);
+  const notice = setTimeout(() => {
+    process.stderr.write("saving what to remember from this chat… (Ctrl+C to leave now)\n");
+  }, exitNoticeMs);
+  try {
+    await app.drain(exitDrainMs);
+    if (skipped) await skipped;
+  } finally {
+    clearTimeout(notice);
+    process.removeListener("SIGINT", leaveNow);
   }
 }
 

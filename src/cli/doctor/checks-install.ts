@@ -86,7 +86,8 @@ export const secretsCheck: DoctorCheck = ({ settings: { paths } }) => {
     {
       name: "secrets",
       status: "fail",
-      detail: problem,
+      // The fix has its own line below the check: the detail stops before the problem's "Fix: …".
+      detail: problem.replace(/\. Fix: .*$/, ""),
       fix: `chmod 600 ${paths.env}`,
       repair: () => {
         chmodSync(paths.env, 0o600);
