@@ -169,21 +169,29 @@ export async function runPendingExtractions(deps: RunnerDeps, signal?: AbortSign
     } catch (error) {
       // A thrown error (abort, a bug in the model adapter) leaves the job queued, never lost.
       const cause = error instanceof Error ? error.message : String(error);
+      summary.deferred++;
+      if (signal?.aborted) {
+        deps.jobs.returnInterrupted(job.id, cause, now.toISOString());
+        summary.stoppedBecause = "aborted";
+        break;
+      }
       deps.jobs.defer(
         job.id,
         new Date(now.getTime() + backoffMs(attempts)).toISOString(),
         cause,
         now.toISOString(),
       );
-      summary.deferred++;
-      if (signal?.aborted) {
-        summary.stoppedBecause = "aborted";
-        break;
-      }
       deps.log?.("warn", `memory extraction job #${job.id} threw: ${cause}`);
       continue;
     }
     const at = deps.clock.now().toISOString();
+    if (signal?.aborted && attempt.kind !== "ok") {
+      // Stopped by Mercury, not refused by the provider: the job waits for the next run, uncounted.
+      deps.jobs.returnInterrupted(job.id, "interrupted: Mercury stopped before the extraction finished", at);
+      summary.deferred++;
+      summary.stoppedBecause = "aborted";
+      break;
+    }
     if (attempt.kind === "retry") {
       if (attempts >= MAX_ATTEMPTS) {
         const reason = `gave up after ${attempts} attempts; last cause: ${attempt.cause}`;

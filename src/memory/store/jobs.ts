@@ -128,6 +128,18 @@ export class JobRepository {
     this.database.prepare("UPDATE extraction_jobs SET attempts = attempts + 1 WHERE id = ?").run(id);
   }
 
+  /**
+   * Back to the queue, due at once, with the attempt not counted: the call was cut short by Mercury
+   * stopping (Ctrl+C, the exit drain's limit), which says nothing about the provider or the output.
+   */
+  returnInterrupted(id: number, error: string, at: string): void {
+    this.database
+      .prepare(
+        "UPDATE extraction_jobs SET status = 'queued', attempts = MAX(attempts - 1, 0), next_attempt_at = ?, last_error = ?, updated_at = ? WHERE id = ?",
+      )
+      .run(at, error, at, id);
+  }
+
   /** Back to the queue (provider down, budget short): nothing is dropped. */
   defer(id: number, nextAttemptAt: string, error: string, at: string): void {
     this.database

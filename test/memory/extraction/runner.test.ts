@@ -260,6 +260,30 @@ describe("extraction", () => {
     expect(memoryRows(harness)).toBe(0);
   });
 
+  it("a call cut short by Mercury stopping is not a provider refusal: the job waits, uncounted, however often it happens", async () => {
+    // The adapter reports an abort as a non-retryable failure; before session 8 the job failed for good.
+    let controller = new AbortController();
+    let interrupt = true;
+    const model = new ScriptedModel((): MemoryModelResult => {
+      if (!interrupt) return { ok: true, text: VALID };
+      controller.abort();
+      return { ok: false, retryable: false, cause: "aborted" };
+    });
+    const harness = makeHarness({ model });
+    const job = enqueue(harness.service);
+    for (let run = 0; run < MAX_ATTEMPTS + 1; run++) {
+      controller = new AbortController();
+      const summary = await harness.service.runPendingExtractions(controller.signal);
+      expect(summary).toMatchObject({ failed: 0, deferred: 1, stoppedBecause: "aborted" });
+      expect(harness.service.jobs.get(job.id)).toMatchObject({ status: "queued", attempts: 0 });
+    }
+    expect(harness.service.jobs.get(job.id)?.lastError).toMatch(/interrupted/);
+    // The next, uninterrupted run extracts it at once: no backoff was added.
+    interrupt = false;
+    expect((await harness.service.runPendingExtractions()).done).toBe(1);
+    expect(memoryRows(harness)).toBe(1);
+  });
+
   it("a model adapter that throws does not lose the job", async () => {
     const model = new ScriptedModel(() => {
       throw new TypeError("adapter bug");
