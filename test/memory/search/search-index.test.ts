@@ -438,6 +438,13 @@ describe("SearchIndex first stage bounded by the work of the query", () => {
     const expected = (await unbounded.search(query, options)).map((hit) => hit.id);
     expect(expected[0]).toBe(newest);
     expect(found).toEqual(expected);
+    // A budget above the rarest word's 601 documents: FTS5 may score them all, so the step is ranked.
+    const ranking = vi.spyOn(LexicalIndex.prototype, "candidates");
+    const ranked = await new SearchIndex(database, { firstStageBudget: 700 }).search(query, options);
+    expect(ranking.mock.calls.some((call) => call[3]?.all === true)).toBe(true);
+    expect(ranking.mock.calls.some((call) => (call[3]?.ends ?? 0) > 0)).toBe(false);
+    ranking.mockRestore();
+    expect(ranked.map((hit) => hit.id)).toEqual(expected);
   });
 
   it("with a bounded first stage, intersects the query's own words only, not the related terms it was expanded with", async () => {
