@@ -398,6 +398,53 @@ describe("SearchIndex first stage bounded by the work of the query", () => {
     expect(lexical.candidates(["dog", "park"], filter, 5, { all: true, whole: dogs.length - 1 })).toEqual(
       some,
     );
+    // More than `whole` with `ends`: its first and last `ends` matches in rowid order, unranked.
+    const ends = lexical.candidates(["dog", "park"], filter, 5, { all: true, whole: 8, ends: 3 });
+    const dogRowids = [...lexical.candidates(["dog", "park"], filter, 5, { all: true, whole: dogs.length })];
+    dogRowids.sort((x, y) => x - y);
+    expect(new Set(ends)).toEqual(new Set([...dogRowids.slice(0, 3), ...dogRowids.slice(-3)]));
+    expect(ends).toHaveLength(6);
+    // `ends` as large as the conjunction: every match, once.
+    const every = lexical.candidates(["dog", "park"], filter, 5, { all: true, whole: 8, ends: dogs.length });
+    expect(new Set(every)).toEqual(new Set(dogRowids));
+    expect(every).toHaveLength(dogs.length);
+  });
+
+  it("with a bounded first stage, a conjunction of more than twice the limit gives the top results exact ranking gives", async () => {
+    const docs: IndexedDocument[] = Array.from({ length: STORE }, (_, i) =>
+      memory(i + 1, `user likes item${i % 50}`),
+    );
+    let id = docs.length;
+    // The scale benchmark's shape: one sentence pattern with a varying name, so the frequent words'
+    // conjunction (300 matches, 30 times the limit of pool 5 x 2) is of nearly equal documents.
+    const names = ["Neovim", "Emacs", "Docker", "Git"];
+    for (let i = 0; i < 300; i++)
+      docs.push(memory(++id, `The user is learning Rust and uses ${names[i % 4]} every day.`));
+    for (let i = 0; i < 300; i++) docs.push(memory(++id, `The user's project uses Go, number ${i}.`));
+    for (let i = 0; i < 300; i++) docs.push(memory(++id, `The user reads about Rust, chapter ${i}.`));
+    // The newest and the shortest holding both words: exact ranking's first.
+    const newest = ++id;
+    docs.push(memory(newest, "The user uses Rust with an editor."));
+    new SearchIndex(database).upsertMany(docs);
+    const options = { namespace: "memory" as const, scopes: ["owner"], pool: 5 };
+    const bounded = new SearchIndex(database, { firstStageBudget: 100 });
+    const unbounded = new SearchIndex(database, { firstStageBudget: Number.POSITIVE_INFINITY });
+    const query = "Which tool does the user use with Rust?";
+    const spy = vi.spyOn(LexicalIndex.prototype, "candidates");
+    const found = (await bounded.search(query, options)).map((hit) => hit.id);
+    // The bounded path was taken: "rust" AND "us" overflows and is answered without ranking.
+    expect(spy.mock.calls.some((call) => (call[3]?.ends ?? 0) > 0)).toBe(true);
+    spy.mockRestore();
+    const expected = (await unbounded.search(query, options)).map((hit) => hit.id);
+    expect(expected[0]).toBe(newest);
+    expect(found).toEqual(expected);
+    // A budget above the rarest word's 601 documents: FTS5 may score them all, so the step is ranked.
+    const ranking = vi.spyOn(LexicalIndex.prototype, "candidates");
+    const ranked = await new SearchIndex(database, { firstStageBudget: 700 }).search(query, options);
+    expect(ranking.mock.calls.some((call) => call[3]?.all === true)).toBe(true);
+    expect(ranking.mock.calls.some((call) => (call[3]?.ends ?? 0) > 0)).toBe(false);
+    ranking.mockRestore();
+    expect(ranked.map((hit) => hit.id)).toEqual(expected);
   });
 
   it("with a bounded first stage, intersects the query's own words only, not the related terms it was expanded with", async () => {

@@ -1,4 +1,6 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { HashEmbedder } from "../../../src/memory/search/hash-embedder.js";
 import { CODE_BITS, Hyperplanes } from "../../../src/memory/search/simhash.js";
 
 function hamming(a: Buffer, b: Buffer): number {
@@ -61,6 +63,26 @@ describe("SimHash codes", () => {
       // The standard deviation of the estimate is at most sqrt(0.25 / 768) ≈ 0.018.
       expect(Math.abs(measured - expected)).toBeLessThan(0.08);
     }
+  });
+
+  it("are the codes the one-dimension-at-a-time loop computed (stored codes stay valid)", () => {
+    // Digest of codes written by the plain loop (main at 4b24f48): dense vectors, vectors with 10 to
+    // 90 non-zero coordinates (every remainder of the four-at-a-time pass) and hash-embedder vectors.
+    const hyperplanes = new Hyperplanes(384);
+    const hash = createHash("sha256");
+    for (let seed = 1; seed <= 5; seed++) hash.update(hyperplanes.code(dense(384, seed)));
+    for (let nonZero = 1; nonZero <= 9; nonZero++) {
+      const vector = dense(384, 100 + nonZero).map((value, index) => (index % 37 < nonZero ? value : 0));
+      hash.update(hyperplanes.code(vector));
+    }
+    const embedder = new HashEmbedder(384);
+    for (const text of [
+      "The user's sister Maria adopted a dog named Kalomi.",
+      "Which editor does the user use with Rust?",
+      "x",
+    ])
+      hash.update(hyperplanes.code(embedder.embedOne(text)));
+    expect(hash.digest("hex")).toBe("3fa0cf687e2605bb87a3a5e0056f164b7adf3960a197139fb6f5a4147d29a1d4");
   });
 
   it("rejects a vector of the wrong size", () => {
