@@ -65,6 +65,7 @@ export function createDaemonScheduler(app: MercuryApp, options: DaemonSchedulerO
         message,
       ),
     taskText: (job) => (job.id === heartbeatJobId ? heartbeatText(app) : job.task),
+    home: app.paths.home,
   });
   ensureHeartbeatJob(
     store,

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Clock } from "../agent/clock.js";
 import type { SqliteDatabase } from "../storage/database.js";
 import { type PermissionProfile, permissionProfileSchema } from "./request.js";
-import type { DuePlan, ScheduleSpec } from "./timing.js";
+import { type DuePlan, planDue, type ScheduleSpec } from "./timing.js";
 
 export type JobStatus = "active" | "paused" | "done" | "removed";
 
@@ -281,6 +281,12 @@ export class JobStore {
   }
 
   setStatus(id: string, status: JobStatus, reason: string | null): ScheduledJob {
+    const before = this.get(id);
+    if (before && before.status === "paused" && status === "active") {
+      this.recordPausedDueTimes(before);
+      const done = this.require(id);
+      if (done.status === "done") return done;
+    }
     const result = this.database
       .prepare(
         "UPDATE scheduled_jobs SET status = ?, status_reason = ?, updated_at = ? WHERE id = ? AND status != 'removed'",
@@ -288,6 +294,26 @@ export class JobStore {
       .run(status, reason, this.clock.now().toISOString(), id);
     if (result.changes === 0) this.require(id);
     return this.require(id);
+  }
+
+  /**
+   * Resuming: due times that passed while the job was paused but no tick saw them (the daemon was
+   * down, or the resume came between ticks) are recorded skipped first, so the resume never replays
+   * them as a late run. A one-shot job whose only time passed this way is done.
+   */
+  private recordPausedDueTimes(job: ScheduledJob): void {
+    const nowMs = this.clock.now().getTime();
+    const plan = planDue(
+      { spec: job.spec, status: "paused", nextDueMs: job.nextDueMs, graceMs: job.graceMs },
+      nowMs,
+    );
+    if (plan.action !== "wait") this.claim(job, plan, nowMs);
+    const after = this.get(job.id);
+    if (after && after.status === "paused" && after.nextDueMs === null && job.spec.kind === "once") {
+      this.database
+        .prepare("UPDATE scheduled_jobs SET status = 'done', status_reason = ?, updated_at = ? WHERE id = ?")
+        .run("its only due time passed while it was paused", this.clock.now().toISOString(), job.id);
+    }
   }
 
   /** A new interval for a job with a fixed id (the heartbeat follows config.yaml). */

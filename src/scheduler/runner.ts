@@ -2,6 +2,7 @@ import type { Clock } from "../agent/clock.js";
 import type { WorkLedger } from "../agent/ledger.js";
 import { closeDanglingToolCalls } from "../agent/ledger-repair.js";
 import type { Agent, TaskIdentity, TaskReport } from "../agent/runtime.js";
+import { liveOwner } from "../agent/task-owner.js";
 import type { Logger } from "../app/logger.js";
 import { maxCrashResumes, resumeInput } from "../channels/gateway.js";
 import type { SqliteDatabase } from "../storage/database.js";
@@ -34,6 +35,8 @@ export interface RunnerDeps {
   taskText?(job: ScheduledJob): string | null;
   /** A run that never reached a model is tried again this many times in all, with backoff. */
   retry?: { attempts: number; baseDelayMs: number };
+  /** MERCURY_HOME: where the owner files of running tasks are, so a live run in another process is left alone. */
+  home?: string;
 }
 
 const defaultRetry = { attempts: 3, baseDelayMs: 60_000 };
@@ -95,8 +98,42 @@ export class ScheduledRunner {
     while (this.active.size > 0) await Promise.all([...this.active.values()].map((entry) => entry.done));
   }
 
-  private async execute(job: ScheduledJob, run: ScheduledRun, signal: AbortSignal): Promise<void> {
+  private async execute(claimedJob: ScheduledJob, run: ScheduledRun, signal: AbortSignal): Promise<void> {
     const { store, ledger, clock } = this.deps;
+    // The job as it is now: it may have been removed or paused since the run was claimed or began
+    // waiting for a retry (another process, the dashboard); such a run does not start.
+    const job = store.get(claimedJob.id) ?? claimedJob;
+    if (run.status === "claimed" || run.status === "retry-wait") {
+      const stop =
+        job.status === "removed"
+          ? "the job was removed"
+          : job.status === "paused" && run.timing !== "manual"
+            ? `the job is paused${job.statusReason ? ` (${job.statusReason})` : ""}`
+            : null;
+      if (stop) {
+        const latest = store.requireRun(run.id);
+        if (latest.status !== "claimed" && latest.status !== "retry-wait") return;
+        store.finishRun(run.id, {
+          outcome: "skipped",
+          reason: `not run: ${stop} before this run ${run.status === "retry-wait" ? "was retried" : "started"}${latest.reason ? `; ${latest.reason}` : ""}`,
+          usage: usageWithPrefix(this.deps.database, runTaskPrefix(job.id, run.id)),
+          refusals: refusalsWithPrefix(this.deps.database, runTaskPrefix(job.id, run.id)),
+        });
+        return;
+      }
+    }
+    if (run.status === "running" && run.taskId && this.deps.home) {
+      // Running in another live process (a `schedule run-now` without the daemon, a second
+      // daemon): that process finishes it; resuming it here ran it twice.
+      const owner = liveOwner(this.deps.home, run.taskId);
+      if (owner && owner.pid !== process.pid) {
+        this.deps.logger.info(
+          { component: "scheduler", runId: run.id, taskId: run.taskId, pid: owner.pid },
+          "run is running in another live process; left to it",
+        );
+        return;
+      }
+    }
     const prefix = runTaskPrefix(job.id, run.id);
     let taskId: string;
     let input: string;
