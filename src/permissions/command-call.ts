@@ -212,11 +212,46 @@ function scriptFileChecks(final: Invocation, walk: CallWalk, scope: WalkScope): 
   }
   if (stdinJudge(final.program) !== "code") return;
   const args = final.words.slice(1);
+  // Files loaded before the program or the inline code: `node -r ./x.js`, `ruby -r ./x.rb -e 1`.
+  for (const preload of preloadedFiles(
+    final.program,
+    args.map((word) => word.text),
+  )) {
+    const text = walk.written.script(preload, cwd) ?? walk.written.script(`${preload}.rb`, cwd);
+    if (text !== null) scope.inlineCode(text, hardlineOnly);
+  }
   if (args.some((word) => /^-[a-zA-Z]*[mce]$|^--eval$/.test(word.text))) return;
   const file = args.find((word) => !word.text.startsWith("-"));
   if (!file?.exact) return;
   const text = walk.written.script(file.text, cwd);
   if (text !== null) scope.inlineCode(text, hardlineOnly);
+}
+
+/**
+ * Files an interpreter loads as code before its program: node's `-r`/`--require`/`--import`/
+ * `--loader`, ruby's `-r`, php's `-d auto_prepend_file=` and `auto_append_file=`.
+ */
+function preloadedFiles(program: string, args: string[]): string[] {
+  const files: string[] = [];
+  const options =
+    program === "node" || program === "bun"
+      ? ["-r", "--require", "--import", "--loader", "--experimental-loader", "--preload"]
+      : program === "ruby"
+        ? ["-r"]
+        : [];
+  args.forEach((arg, index) => {
+    for (const option of options) {
+      if (arg === option && args[index + 1] !== undefined) files.push(args[index + 1] as string);
+      else if (option.startsWith("--") && arg.startsWith(`${option}=`))
+        files.push(arg.slice(option.length + 1));
+      else if (option.length === 2 && arg.startsWith(option) && arg.length > 2) files.push(arg.slice(2));
+    }
+    if (program === "php") {
+      const setting = /^(?:-d)?auto_(?:prepend|append)_file=(.+)$/.exec(arg);
+      if (setting?.[1]) files.push(setting[1]);
+    }
+  });
+  return files;
 }
 
 /**

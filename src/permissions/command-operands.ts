@@ -218,7 +218,11 @@ export function commandTexts(text: string): string[] {
 /** The command behind an interactive tool's shell escape on one line, or null. */
 export function shellEscape(line: string): string | null {
   const match = /^\s*(?:\.(?:shell|system)\s+|\\!\s*|:*\s*!\s*|(?:system|shell)\s+)(.+)$/s.exec(line);
-  return match?.[1] ?? null;
+  if (match?.[1]) return match[1];
+  // sqlite3 reads from or writes to a command when the file name starts with `|`:
+  // `.read '|cmd'`, `.output |cmd`, `.once '|cmd'`, `.import '|cmd' table`.
+  const piped = /^\s*\.(?:read|output|once|import|excel)\s+(?:(['"])\|(.*?)\1|\|(.*))/s.exec(line);
+  return piped ? (piped[2] ?? piped[3] ?? null) : null;
 }
 
 /** A path as written, or for a glob the folder its fixed leading part names (`~/*` is `~`, `*.ts` is `.`). */
