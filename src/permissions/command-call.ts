@@ -1,15 +1,16 @@
 import { basename } from "node:path";
 import { hostsNamed, needsNetwork } from "./command-network.js";
-import { interpreterChecks, readonlyChecks } from "./command-operands.js";
+import { interpreterChecks, outsideOperands, readonlyChecks } from "./command-operands.js";
 import { commandValuedOptions, gitEnvironmentScripts } from "./command-options.js";
-import { globSecrets, sensitiveArgument } from "./command-paths.js";
+import { globSecrets, pathFinding, sensitiveArgument } from "./command-paths.js";
 import { type Analysis, expandBraces, interpreters } from "./command-rules.js";
 import { processSubstitutionText, readScript } from "./command-stdin.js";
 import { stdinJudge } from "./command-stdin-runners.js";
 import { programsIn } from "./command-structure.js";
 import type { WalkScope } from "./command-walk-scope.js";
 import { configWriteFindings } from "./config-writers.js";
-import { downloaders, hardlineCheck } from "./hardline.js";
+import { embeddedWriteTargets } from "./embedded-writes.js";
+import { downloaders, hardlineCheck, protectedWriteTarget } from "./hardline.js";
 import { type CreatedLink, linksCreatedBy } from "./link-overlay.js";
 import { persistenceFinding } from "./persistence.js";
 import { projectScriptText } from "./project-scripts.js";
@@ -189,6 +190,18 @@ export function callChecks(
   const finalScope = scope();
   interpreterChecks(final, finalScope);
   readonlyChecks(final, finalScope);
+  // A wrapper's own words (`strace -o ~/log`, `valgrind --log-file=~/x`, `time -o /x`): a path outside
+  // the workspace there is reached whatever the wrapped program is.
+  unwrapped.invocations.slice(0, -1).forEach((wrapper, index) => {
+    const inner = unwrapped.invocations[index + 1];
+    if (!inner || !wrapper.words.every((word) => word.exact)) return;
+    outsideOperands(wrapper.words.slice(0, wrapper.words.length - inner.words.length), finalScope);
+  });
+  for (const target of embeddedWriteTargets(program, finalArgs)) {
+    const hard = protectedWriteTarget(target, finalScope.context, finalScope.fsApi);
+    if (hard) finalScope.add(hard);
+    else pathFinding(finalScope, target, "write", "command.write");
+  }
 }
 
 /**

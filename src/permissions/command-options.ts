@@ -128,6 +128,11 @@ export function commandValuedOptions(program: string, args: string[]): CommandVa
     case "ex":
     case "vimdiff":
       each(["-c", "--cmd"], (value) => pushVimShell(value, out));
+      // `ex -sc '%!cmd'`: a cluster of flags ending in -c takes the next word.
+      args.forEach((arg, index) => {
+        const next = args[index + 1];
+        if (/^-[a-zA-Z]+c$/.test(arg) && next !== undefined) pushVimShell(next, out);
+      });
       for (const arg of args) if (arg.startsWith("+")) pushVimShell(arg.slice(1), out);
       break;
     case "less":
@@ -184,7 +189,7 @@ export function commandValuedOptions(program: string, args: string[]): CommandVa
 }
 
 /** A sed command line's scripts: `-e S`, `--expression=S`, or the first operand. */
-function sedScripts(args: string[]): string[] {
+export function sedScripts(args: string[]): string[] {
   const scripts: string[] = [];
   let explicit = false;
   for (let index = 0; index < args.length; index++) {

@@ -22,6 +22,14 @@ const pkillValueOptions = new Set([
   "--signal",
   "--ns",
   "--nslist",
+  "--euid",
+  "--uid",
+  "--pgroup",
+  "--group",
+  "--parent",
+  "--session",
+  "--terminal",
+  "--pidfile",
 ]);
 const pkillSelectors = /^(-[uUgGPst]|--(euid|uid|pgroup|group|parent|session|terminal))$/;
 const killallValueOptions = new Set([
