@@ -88,7 +88,9 @@ export function checkChangeAt(
     if (folder === "named") return;
     // A project folder (it holds package.json, a Makefile, a runner's configuration) goes with its
     // checks. A folder merely holding a `test/` inside (`dist/` after a build) is not judged by that.
-    const inside = folderEntries(resolved.realPath).find((name) => definitionFile.test(name));
+    const inside = folderEntries(resolved.realPath).find(
+      (name) => definitionFile.test(name) || definitionFile.test(`${path}/${name}/`),
+    );
     if (inside) scope.add(finding(`${path === "" ? "the workspace" : path}, which holds ${inside}`));
     return;
   }

@@ -27,7 +27,7 @@ const mercuryHomeExpression = /MERCURY_HOME/;
 
 /** Code that writes, moves or deletes files (Python, Node, Ruby, Perl spellings). */
 const writingCode =
-  /open\([^)]*,\s*["'`][wax+]|write_text|write_bytes|writeFile|appendFile|createWriteStream|copyFile|rename|unlink|rmSync|rmtree|shutil\.(copy|move)|File\.write|IO\.write|FileUtils|>\s*\$|open\s*\(\s*\w+\s*,\s*["']>/;
+  /open\([^)]*,\s*["'`][wax+]|write_text|write_bytes|writeFile|appendFile|createWriteStream|copyFile|rename|unlink|rmSync|rmtree|os\.remove|os\.replace|File\.delete|shutil\.(copy|move)|File\.write|IO\.write|FileUtils|>\s*\$|open\s*\(\s*\w+\s*,\s*["']>/;
 
 // `(?<=\.)remove`: Deno.remove(Sync), fs-extra's remove(Sync); emptyDir empties a folder like `rm -rf DIR/*`.
 const deletionCall =
