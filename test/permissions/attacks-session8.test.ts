@@ -30,6 +30,8 @@ beforeAll(() => {
   writeFileSync(join(sandbox.project, "test", "a.test.ts"), 'it("adds", () => expect(1 + 1).toBe(2));\n');
   writeFileSync(join(sandbox.project, "vitest.config.ts"), "export default {};\n");
   mkdirSync(join(sandbox.project, ".husky"), { recursive: true });
+  mkdirSync(join(sandbox.project, ".github", "workflows"), { recursive: true });
+  writeFileSync(join(sandbox.project, ".github", "workflows", "ci.yml"), "on: push\n");
   // A build output holding compiled tests: deleting it is no change to the checks.
   mkdirSync(join(sandbox.project, "dist", "test"), { recursive: true });
   writeFileSync(join(sandbox.project, "dist", "test", "a.test.js"), "it.todo('x');\n");
