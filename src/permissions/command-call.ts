@@ -1,15 +1,16 @@
 import { basename } from "node:path";
 import { hostsNamed, needsNetwork } from "./command-network.js";
-import { interpreterChecks, readonlyChecks } from "./command-operands.js";
+import { interpreterChecks, outsideOperands, readonlyChecks } from "./command-operands.js";
 import { commandValuedOptions, gitEnvironmentScripts } from "./command-options.js";
-import { globSecrets, sensitiveArgument } from "./command-paths.js";
+import { globSecrets, pathFinding, sensitiveArgument } from "./command-paths.js";
 import { type Analysis, expandBraces, interpreters } from "./command-rules.js";
 import { processSubstitutionText, readScript } from "./command-stdin.js";
 import { stdinJudge } from "./command-stdin-runners.js";
 import { programsIn } from "./command-structure.js";
 import type { WalkScope } from "./command-walk-scope.js";
 import { configWriteFindings } from "./config-writers.js";
-import { downloaders, hardlineCheck } from "./hardline.js";
+import { embeddedWriteTargets } from "./embedded-writes.js";
+import { downloaders, hardlineCheck, protectedWriteTarget } from "./hardline.js";
 import { type CreatedLink, linksCreatedBy } from "./link-overlay.js";
 import { persistenceFinding } from "./persistence.js";
 import { projectScriptText } from "./project-scripts.js";
@@ -189,6 +190,18 @@ export function callChecks(
   const finalScope = scope();
   interpreterChecks(final, finalScope);
   readonlyChecks(final, finalScope);
+  // A wrapper's own words (`strace -o ~/log`, `valgrind --log-file=~/x`, `time -o /x`): a path outside
+  // the workspace there is reached whatever the wrapped program is.
+  unwrapped.invocations.slice(0, -1).forEach((wrapper, index) => {
+    const inner = unwrapped.invocations[index + 1];
+    if (!inner || !wrapper.words.every((word) => word.exact)) return;
+    outsideOperands(wrapper.words.slice(0, wrapper.words.length - inner.words.length), finalScope);
+  });
+  for (const target of embeddedWriteTargets(program, finalArgs)) {
+    const hard = protectedWriteTarget(target, finalScope.context, finalScope.fsApi);
+    if (hard) finalScope.add(hard);
+    else pathFinding(finalScope, target, "write", "command.write");
+  }
 }
 
 /**
@@ -212,11 +225,46 @@ function scriptFileChecks(final: Invocation, walk: CallWalk, scope: WalkScope): 
   }
   if (stdinJudge(final.program) !== "code") return;
   const args = final.words.slice(1);
+  // Files loaded before the program or the inline code: `node -r ./x.js`, `ruby -r ./x.rb -e 1`.
+  for (const preload of preloadedFiles(
+    final.program,
+    args.map((word) => word.text),
+  )) {
+    const text = walk.written.script(preload, cwd) ?? walk.written.script(`${preload}.rb`, cwd);
+    if (text !== null) scope.inlineCode(text, hardlineOnly);
+  }
   if (args.some((word) => /^-[a-zA-Z]*[mce]$|^--eval$/.test(word.text))) return;
   const file = args.find((word) => !word.text.startsWith("-"));
   if (!file?.exact) return;
   const text = walk.written.script(file.text, cwd);
   if (text !== null) scope.inlineCode(text, hardlineOnly);
+}
+
+/**
+ * Files an interpreter loads as code before its program: node's `-r`/`--require`/`--import`/
+ * `--loader`, ruby's `-r`, php's `-d auto_prepend_file=` and `auto_append_file=`.
+ */
+function preloadedFiles(program: string, args: string[]): string[] {
+  const files: string[] = [];
+  const options =
+    program === "node" || program === "bun"
+      ? ["-r", "--require", "--import", "--loader", "--experimental-loader", "--preload"]
+      : program === "ruby"
+        ? ["-r"]
+        : [];
+  args.forEach((arg, index) => {
+    for (const option of options) {
+      if (arg === option && args[index + 1] !== undefined) files.push(args[index + 1] as string);
+      else if (option.startsWith("--") && arg.startsWith(`${option}=`))
+        files.push(arg.slice(option.length + 1));
+      else if (option.length === 2 && arg.startsWith(option) && arg.length > 2) files.push(arg.slice(2));
+    }
+    if (program === "php") {
+      const setting = /^(?:-d)?auto_(?:prepend|append)_file=(.+)$/.exec(arg);
+      if (setting?.[1]) files.push(setting[1]);
+    }
+  });
+  return files;
 }
 
 /**

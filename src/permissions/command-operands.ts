@@ -1,4 +1,6 @@
+import { existsSync } from "node:fs";
 import { dirname } from "node:path";
+import { checkChangeFindings } from "./check-targets.js";
 import { expandGlob, pathFinding } from "./command-paths.js";
 import { type Analysis, awkPrograms, interpreterInlineFlags, standardBinDirs } from "./command-rules.js";
 import type { WalkScope } from "./command-walk-scope.js";
@@ -66,8 +68,9 @@ export function readonlyChecks(final: Invocation, scope: WalkScope): void {
   const finalArgs = final.words.slice(1).map((word) => word.text);
   if (final.words.every((word) => word.exact)) {
     // A glob target (`truncate -s0 ~/*`, `chmod +x .git/hooks/*`) writes in the folder its fixed part names.
-    for (const target of writeTargets(final))
-      pathFinding(scope, globFolder(target), "write", "command.write");
+    const targets = writeTargets(final);
+    for (const target of targets) pathFinding(scope, globFolder(target), "write", "command.write");
+    checkChangeFindings(final, targets, scope);
   }
   const judgement = judgeReadonly(final);
   for (const finding of judgement.findings) scope.add(finding);
@@ -152,19 +155,31 @@ export function gitRepositoryConfig(where: { chdir?: string; gitDir?: string }, 
  */
 export function outsideOperands(words: EvaluatedWord[], scope: WalkScope): void {
   for (const word of words.slice(1)) {
-    if (!word.exact || word.glob || word.text.startsWith("-") || !/^(\/|~|\.)|\//.test(word.text)) continue;
-    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(word.text) || /^[^/]*:/.test(word.text)) continue;
-    const resolved = resolveReal(word.text, scope.context.cwd, scope.context.home, scope.fsApi);
-    if (!resolved.ok || !resolved.exists) continue;
+    if (!word.exact || word.glob) continue;
+    // `--log-file=/x`, `-o/x`: an option's value is a path like an operand (`valgrind --log-file=~/.bashrc`).
+    const text = word.text.startsWith("-")
+      ? (/^--[\w-]+=(.+)$/.exec(word.text)?.[1] ?? /^-[a-zA-Z]([/~].*)$/.exec(word.text)?.[1] ?? "")
+      : word.text;
+    if (text === "" || !/^(\/|~|\.)|\//.test(text)) continue;
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text) || /^[^/]*:/.test(text)) continue;
+    const resolved = resolveReal(text, scope.context.cwd, scope.context.home, scope.fsApi);
+    if (!resolved.ok) continue;
+    // A file not there yet counts when it is spelled from `/` or `~` and its folder exists: the command
+    // would create it there (`git bundle create ~/x.bundle`, `strace -o ~/log ls`).
+    if (!resolved.exists && !(/^[/~]/.test(text) && parentExists(resolved.realPath))) continue;
     const roots = [...scope.context.writeRoots, ...scope.context.readRoots];
     if (roots.some((root) => isWithin(resolved.realPath, root))) continue;
     scope.add({
       decision: "ask",
       rule: "path.outside-roots",
-      reason: `${word.text} (${resolved.realPath}) is outside the workspace`,
+      reason: `${text} (${resolved.realPath}) is outside the workspace`,
     });
     return;
   }
+}
+
+function parentExists(path: string): boolean {
+  return existsSync(dirname(path));
 }
 
 /**
@@ -218,7 +233,11 @@ export function commandTexts(text: string): string[] {
 /** The command behind an interactive tool's shell escape on one line, or null. */
 export function shellEscape(line: string): string | null {
   const match = /^\s*(?:\.(?:shell|system)\s+|\\!\s*|:*\s*!\s*|(?:system|shell)\s+)(.+)$/s.exec(line);
-  return match?.[1] ?? null;
+  if (match?.[1]) return match[1];
+  // sqlite3 reads from or writes to a command when the file name starts with `|`:
+  // `.read '|cmd'`, `.output |cmd`, `.once '|cmd'`, `.import '|cmd' table`.
+  const piped = /^\s*\.(?:read|output|once|import|excel)\s+(?:(['"])\|(.*?)\1|\|(.*))/s.exec(line);
+  return piped ? (piped[2] ?? piped[3] ?? null) : null;
 }
 
 /** A path as written, or for a glob the folder its fixed leading part names (`~/*` is `~`, `*.ts` is `.`). */

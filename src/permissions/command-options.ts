@@ -128,6 +128,11 @@ export function commandValuedOptions(program: string, args: string[]): CommandVa
     case "ex":
     case "vimdiff":
       each(["-c", "--cmd"], (value) => pushVimShell(value, out));
+      // `ex -sc '%!cmd'`: a cluster of flags ending in -c takes the next word.
+      args.forEach((arg, index) => {
+        const next = args[index + 1];
+        if (/^-[a-zA-Z]+c$/.test(arg) && next !== undefined) pushVimShell(next, out);
+      });
       for (const arg of args) if (arg.startsWith("+")) pushVimShell(arg.slice(1), out);
       break;
     case "less":
@@ -148,15 +153,86 @@ export function commandValuedOptions(program: string, args: string[]): CommandVa
     case "npx":
       each(["-c", "--call"], (value) => out.scripts.push(value));
       break;
+    case "gdb":
+      // `-ex 'python os.system(…)'`, `-ex 'guile (system …)'`: gdb's embedded interpreters.
+      each(["-ex", "-iex", "--eval-command", "--init-eval-command"], (value) => {
+        const embedded = /^\s*(?:python-interactive|python|py|pi|guile|gu)\b\s*(.*)$/s.exec(value);
+        if (embedded?.[1]) out.code.push(embedded[1]);
+      });
+      break;
+    case "socat":
+      // `EXEC:'rm -rf ~',pty`, `SYSTEM:…`: socat addresses that start a program.
+      for (const arg of args) {
+        const started = /^(?:exec|system):(.*)$/is.exec(arg);
+        if (!started?.[1]) continue;
+        out.scripts.push(started[1]);
+        const beforeOptions = started[1].split(",")[0];
+        if (beforeOptions) out.scripts.push(beforeOptions);
+      }
+      break;
+    case "sed":
+    case "gsed":
+      for (const script of sedScripts(args)) out.scripts.push(...sedExecutedReplacements(script));
+      break;
+  }
+  // `git clone 'ext::sh -c rm% -rf% ~'` (and every other git command that takes a remote): the ext
+  // transport runs its URL as a command, with `% ` for a space.
+  if (program === "git")
+    for (const arg of args) {
+      const external = /^ext::(.*)$/s.exec(arg);
+      if (external?.[1])
+        out.scripts.push(
+          external[1].replace(/%(.)/g, (_all, next: string) => (next === " " || next === "%" ? next : "x")),
+        );
+    }
+  return out;
+}
+
+/** A sed command line's scripts: `-e S`, `--expression=S`, or the first operand. */
+export function sedScripts(args: string[]): string[] {
+  const scripts: string[] = [];
+  let explicit = false;
+  for (let index = 0; index < args.length; index++) {
+    const found = valueAt(args, index, ["-e", "--expression"]);
+    if (found) {
+      scripts.push(found.value);
+      explicit = true;
+      index += found.used - 1;
+    }
+  }
+  if (!explicit) {
+    const operand = args.find((arg) => !arg.startsWith("-"));
+    if (operand !== undefined) scripts.push(operand);
+  }
+  return scripts;
+}
+
+/**
+ * GNU sed's `s/…/REPLACEMENT/e` runs the pattern space after the substitution as a command: with a
+ * whole-line pattern that is the replacement text (`s/.*\/rm -rf ~/e`). Any delimiter.
+ */
+function sedExecutedReplacements(script: string): string[] {
+  const out: string[] = [];
+  const substitution = /s([^\\\n\w\s])((?:\\.|(?!\1)[^\\])*)\1((?:\\.|(?!\1)[^\\])*)\1([a-zA-Z0-9]*)/g;
+  for (const match of script.matchAll(substitution)) {
+    const delimiter = match[1] as string;
+    if (!(match[4] ?? "").includes("e")) continue;
+    out.push((match[3] ?? "").replaceAll(`\\${delimiter}`, delimiter).replaceAll("\\n", "\n"));
   }
   return out;
 }
 
-/** vim's `-c '!cmd'`, `+':!cmd'`, `-c 'call system("cmd")'`. */
+/**
+ * vim's `-c '!cmd'`, `+':!cmd'`, `-c '%!cmd'` (a range filtered through a command), `r !cmd`,
+ * `w !cmd`, `silent !cmd`, `normal :!cmd`, `-c 'call system("cmd")'`: the text after every `!` is
+ * judged as a command (after a `w!` that is a file name, which is harmless as a command).
+ */
 function pushVimShell(command: string, out: CommandValues): void {
-  const bang = /^\s*:*\s*(?:\d+,?\d*)?\s*!(.*)$/s.exec(command);
-  if (bang?.[1]) out.scripts.push(bang[1]);
-  else if (/system\s*\(|!/.test(command)) out.code.push(command);
+  for (let index = command.indexOf("!"); index >= 0; index = command.indexOf("!", index + 1)) {
+    const rest = command.slice(index + 1);
+    if (rest.trim() !== "") out.scripts.push(rest);
+  }
+  if (/system\s*\(|!/.test(command)) out.code.push(command);
 }
 
 /**

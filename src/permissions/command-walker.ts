@@ -1,3 +1,4 @@
+import { checkChangeAt } from "./check-targets.js";
 import { callChecks } from "./command-call.js";
 import { feedBuilder, inputWords } from "./command-feeds.js";
 import { type PathScope, pathFinding, sensitiveArgument, sensitiveTarget } from "./command-paths.js";
@@ -317,6 +318,7 @@ class Walker {
     sensitiveTarget(this.scope(), target.text);
     // A write outside the workspace is a person's call, never allow-all's (path.outside-roots).
     pathFinding(this.scope(), target.text, "write", "command.redirect");
+    checkChangeAt(target.text, this.scope(), "ignored");
     this.add({
       decision: "ask",
       rule: "command.redirect",

@@ -131,8 +131,10 @@ export function decideCommand(
   }
   const readsOutside = analysis.findings.some((finding) => finding.rule === "path.outside-roots");
   const outside = analysis.findings.some((finding) => personOnlyFindings.has(finding.rule));
+  const changesChecks = analysis.findings.some((finding) => finding.rule === "command.check-change");
   const facts = {
     ...(outside ? { outside: true } : {}),
+    ...(changesChecks ? { changesChecks: true } : {}),
     ...(analysis.needsNetwork ? { needsNetwork: true } : {}),
     ...(hosts.length > 0 ? { hosts } : {}),
     ...(readsOutside ? { readsOutside: true } : {}),

@@ -3,6 +3,7 @@ import { type PathScope, pathFinding } from "./command-paths.js";
 import { credentialPrinter } from "./credential-commands.js";
 import { protectedWriteTarget } from "./hardline-targets.js";
 import type { Finding } from "./shell-words.js";
+import { systemDaemonFinding } from "./system-daemons.js";
 
 /**
  * Commands that write a tool's own settings or install programs, where the file they write is not
@@ -28,7 +29,7 @@ export function configWriteFindings(program: string, args: string[], scope: Path
   if (printed) scope.add(printed);
   const control = mercuryControl(program, args);
   if (control) scope.add(control);
-  const daemon = containerDaemon(program, args);
+  const daemon = containerDaemon(program, args) ?? systemDaemonFinding(program, args);
   if (daemon) scope.add(daemon);
   switch (program) {
     case "git": {

@@ -39,6 +39,12 @@ export function allowAllCoverage(
       why: "allow-all does not cover commands whose effect cannot be checked before they run (substitutions, unknown variables, expansions, eval). Rewrite it with plain arguments or approve it in chat",
     };
   }
+  if (decision.changesChecks || decision.rule === "command.check-change") {
+    return {
+      covered: false,
+      why: "allow-all never approves a change to the checks (an existing test, a test runner, lint or CI definition, package.json scripts): the sandbox cannot tell a fixed test from a weakened one, so a person approves it",
+    };
+  }
   if (personOnlyRules.has(decision.rule) || decision.outside) {
     return {
       covered: false,

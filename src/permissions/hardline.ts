@@ -1,5 +1,6 @@
 import type { PermissionContext } from "./context.js";
 import { deletedByOption } from "./hardline-deleting-options.js";
+import { massKillFinding } from "./hardline-kill.js";
 import { diskFinding, powerFinding, processMemoryFinding } from "./hardline-programs.js";
 import { outputTargets, protectedWriteTarget, wipesCritical } from "./hardline-targets.js";
 import { ownEntry } from "./own-key.js";
@@ -151,6 +152,8 @@ export function hardlineCheck(
         };
     }
   }
+  const massKill = massKillFinding(program, args);
+  if (massKill) return massKill;
   if (program === "kill" || program === "pkill" || program === "killall") {
     const pids = killTargets(args);
     if (program === "kill" && pids.some((pid) => pid === "1" || pid === "-1")) {

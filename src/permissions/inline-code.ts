@@ -1,3 +1,4 @@
+import { checkChangeAt } from "./check-targets.js";
 import { type PathScope, pathFinding, sensitiveArgument } from "./command-paths.js";
 import { isMercuryState, isWithin } from "./context.js";
 import { hardlineCheck } from "./hardline.js";
@@ -26,7 +27,7 @@ const mercuryHomeExpression = /MERCURY_HOME/;
 
 /** Code that writes, moves or deletes files (Python, Node, Ruby, Perl spellings). */
 const writingCode =
-  /open\([^)]*,\s*["'`][wax+]|write_text|write_bytes|writeFile|appendFile|createWriteStream|copyFile|rename|unlink|rmSync|rmtree|shutil\.(copy|move)|File\.write|IO\.write|FileUtils|>\s*\$|open\s*\(\s*\w+\s*,\s*["']>/;
+  /open\([^)]*,\s*["'`][wax+]|write_text|write_bytes|writeFile|appendFile|createWriteStream|copyFile|rename|unlink|rmSync|rmtree|os\.remove|os\.replace|File\.delete|shutil\.(copy|move)|File\.write|IO\.write|FileUtils|>\s*\$|open\s*\(\s*\w+\s*,\s*["']>/;
 
 // `(?<=\.)remove`: Deno.remove(Sync), fs-extra's remove(Sync); emptyDir empties a folder like `rm -rf DIR/*`.
 const deletionCall =
@@ -109,6 +110,10 @@ export function inlineCodeFindings(code: string, scope: InlineCodeScope): void {
   // Code that writes files and names a place outside the workspace (`open('/home/u/.bashrc','a')`,
   // `appendFileSync(homedir() + '/.bashrc')`): a person's call, not allow-all's.
   if (writes) {
+    // `writeFileSync("package.json", …)`, `open("test/a_test.py", "w")`: code that rewrites the checks.
+    for (const literal of literals)
+      if (literal !== "" && !/\s/.test(literal) && /[./]/.test(literal))
+        checkChangeAt(literal, scope, "ignored");
     for (const literal of literals) {
       if (/\s/.test(literal) || !(literal.startsWith("/") || literal.startsWith("~/"))) continue;
       pathFinding(scope, literal, "write", "command.inline-code");

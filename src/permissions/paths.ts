@@ -238,6 +238,14 @@ export function checkPath(
       real,
     );
   }
+  if (access === "write" && (toolAutorun(lexical) || toolAutorun(real))) {
+    return ask(
+      "path.autorun",
+      `${rawPath} is read and run by another tool on its own (commit hooks' configuration, Mercurial hooks, pnpm's install hook, dev containers, R and Ruby consoles, vim's local rc): that runs later, outside the sandbox; only a person approves it`,
+      subject,
+      real,
+    );
+  }
   if (hasInvisibleCharacters(rawPath)) {
     return ask("path.unicode", `${rawPath} contains invisible Unicode characters`, subject, real);
   }
@@ -297,6 +305,22 @@ function editorAutorun(path: string): boolean {
   const name = parts[parts.length - 1] ?? "";
   if (name.endsWith(".code-workspace")) return true;
   return parts[parts.length - 2] === ".vscode" && (name === "tasks.json" || name === "settings.json");
+}
+
+/**
+ * Files a tool runs by itself at the user's next unrelated action — a commit (`.pre-commit-config.yaml`,
+ * lefthook, husky's hook scripts), any `hg` command (`.hg/hgrc` hooks), `pnpm install` (`.pnpmfile.cjs`),
+ * opening the folder in a dev container, starting R/irb/pry or vim here.
+ */
+const autorunNames =
+  /^(\.pre-commit-config\.ya?ml|\.?lefthook(-local)?\.(ya?ml|toml|json)|\.pnpmfile\.cjs|\.devcontainer\.json|\.Rprofile|\.irbrc|\.pryrc|\.exrc|\.nvimrc|\.nvim\.lua)$/;
+
+function toolAutorun(path: string): boolean {
+  const parts = path.split(sep);
+  const name = parts[parts.length - 1] ?? "";
+  if (autorunNames.test(name)) return true;
+  if (parts[parts.length - 2] === ".hg" && name === "hgrc") return true;
+  return parts.slice(0, -1).some((part) => part === ".husky" || part === ".devcontainer");
 }
 
 function lexicalAbsolute(rawPath: string, context: PermissionContext): string {

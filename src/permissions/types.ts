@@ -26,6 +26,8 @@ export interface Decision {
   readsOutside?: boolean;
   /** Commands: something in it reaches outside the workspace (or needs privileges): a person decides. */
   outside?: boolean;
+  /** Commands: it changes the checks (an existing test, a test or CI definition, package.json scripts): a person decides. */
+  changesChecks?: boolean;
 }
 
 export const decisionRank = { allow: 0, ask: 1, deny: 2 } as const;

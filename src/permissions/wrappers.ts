@@ -1,5 +1,7 @@
 import { basename } from "node:path";
+import { gitCommandKeys } from "./command-options.js";
 import { ownEntry } from "./own-key.js";
+import { programFamily } from "./program-family.js";
 import type { EvaluatedWord, Finding } from "./shell-words.js";
 import { foldForComparison } from "./unicode.js";
 
@@ -23,7 +25,7 @@ export interface Unwrapped {
 
 export function programName(word: EvaluatedWord | undefined): string {
   if (!word) return "";
-  return basename(foldForComparison(word.text));
+  return programFamily(basename(foldForComparison(word.text)));
 }
 
 interface WrapperSpec {
@@ -350,7 +352,17 @@ function shellInlineScript(texts: string[]): string | null {
 
 /** Variables a program runs as a command (`GIT_SSH_COMMAND='rm -rf ~' git fetch`): their value is shell. */
 export const commandVariables =
-  /^(GIT_SSH_COMMAND|GIT_SSH|GIT_PAGER|PAGER|MANPAGER|GIT_EDITOR|EDITOR|VISUAL|GIT_SEQUENCE_EDITOR|GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|SUDO_ASKPASS|GIT_PROXY_COMMAND|RSYNC_RSH|CVS_RSH|BROWSER|LESSOPEN|LESSCLOSE|PROMPT_COMMAND)$/;
+  /^(GIT_SSH_COMMAND|GIT_SSH|GIT_PAGER|PAGER|MANPAGER|GIT_EDITOR|EDITOR|VISUAL|GIT_SEQUENCE_EDITOR|GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|SUDO_ASKPASS|GIT_PROXY_COMMAND|RSYNC_RSH|CVS_RSH|BROWSER|LESSOPEN|LESSCLOSE|PROMPT_COMMAND|FCEDIT|DIFFPROG)$/;
+
+/**
+ * By convention a variable named for a pager, editor, browser, password prompt or command holds a
+ * command line its program runs (`SYSTEMD_PAGER`, `GH_EDITOR`, `KUBE_EDITOR`, `FZF_DEFAULT_COMMAND`,
+ * `PSQL_PAGER`): judged as shell like the listed ones, so the next tool's variable is no bypass.
+ */
+const commandVariableSuffix = /_(PAGER|EDITOR|VISUAL|BROWSER|ASKPASS|COMMAND|CMD|RSH)$/;
+
+/** `LESS='+!rm -rf ~'`, `MORE='+!…'`: the option string of a pager, whose `+!` option runs a command. */
+const pagerOptionVariables = new Set(["LESS", "MORE"]);
 
 /** `LESSOPEN='|cmd %s'`: the leading pipe marks a command. */
 export function shellOfValue(text: string): string {
@@ -363,7 +375,16 @@ export function shellOfValue(text: string): string {
  * with `-x`), and exported functions bash imports from its environment (`BASH_FUNC_ls%%=() { …; }`).
  */
 export function variableScript(name: string, value: string): string | null {
-  if (commandVariables.test(name)) return shellOfValue(value);
+  if (commandVariables.test(name) || commandVariableSuffix.test(name)) return shellOfValue(value);
+  if (pagerOptionVariables.has(name)) return /(?:^|\s)\+\+?!(.*)$/s.exec(value)?.[1] ?? null;
+  // `GIT_CONFIG_PARAMETERS="'core.pager'='rm -rf ~'"`: git's own quoting of `-c` settings.
+  if (name === "GIT_CONFIG_PARAMETERS") {
+    const settings = [...value.matchAll(/'([^']*)'(?:='([^']*)')?/g)];
+    const scripts = settings
+      .filter((setting) => setting[2] !== undefined && gitCommandKeys.test(setting[1] as string))
+      .map((setting) => (setting[2] as string).replace(/^!/, ""));
+    return scripts.length > 0 ? scripts.join("\n") : null;
+  }
   if (/^PS[0-4]$/.test(name)) return `: ${value}`;
   // Startup files a shell reads before its script: non-interactive bash (BASH_ENV), interactive sh (ENV).
   if (name === "BASH_ENV" || name === "ENV") return `bash ${shellQuote(value)}`;
