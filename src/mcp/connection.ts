@@ -3,6 +3,7 @@ import type { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { McpServerConfig } from "../config/mcp-schema.js";
 import { McpError } from "./errors.js";
 import { httpHeaders, type LaunchWrapper, stdioLaunch } from "./launch.js";
+import { usableMcpTools } from "./tool-names.js";
 
 export interface McpToolInfo {
   name: string;
@@ -97,7 +98,7 @@ export class McpConnection {
       await client.connect(transport, { timeout });
       const listing = await client.listTools(undefined, { timeout });
       this.client = client;
-      this.listed = listing.tools
+      const listed = listing.tools
         .filter((tool) => this.included(tool.name))
         .map((tool) => ({
           name: tool.name,
@@ -105,6 +106,7 @@ export class McpConnection {
           inputSchema: tool.inputSchema as Record<string, unknown>,
           readOnly: tool.annotations?.readOnlyHint === true,
         }));
+      this.listed = usableMcpTools(this.name, listed, (message) => this.options.onEvent?.("warn", message));
       this.status = "ready";
       this.lastError = null;
       this.failures = 0;
