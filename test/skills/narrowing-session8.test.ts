@@ -69,3 +69,27 @@ describe("a skill's allowed-tools only narrows (session 8)", () => {
     expect(second).toMatchObject({ ok: true, skill: { allowedTools: ["read_file"] } });
   });
 });
+
+describe("a skill activated earlier in a chat session keeps narrowing (session 8)", () => {
+  it("the next task of the same session cannot write after a read-only skill was activated; a new session can", async () => {
+    const harness = skillsAgent({ replies: [], mode: "refuse", allowAll: true });
+    writeFiles(join(harness.home, "skills"), {
+      "reader/SKILL.md": skillMd("reader", "Reads.", "allowed-tools: read_file\n"),
+    });
+    harness.model.push(call("activate_skill", { name: "reader" }));
+    harness.model.push({ text: "loaded" });
+    const first = await harness.run("load the reader skill");
+    harness.model.push(call("write_file", { path: "later.txt", content: "x" }));
+    harness.model.push({ text: "done" });
+    await harness.run("now write", harness.workspace, first.sessionId);
+    const refused = toolResults(harness.events).at(-1);
+    expect(refused).toMatchObject({ ok: false });
+    expect(JSON.stringify(refused)).toContain("not available while the skill(s) reader are active");
+    expect(existsSync(join(harness.workspace, "later.txt"))).toBe(false);
+
+    harness.model.push(call("write_file", { path: "fresh.txt", content: "x" }));
+    harness.model.push({ text: "done" });
+    await harness.run("write in a new session");
+    expect(existsSync(join(harness.workspace, "fresh.txt"))).toBe(true);
+  });
+});
