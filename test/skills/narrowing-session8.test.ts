@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseSkillText } from "../../src/skills/parse.js";
@@ -91,5 +91,28 @@ describe("a skill activated earlier in a chat session keeps narrowing (session 8
     harness.model.push({ text: "done" });
     await harness.run("write in a new session");
     expect(existsSync(join(harness.workspace, "fresh.txt"))).toBe(true);
+  });
+});
+
+describe("a skill folder readable without asking is not a way to secrets (session 8)", () => {
+  it("a link in a skill folder to a secret outside it is not read without asking", async () => {
+    const harness = skillsAgent({ replies: [], mode: "refuse" });
+    writeFiles(harness.userHome, { ".ssh/id_ed25519": "PRIVATE-KEY-MATERIAL" });
+    writeFiles(join(harness.home, "skills"), { "linker/SKILL.md": skillMd("linker", "Links.") });
+    const skillFolder = join(harness.home, "skills", "linker");
+    symlinkSync(join(harness.userHome, ".ssh", "id_ed25519"), join(skillFolder, "notes.md"));
+    harness.model.push(call("activate_skill", { name: "linker" }));
+    harness.model.push(call("read_file", { path: join(skillFolder, "notes.md") }));
+    harness.model.push(
+      call("read_file", { path: join(skillFolder, "..", "..", "..", "user", ".ssh", "id_ed25519") }),
+    );
+    harness.model.push({ text: "done" });
+    await harness.run("read the notes");
+    const results = toolResults(harness.events);
+    expect(results).toHaveLength(3);
+    for (const result of results.slice(1)) {
+      expect(result).toMatchObject({ ok: false });
+      expect(JSON.stringify(result)).not.toContain("PRIVATE-KEY-MATERIAL");
+    }
   });
 });
