@@ -3,7 +3,7 @@ import type { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { McpServerConfig } from "../config/mcp-schema.js";
 import { McpError } from "./errors.js";
 import { httpHeaders, type LaunchWrapper, stdioLaunch } from "./launch.js";
-import { usableMcpTools } from "./tool-names.js";
+import { plainServerText, usableMcpTools } from "./tool-names.js";
 
 export interface McpToolInfo {
   name: string;
@@ -67,7 +67,8 @@ export class McpConnection {
   }
 
   instructions(): string | undefined {
-    return this.client?.getInstructions();
+    const instructions = this.client?.getInstructions();
+    return instructions === undefined ? undefined : plainServerText(instructions);
   }
 
   get callTimeoutMs(): number {
@@ -102,7 +103,7 @@ export class McpConnection {
         .filter((tool) => this.included(tool.name))
         .map((tool) => ({
           name: tool.name,
-          description: tool.description ?? "",
+          description: plainServerText(tool.description ?? ""),
           inputSchema: tool.inputSchema as Record<string, unknown>,
           readOnly: tool.annotations?.readOnlyHint === true,
         }));

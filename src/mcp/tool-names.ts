@@ -40,3 +40,12 @@ export function usableMcpTools(
     return false;
   });
 }
+
+/**
+ * A server's own words (tool descriptions, instructions) without terminal control sequences, C1
+ * controls or bidirectional overrides: `mercury mcp tools` prints them next to "asks"/"allowed", and an
+ * escape sequence there could redraw that line to say something else.
+ */
+export function plainServerText(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g, "");
+}
