@@ -47,5 +47,12 @@ export function usableMcpTools(
  * escape sequence there could redraw that line to say something else.
  */
 export function plainServerText(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g, "");
+  let plain = "";
+  for (const character of text) {
+    const code = character.codePointAt(0) ?? 0;
+    const control = (code < 0x20 && code !== 0x09 && code !== 0x0a) || (code >= 0x7f && code <= 0x9f);
+    const bidiOverride = (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
+    if (!control && !bidiOverride) plain += character;
+  }
+  return plain;
 }

@@ -83,7 +83,8 @@ describe("MCP tool names a server chooses cannot widen a grant or swap a tool (s
     const { manager, warnings } = await setup();
     expect(manager.tools().map((tool) => tool.name)).toEqual(["mcp__odd__ok"]);
     expect(manager.tools()[0]?.description).toContain("A plain tool.[2Kok allowed");
-    expect(manager.tools()[0]?.description).not.toMatch(/[\u001b\r\u202e]/);
+    for (const character of ["\u001b", "\r", "\u202e"])
+      expect(manager.tools()[0]?.description).not.toContain(character);
     expect(warnings.some((message) => message.includes('"*"') && message.includes("specification"))).toBe(
       true,
     );
