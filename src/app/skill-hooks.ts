@@ -8,7 +8,10 @@ import type { AnyTool } from "../tools/types.js";
 export interface SkillsForTasks {
   /** Optional: loads what the synchronous prompt section needs for `cwd` (LazySkills). */
   prepare?(cwd: string): Promise<void>;
-  taskTools(base: readonly AnyTool[], task: { cwd: string; userKey: string }): AnyTool[] | Promise<AnyTool[]>;
+  taskTools(
+    base: readonly AnyTool[],
+    task: { cwd: string; userKey: string; taskId?: string },
+  ): AnyTool[] | Promise<AnyTool[]>;
   finishTask(
     end: TaskEnd,
   ): ReturnType<SkillService["finishTask"]> | Promise<ReturnType<SkillService["finishTask"]>>;

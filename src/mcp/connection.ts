@@ -3,6 +3,7 @@ import type { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { McpServerConfig } from "../config/mcp-schema.js";
 import { McpError } from "./errors.js";
 import { httpHeaders, type LaunchWrapper, stdioLaunch } from "./launch.js";
+import { plainServerText, usableMcpTools } from "./tool-names.js";
 
 export interface McpToolInfo {
   name: string;
@@ -66,7 +67,8 @@ export class McpConnection {
   }
 
   instructions(): string | undefined {
-    return this.client?.getInstructions();
+    const instructions = this.client?.getInstructions();
+    return instructions === undefined ? undefined : plainServerText(instructions);
   }
 
   get callTimeoutMs(): number {
@@ -97,14 +99,15 @@ export class McpConnection {
       await client.connect(transport, { timeout });
       const listing = await client.listTools(undefined, { timeout });
       this.client = client;
-      this.listed = listing.tools
+      const listed = listing.tools
         .filter((tool) => this.included(tool.name))
         .map((tool) => ({
           name: tool.name,
-          description: tool.description ?? "",
+          description: plainServerText(tool.description ?? ""),
           inputSchema: tool.inputSchema as Record<string, unknown>,
           readOnly: tool.annotations?.readOnlyHint === true,
         }));
+      this.listed = usableMcpTools(this.name, listed, (message) => this.options.onEvent?.("warn", message));
       this.status = "ready";
       this.lastError = null;
       this.failures = 0;

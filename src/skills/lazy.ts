@@ -58,7 +58,10 @@ export class LazySkills {
     return this.service?.readRoots(cwd) ?? [];
   }
 
-  async taskTools(base: readonly AnyTool[], task: { cwd: string; userKey: string }): Promise<AnyTool[]> {
+  async taskTools(
+    base: readonly AnyTool[],
+    task: { cwd: string; userKey: string; taskId?: string },
+  ): Promise<AnyTool[]> {
     await this.prepare(task.cwd);
     if (this.service) return this.service.taskTools(base, task);
     // No skill anywhere: nothing to activate, so nothing can narrow the tools; only the proposal tool.

@@ -122,7 +122,12 @@ export function parseSkillText(
   else if (Array.isArray(rawAllowed) && rawAllowed.every((token) => typeof token === "string")) {
     allowedTools = rawAllowed.map((token) => token.trim()).filter((token) => token !== "");
   } else if (rawAllowed !== undefined && rawAllowed !== null) {
-    warnings.push("allowed-tools is neither a space-separated string nor a list; ignored");
+    // Fails closed: the author asked to narrow, so an unreadable list narrows to nothing rather
+    // than leaving every tool of the session available.
+    allowedTools = [];
+    warnings.push(
+      "allowed-tools is neither a space-separated string nor a list of strings; while active the skill allows no tools",
+    );
   }
 
   const skill: Skill = {

@@ -122,10 +122,15 @@ export class SkillService {
    * The task's tools: the given ones guarded by the task's skill session (allowed-tools narrowing),
    * plus activate_skill (when any skill is available) and propose_skill (owner tasks only).
    */
-  taskTools(base: readonly AnyTool[], task: { cwd: string; userKey: string }): AnyTool[] {
+  taskTools(base: readonly AnyTool[], task: { cwd: string; userKey: string; taskId?: string }): AnyTool[] {
     const skills = this.available(task.cwd);
     const names = [...base.map((tool) => tool.name), "activate_skill", "propose_skill"];
     const session = new SkillSession(names);
+    // A skill activated earlier in this chat session still narrows: its body is still in the history.
+    if (task.taskId !== undefined) {
+      const earlier = new Set(this.state.activatedEarlierInSession(task.taskId));
+      for (const skill of skills) if (earlier.has(skill.name)) session.activate(skill);
+    }
     const extra: AnyTool[] = [];
     const activate = createActivateSkillTool({
       skills,

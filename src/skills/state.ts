@@ -94,6 +94,26 @@ export class SkillState {
       .run(skill, taskId, this.now());
   }
 
+  /**
+   * The skills activated by earlier tasks of the session `taskId` belongs to (its user message is
+   * stored before its tools are built). Their bodies stay in that session's history (never
+   * compacted away), so their allowed-tools keep narrowing the session's later tasks.
+   */
+  activatedEarlierInSession(taskId: string): string[] {
+    const row: unknown = this.database
+      .prepare("SELECT session_id FROM messages WHERE task_id = ? ORDER BY id DESC LIMIT 1")
+      .get(taskId);
+    const session = z.object({ session_id: z.string() }).safeParse(row);
+    if (!session.success) return [];
+    const rows: unknown[] = this.database
+      .prepare(
+        `SELECT DISTINCT u.skill FROM skill_uses u WHERE u.task_id <> ?
+           AND EXISTS (SELECT 1 FROM messages m WHERE m.session_id = ? AND m.task_id = u.task_id)`,
+      )
+      .all(taskId, session.data.session_id);
+    return rows.map((skillRow) => z.object({ skill: z.string() }).parse(skillRow).skill);
+  }
+
   /** After a task ends: every skill it used gets the task's outcome. */
   recordOutcome(taskId: string, outcome: string): string[] {
     const rows: unknown[] = this.database

@@ -100,8 +100,9 @@ export function skillsAgent(options: {
       }),
     ),
   );
-  const run = (input: string, cwd = workspace) =>
+  const run = (input: string, cwd = workspace, sessionId?: string) =>
     agent.run({
+      ...(sessionId ? { sessionId } : {}),
       userKey: "owner",
       channel: "test",
       input,
