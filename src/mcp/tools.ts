@@ -43,6 +43,7 @@ export function mcpTool(connection: McpConnection, info: McpToolInfo): AnyTool {
         readOnly: info.readOnly,
         trusted: connection.config.trusted === true,
         allowedByConfig: (connection.config.tools?.allow ?? []).includes(info.name),
+        arguments: input,
       });
       if (!decision.allowed) return { ok: false, error: `Permission denied: ${decision.reason}` };
       try {

@@ -3,6 +3,7 @@ import type { AuthorizationRequest } from "../tools/types.js";
 import { decideCommand } from "./commands.js";
 import type { PermissionContext } from "./context.js";
 import { checkFileToolPath } from "./file-hardline.js";
+import { withArgumentPaths } from "./mcp-arguments.js";
 import type { PathFs } from "./paths.js";
 import type { Decision } from "./types.js";
 
@@ -27,7 +28,7 @@ export async function decide(
     case "network":
       return exfiltrationCheck(decideNetwork(request.url), request.url, context);
     case "mcp":
-      return decideMcp(request);
+      return withArgumentPaths(decideMcp(request), request, context, options.fs);
   }
 }
 

@@ -17,6 +17,8 @@ export type AuthorizationRequest =
       readOnly: boolean;
       trusted: boolean;
       allowedByConfig: boolean;
+      /** The call's arguments: paths in them are judged like the file tools' (permissions/mcp-arguments.ts). */
+      arguments?: unknown;
     };
 
 export type AuthorizationResult =
