@@ -28,7 +28,7 @@ export function pathsInArguments(value: unknown, cwd: string): { key: string; pa
       return;
     }
     if (Array.isArray(node)) {
-      node.forEach((item, index) => visit(item, `${key}[${index}]`, depth + 1));
+      for (const [index, item] of node.entries()) visit(item, `${key}[${index}]`, depth + 1);
       return;
     }
     if (node !== null && typeof node === "object") {
