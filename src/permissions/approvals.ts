@@ -229,6 +229,7 @@ export class ApprovalBroker {
    * pending (so the person is asked again) and arms their expiry. Returns the pending ones.
    */
   pendingForRestart(): ApprovalRecord[] {
+    this.withdrawForEndedTasks();
     const now = this.clock.now().toISOString();
     const overdue = this.rows("SELECT * FROM approvals WHERE status = 'pending' AND expires_at <= ?", now);
     for (const record of overdue) this.expire(record.id);
@@ -245,8 +246,40 @@ export class ApprovalBroker {
     return row === undefined ? null : approvalRow.parse(row);
   }
 
+  /**
+   * A question whose task has ended (stopped from Telegram, the dashboard or another terminal,
+   * finished, failed) has nobody waiting for its answer: it is closed as expired, so it is neither
+   * shown as pending nor asked again after a restart. A running or paused task keeps its question.
+   */
+  withdrawForEndedTasks(): number {
+    const ended = this.rows(
+      `SELECT approvals.* FROM approvals JOIN tasks ON tasks.id = approvals.task_id
+       WHERE approvals.status = 'pending' AND tasks.status IN ('completed', 'failed', 'cancelled')`,
+    );
+    const at = this.clock.now().toISOString();
+    let withdrawn = 0;
+    for (const record of ended) {
+      const result = this.deps.database
+        .prepare(
+          "UPDATE approvals SET status = 'expired', answered_at = ? WHERE id = ? AND status = 'pending'",
+        )
+        .run(at, record.id);
+      if (result.changes === 0) continue;
+      withdrawn++;
+      this.emitResolved(record, "expired", "system");
+      this.settle(record.id, {
+        status: "expired",
+        approvalId: record.id,
+        waitedMinutes: 0,
+        message: `The task ended before anyone answered; nothing was run for: ${record.summary}`,
+      });
+    }
+    return withdrawn;
+  }
+
   /** Pending approvals for one person (for /status and chat). */
   pendingFor(userKey: string): ApprovalRecord[] {
+    this.withdrawForEndedTasks();
     return this.rows(
       "SELECT * FROM approvals WHERE status = 'pending' AND user_key = ? ORDER BY created_at",
       userKey,
