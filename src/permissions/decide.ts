@@ -57,6 +57,16 @@ function exfiltrationCheck(decision: Decision, url: string, context: PermissionC
  */
 export function decideMcp(request: Extract<AuthorizationRequest, { kind: "mcp" }>): Decision {
   const subject = mcpSubject(request.server, request.tool);
+  // `mcp:<server>/*` is the whole-server grant's subject: a tool named `*` must never be approved
+  // "always" and so unlock every tool of its server (the client drops such names too, mcp/tool-names.ts).
+  if (request.tool === "*") {
+    return {
+      decision: "deny",
+      rule: "mcp.tool-name",
+      reason: `MCP server ${request.server} offers a tool named "*", which would stand for all of its tools`,
+      subject,
+    };
+  }
   if (request.allowedByConfig) {
     return {
       decision: "allow",

@@ -99,3 +99,13 @@ describe("MCP call arguments go through the path policy", () => {
     expect(pathsInArguments({ many }, "/tmp")).toEqual([]);
   });
 });
+
+describe("an MCP tool named *", () => {
+  it("is denied: its subject is the whole-server grant's", async () => {
+    const decision = await decide(
+      { kind: "mcp", server: "odd", tool: "*", readOnly: true, trusted: true, allowedByConfig: true },
+      sandbox.context,
+    );
+    expect(decision).toMatchObject({ decision: "deny", rule: "mcp.tool-name" });
+  });
+});
