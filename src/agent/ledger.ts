@@ -298,6 +298,12 @@ export class WorkLedger {
       userKey?: string;
       limit?: number;
       order?: "asc" | "desc";
+      /**
+       * "creation" (default) orders by created_at; "write" by the rowid sequence, where every status
+       * change and saved evidence moves a task to the end: the order "latest" means everywhere else.
+       */
+      by?: "creation" | "write";
+      sessionId?: string;
     } = {},
   ): LedgerTask[] {
     const clauses: string[] = [];
@@ -310,11 +316,17 @@ export class WorkLedger {
       clauses.push("user_key = ?");
       params.push(filter.userKey);
     }
+    if (filter.sessionId !== undefined) {
+      clauses.push("session_id = ?");
+      params.push(filter.sessionId);
+    }
     const where = clauses.length > 0 ? `WHERE ${clauses.join(" AND ")}` : "";
     const direction = filter.order === "asc" ? "ASC" : "DESC";
     const limit = filter.limit !== undefined ? ` LIMIT ${Math.max(1, Math.floor(filter.limit))}` : "";
+    const order =
+      filter.by === "write" ? `rowid ${direction}` : `created_at ${direction}, rowid ${direction}`;
     const rows: unknown[] = this.database
-      .prepare(`SELECT * FROM tasks ${where} ORDER BY created_at ${direction}, rowid ${direction}${limit}`)
+      .prepare(`SELECT * FROM tasks ${where} ORDER BY ${order}${limit}`)
       .all(...params);
     return rows.map(toTask);
   }
