@@ -270,12 +270,16 @@ export class WorkLedger {
    * beside it, and must not read as if that work were verified.
    */
   unfinishedBefore(sessionId: string, taskId: string): LedgerTask | null {
+    const task = this.latestOtherInSession(sessionId, taskId);
+    return task && ["paused", "failed", "running", "queued"].includes(task.status) ? task : null;
+  }
+
+  /** The session's latest task other than `taskId`, by the order of writes, whatever its status. */
+  latestOtherInSession(sessionId: string, taskId: string): LedgerTask | null {
     const row: unknown = this.database
       .prepare("SELECT * FROM tasks WHERE session_id = ? AND id != ? ORDER BY rowid DESC LIMIT 1")
       .get(sessionId, taskId);
-    if (row === undefined) return null;
-    const task = toTask(row);
-    return ["paused", "failed", "running", "queued"].includes(task.status) ? task : null;
+    return row === undefined ? null : toTask(row);
   }
 
   /**

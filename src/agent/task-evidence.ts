@@ -145,10 +145,11 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
           baselineContent: (path) => changes.baselineContent?.(path) ?? Promise.resolve(null),
           verification: evidence.verify ?? null,
         });
-        // Judge files the change picture shows are judged above; the rest (git-ignored) here.
-        const shown = new Set(report.files.map((file) => join(report.root ?? cwd, file.path)));
+        // Judge files the rules above already named are not named twice; every other one is here,
+        // shown in the change picture or not (a created node_modules/.bin/node is no rule's file).
+        const named = new Set(listed.map((change) => join(report.root ?? cwd, change.path)));
         const unseen = judgeFileChanges(cwd, evidence.judgeFiles).filter(
-          (change) => !shown.has(join(cwd, change.path)),
+          (change) => !named.has(join(cwd, change.path)),
         );
         const found = [...listed, ...unseen];
         return found.filter((change) => !accepted.has(key(change)));
