@@ -69,6 +69,7 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
   const detect = (): VerificationCommand | null => detectVerification(cwd, options.configuredVerification);
   // The tracker (git trees or a directory snapshot, and the sandboxed git under them) loads with the
   // task's first change or its final report, never in front of the first model request.
+  const containment = { userHome: homedir(), mercuryHome: options.home };
   let loading: Promise<ChangeTracker> | undefined;
   const real = (): Promise<ChangeTracker> => {
     loading ??= Promise.all([
@@ -79,7 +80,7 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
       createChangeTracker(cwd, defaultSnapshotLimits, {
         initial: evidence.baseline,
         store: join(options.home, "baselines", options.taskId),
-        containment: { userHome: homedir(), mercuryHome: options.home },
+        containment,
         onBaseline(baseline) {
           evidence.baseline = baseline;
           if (baseline.kind === "snapshot") pruneBaselines(options.home);
@@ -96,8 +97,22 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
     );
     return loading;
   };
+  // Check files git ignores are in no diff: hashed with the baseline, before the first change runs.
+  const hidden = async () => {
+    const baseline = evidence.baseline;
+    if (baseline?.kind !== "git") return null;
+    const { ignoredCheckFiles } = await import("./completion/hidden-checks.js");
+    return ignoredCheckFiles(baseline.top, containment);
+  };
   const tracker: ChangeTracker = {
-    begin: async () => (await real()).begin(),
+    async begin() {
+      await (await real()).begin();
+      if (evidence.hiddenChecks !== undefined) return;
+      const found = await hidden();
+      if (found === null) return;
+      evidence.hiddenChecks = found;
+      save();
+    },
     report: async () => (await real()).report(),
     async baselineContent(path) {
       const loaded = await real();
@@ -151,7 +166,15 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
         const unseen = judgeFileChanges(cwd, evidence.judgeFiles).filter(
           (change) => !named.has(join(cwd, change.path)),
         );
-        const found = [...listed, ...unseen];
+        const hiddenNow = evidence.hiddenChecks === undefined ? null : await hidden();
+        const ignored =
+          hiddenNow === null || evidence.hiddenChecks === undefined
+            ? []
+            : (await import("./completion/hidden-checks.js")).hiddenCheckChanges(
+                evidence.hiddenChecks,
+                hiddenNow,
+              );
+        const found = [...listed, ...unseen, ...ignored];
         return found.filter((change) => !accepted.has(key(change)));
       },
       async acceptCheckChanges(found) {
