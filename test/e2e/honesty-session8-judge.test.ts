@@ -145,3 +145,29 @@ describe("a check definition hidden from git by .gitignore (built binary)", { ti
     });
   });
 });
+
+/**
+ * An exit 0 is a pass only when the output agrees, and only the JavaScript, Python, Go and Rust
+ * runners' summaries were read: an RSpec or Maven run behind `|| true` that counted failures, or
+ * that found no examples at all, completed the task. Found in session 8.
+ */
+describe("other runners' summaries beside an exit 0 (built binary)", { timeout: 300_000 }, () => {
+  it.each([
+    ["no examples", "0 examples, 0 failures", "paused", "ran no tests"],
+    ["failures", "Tests run: 7, Failures: 2, Errors: 0, Skipped: 0", "failed", "reports failures"],
+  ])("a check printing %s with exit 0 never completes", async (_what, summary, outcome, words) => {
+    const cwd = gitProject({ Makefile: `test:\n\t@echo '${summary}'\n`, "notes.txt": "a\n" });
+    const fake = await server({
+      replies: [
+        { toolCalls: [{ name: "write_file", input: { path: "notes.txt", content: "b\n" } }] },
+        ...claims(4),
+      ],
+    });
+    const { report } = await runTask("update the notes", cwd, fake.url);
+    expect(report.outcome).toBe(outcome);
+    expect(report.verification.at(-1)).toMatchObject({ command: "make test", exitCode: 0 });
+    expect(report.reason).toContain(
+      words.replace("reports failures", "exited 0 but its output reports failures"),
+    );
+  });
+});
