@@ -15,6 +15,7 @@ import { defaultStallSettings, type StallSettings, StallWatchdog } from "./compl
 import type { AgentEventBody, EndCause, FileChange, Outcome, VerificationRecord } from "./events.js";
 import { boundHistory } from "./history.js";
 import type { TaskState } from "./state.js";
+import { workSoFar } from "./work-so-far.js";
 
 export interface LoopDependencies {
   model: ModelStepper;
@@ -430,5 +431,10 @@ function rejectsOutputLimit(result: StepFailure): boolean {
 
 function modelFailure(result: StepFailure, state: TaskState, deps: LoopDependencies): Ending {
   deps.emit({ type: "notice", level: "error", message: result.message });
-  return { endCause: "interrupted", outcome: "failed", text: state.finalText, reason: result.message };
+  return {
+    endCause: "interrupted",
+    outcome: "failed",
+    text: state.finalText,
+    reason: `${result.message}${workSoFar(state)}`,
+  };
 }

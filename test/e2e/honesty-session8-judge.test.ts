@@ -171,3 +171,42 @@ describe("other runners' summaries beside an exit 0 (built binary)", { timeout: 
     );
   });
 });
+
+/**
+ * The provider fails on the last, summarizing step. "failed" with only the provider's error read as
+ * "nothing was done" after verified work, and said nothing either way after unverified changes.
+ */
+describe("the provider fails after the work (built binary)", { timeout: 300_000 }, () => {
+  const down = Array.from({ length: 4 }, () => ({ error: { status: 500, message: "upstream exploded" } }));
+
+  it("after a passing check: failed, and the reason says the changes were checked", async () => {
+    const cwd = gitProject({ "package.json": JSON.stringify({ name: "p", scripts: { test: "exit 0" } }) });
+    const fake = await server({
+      replies: [
+        { toolCalls: [{ name: "write_file", input: { path: "feature.txt", content: "feature\n" } }] },
+        { toolCalls: [{ name: "run_command", input: { command: "npm test" } }] },
+        ...down,
+      ],
+    });
+    const { report } = await runTask("add the feature", cwd, fake.url);
+    expect(report).toMatchObject({ outcome: "failed", endCause: "interrupted" });
+    expect(report.verification).toEqual([{ command: "npm test", exitCode: 0 }]);
+    expect(report.reason).toContain("upstream exploded");
+    expect(report.reason).toContain(
+      "`npm test` exited 0 after the last change; only the model's final answer is missing",
+    );
+  });
+
+  it("after a change no check followed: failed, and the reason says the changes are unverified", async () => {
+    const cwd = brokenProject();
+    const fake = await server({
+      replies: [
+        { toolCalls: [{ name: "write_file", input: { path: "feature.txt", content: "feature\n" } }] },
+        ...down,
+      ],
+    });
+    const { report } = await runTask("add the feature", cwd, fake.url);
+    expect(report).toMatchObject({ outcome: "failed", endCause: "interrupted" });
+    expect(report.reason).toContain("no check ran after the last change, so they are unverified");
+  });
+});
