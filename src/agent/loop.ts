@@ -52,6 +52,8 @@ export interface LoopDependencies {
   heap?: HeapGovernorSettings;
   /** What the task changed about its own checks (judge fixed at the start); absent = not checked. */
   checkChanges?(report: ChangeReport): Promise<CheckChange[]>;
+  /** Why a pass is an old build's (see completion/stale-output.ts), or null. */
+  staleOutputs?(files: FileChange[]): Promise<string | null>;
   /** The user's explicit approval of changed checks. */
   acceptCheckChanges?(changes: CheckChange[]): Promise<boolean>;
   /** The task's folder is no project: changes complete with "no checks to run here". */
@@ -297,6 +299,7 @@ async function loop(
       verification,
       runVerification: (command) => runner.verify(command, step),
       ...(deps.checkChanges ? { checkChanges: deps.checkChanges } : {}),
+      ...(deps.staleOutputs ? { staleOutputs: deps.staleOutputs } : {}),
       ...(deps.acceptCheckChanges ? { acceptCheckChanges: deps.acceptCheckChanges } : {}),
       ...(deps.plainFolder ? { plainFolder: true } : {}),
       ...(deps.enclosingProject ? { enclosingProject: deps.enclosingProject } : {}),

@@ -21,6 +21,7 @@ export interface TaskEvidenceWiring {
     | "changes"
     | "verification"
     | "checkChanges"
+    | "staleOutputs"
     | "acceptCheckChanges"
     | "plainFolder"
     | "enclosingProject"
@@ -107,6 +108,12 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
   const tracker: ChangeTracker = {
     async begin() {
       await (await real()).begin();
+      if (evidence.builtOutputs === undefined && evidence.verifyError === undefined) {
+        const { namedBuildOutputs, builtOutputsDigest } = await import("./completion/stale-output.js");
+        const names = await namedBuildOutputs(cwd, evidence.verify ?? null);
+        evidence.builtOutputs = await builtOutputsDigest(cwd, names);
+        save();
+      }
       if (evidence.hiddenChecks !== undefined) return;
       const found = await hidden();
       if (found === null) return;
@@ -176,6 +183,14 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
               );
         const found = [...listed, ...unseen, ...ignored];
         return found.filter((change) => !accepted.has(key(change)));
+      },
+      async staleOutputs(files) {
+        const before = evidence.builtOutputs;
+        const command = evidence.verify?.command;
+        if (before === undefined || command === undefined || Object.keys(before).length === 0) return null;
+        const { builtOutputsDigest, staleBuildReason } = await import("./completion/stale-output.js");
+        const now = await builtOutputsDigest(cwd, Object.keys(before));
+        return staleBuildReason(command, before, now, files);
       },
       async acceptCheckChanges(found) {
         let approved = options.acceptCheckChanges === true;
