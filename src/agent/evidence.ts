@@ -53,6 +53,10 @@ const evidenceSchema = z.object({
   acceptedCheckChanges: z.array(z.string()).optional(),
   /** Content hashes of the files the judge runs, taken with it (completion/judge-files.ts). */
   judgeFiles: z.record(z.string(), z.string()).optional(),
+  /** Git-ignored check files (by name) at the baseline, with content hashes (completion/hidden-checks.ts). */
+  hiddenChecks: z.record(z.string(), z.string()).optional(),
+  /** Build output the check names, by metadata, at the baseline (completion/stale-output.ts). */
+  builtOutputs: z.record(z.string(), z.string()).optional(),
 });
 
 export type TaskEvidence = z.infer<typeof evidenceSchema>;

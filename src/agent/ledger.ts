@@ -270,12 +270,16 @@ export class WorkLedger {
    * beside it, and must not read as if that work were verified.
    */
   unfinishedBefore(sessionId: string, taskId: string): LedgerTask | null {
+    const task = this.latestOtherInSession(sessionId, taskId);
+    return task && ["paused", "failed", "running", "queued"].includes(task.status) ? task : null;
+  }
+
+  /** The session's latest task other than `taskId`, by the order of writes, whatever its status. */
+  latestOtherInSession(sessionId: string, taskId: string): LedgerTask | null {
     const row: unknown = this.database
       .prepare("SELECT * FROM tasks WHERE session_id = ? AND id != ? ORDER BY rowid DESC LIMIT 1")
       .get(sessionId, taskId);
-    if (row === undefined) return null;
-    const task = toTask(row);
-    return ["paused", "failed", "running", "queued"].includes(task.status) ? task : null;
+    return row === undefined ? null : toTask(row);
   }
 
   /**
@@ -298,6 +302,12 @@ export class WorkLedger {
       userKey?: string;
       limit?: number;
       order?: "asc" | "desc";
+      /**
+       * "creation" (default) orders by created_at; "write" by the rowid sequence, where every status
+       * change and saved evidence moves a task to the end: the order "latest" means everywhere else.
+       */
+      by?: "creation" | "write";
+      sessionId?: string;
     } = {},
   ): LedgerTask[] {
     const clauses: string[] = [];
@@ -310,11 +320,17 @@ export class WorkLedger {
       clauses.push("user_key = ?");
       params.push(filter.userKey);
     }
+    if (filter.sessionId !== undefined) {
+      clauses.push("session_id = ?");
+      params.push(filter.sessionId);
+    }
     const where = clauses.length > 0 ? `WHERE ${clauses.join(" AND ")}` : "";
     const direction = filter.order === "asc" ? "ASC" : "DESC";
     const limit = filter.limit !== undefined ? ` LIMIT ${Math.max(1, Math.floor(filter.limit))}` : "";
+    const order =
+      filter.by === "write" ? `rowid ${direction}` : `created_at ${direction}, rowid ${direction}`;
     const rows: unknown[] = this.database
-      .prepare(`SELECT * FROM tasks ${where} ORDER BY created_at ${direction}, rowid ${direction}${limit}`)
+      .prepare(`SELECT * FROM tasks ${where} ORDER BY ${order}${limit}`)
       .all(...params);
     return rows.map(toTask);
   }

@@ -15,6 +15,7 @@ import { defaultStallSettings, type StallSettings, StallWatchdog } from "./compl
 import type { AgentEventBody, EndCause, FileChange, Outcome, VerificationRecord } from "./events.js";
 import { boundHistory } from "./history.js";
 import type { TaskState } from "./state.js";
+import { workSoFar } from "./work-so-far.js";
 
 export interface LoopDependencies {
   model: ModelStepper;
@@ -51,6 +52,8 @@ export interface LoopDependencies {
   heap?: HeapGovernorSettings;
   /** What the task changed about its own checks (judge fixed at the start); absent = not checked. */
   checkChanges?(report: ChangeReport): Promise<CheckChange[]>;
+  /** Why a pass is an old build's (see completion/stale-output.ts), or null. */
+  staleOutputs?(files: FileChange[]): Promise<string | null>;
   /** The user's explicit approval of changed checks. */
   acceptCheckChanges?(changes: CheckChange[]): Promise<boolean>;
   /** The task's folder is no project: changes complete with "no checks to run here". */
@@ -296,6 +299,7 @@ async function loop(
       verification,
       runVerification: (command) => runner.verify(command, step),
       ...(deps.checkChanges ? { checkChanges: deps.checkChanges } : {}),
+      ...(deps.staleOutputs ? { staleOutputs: deps.staleOutputs } : {}),
       ...(deps.acceptCheckChanges ? { acceptCheckChanges: deps.acceptCheckChanges } : {}),
       ...(deps.plainFolder ? { plainFolder: true } : {}),
       ...(deps.enclosingProject ? { enclosingProject: deps.enclosingProject } : {}),
@@ -430,5 +434,10 @@ function rejectsOutputLimit(result: StepFailure): boolean {
 
 function modelFailure(result: StepFailure, state: TaskState, deps: LoopDependencies): Ending {
   deps.emit({ type: "notice", level: "error", message: result.message });
-  return { endCause: "interrupted", outcome: "failed", text: state.finalText, reason: result.message };
+  return {
+    endCause: "interrupted",
+    outcome: "failed",
+    text: state.finalText,
+    reason: `${result.message}${workSoFar(state)}`,
+  };
 }

@@ -10,6 +10,7 @@ import { type Clock, systemClock } from "./clock.js";
 import type { CheckChange } from "./completion/check-changes.js";
 import type { HeapGovernorSettings } from "./completion/compaction.js";
 import type { StallSettings } from "./completion/watchdog.js";
+import { unfinishedInSession } from "./earlier-task.js";
 import type {
   AgentEvent,
   AgentEventBody,
@@ -199,7 +200,7 @@ export class Agent {
       );
       const earlier =
         request.unfinishedBefore ??
-        unfinishedInSession(new WorkLedger(this.database, this.clock), sessionId, taskId);
+        unfinishedInSession(new WorkLedger(this.database, this.clock), this.evidence, sessionId, taskId);
       if (earlier) state.uncheckedClaims.push({ sequence: 0, why: earlier });
       state.append(this.transcripts.append(sessionId, taskId, [{ role: "user", content: request.input }]));
       // A narrowed list (scheduled run, sub-agent) is final; otherwise the task's hooks (skills) shape it.
@@ -337,11 +338,4 @@ function rotatedModel(model: ModelStepper, rotation: number): ModelStepper | nul
   const size = model.describe().length;
   if (size < 2 || !(model instanceof ProviderChain)) return null;
   return model.rotated(1 + ((Math.max(1, rotation) - 1) % (size - 1)));
-}
-
-function unfinishedInSession(ledger: WorkLedger, sessionId: string, taskId: string): string | null {
-  const earlier = ledger.unfinishedBefore(sessionId, taskId);
-  return earlier
-    ? `the earlier task ${earlier.id} in this session is ${earlier.status}${earlier.reason ? ` (${earlier.reason})` : ""} and this task ran no check of its work (say "continue" to resume it)`
-    : null;
 }

@@ -21,6 +21,7 @@ export interface TaskEvidenceWiring {
     | "changes"
     | "verification"
     | "checkChanges"
+    | "staleOutputs"
     | "acceptCheckChanges"
     | "plainFolder"
     | "enclosingProject"
@@ -69,6 +70,7 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
   const detect = (): VerificationCommand | null => detectVerification(cwd, options.configuredVerification);
   // The tracker (git trees or a directory snapshot, and the sandboxed git under them) loads with the
   // task's first change or its final report, never in front of the first model request.
+  const containment = { userHome: homedir(), mercuryHome: options.home };
   let loading: Promise<ChangeTracker> | undefined;
   const real = (): Promise<ChangeTracker> => {
     loading ??= Promise.all([
@@ -79,7 +81,7 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
       createChangeTracker(cwd, defaultSnapshotLimits, {
         initial: evidence.baseline,
         store: join(options.home, "baselines", options.taskId),
-        containment: { userHome: homedir(), mercuryHome: options.home },
+        containment,
         onBaseline(baseline) {
           evidence.baseline = baseline;
           if (baseline.kind === "snapshot") pruneBaselines(options.home);
@@ -96,8 +98,28 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
     );
     return loading;
   };
+  // Check files git ignores are in no diff: hashed with the baseline, before the first change runs.
+  const hidden = async () => {
+    const baseline = evidence.baseline;
+    if (baseline?.kind !== "git") return null;
+    const { ignoredCheckFiles } = await import("./completion/hidden-checks.js");
+    return ignoredCheckFiles(baseline.top, containment);
+  };
   const tracker: ChangeTracker = {
-    begin: async () => (await real()).begin(),
+    async begin() {
+      await (await real()).begin();
+      if (evidence.builtOutputs === undefined && evidence.verifyError === undefined) {
+        const { namedBuildOutputs, builtOutputsDigest } = await import("./completion/stale-output.js");
+        const names = await namedBuildOutputs(cwd, evidence.verify ?? null);
+        evidence.builtOutputs = await builtOutputsDigest(cwd, names);
+        save();
+      }
+      if (evidence.hiddenChecks !== undefined) return;
+      const found = await hidden();
+      if (found === null) return;
+      evidence.hiddenChecks = found;
+      save();
+    },
     report: async () => (await real()).report(),
     async baselineContent(path) {
       const loaded = await real();
@@ -145,13 +167,30 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
           baselineContent: (path) => changes.baselineContent?.(path) ?? Promise.resolve(null),
           verification: evidence.verify ?? null,
         });
-        // Judge files the change picture shows are judged above; the rest (git-ignored) here.
-        const shown = new Set(report.files.map((file) => join(report.root ?? cwd, file.path)));
+        // Judge files the rules above already named are not named twice; every other one is here,
+        // shown in the change picture or not (a created node_modules/.bin/node is no rule's file).
+        const named = new Set(listed.map((change) => join(report.root ?? cwd, change.path)));
         const unseen = judgeFileChanges(cwd, evidence.judgeFiles).filter(
-          (change) => !shown.has(join(cwd, change.path)),
+          (change) => !named.has(join(cwd, change.path)),
         );
-        const found = [...listed, ...unseen];
+        const hiddenNow = evidence.hiddenChecks === undefined ? null : await hidden();
+        const ignored =
+          hiddenNow === null || evidence.hiddenChecks === undefined
+            ? []
+            : (await import("./completion/hidden-checks.js")).hiddenCheckChanges(
+                evidence.hiddenChecks,
+                hiddenNow,
+              );
+        const found = [...listed, ...unseen, ...ignored];
         return found.filter((change) => !accepted.has(key(change)));
+      },
+      async staleOutputs(files) {
+        const before = evidence.builtOutputs;
+        const command = evidence.verify?.command;
+        if (before === undefined || command === undefined || Object.keys(before).length === 0) return null;
+        const { builtOutputsDigest, staleBuildReason } = await import("./completion/stale-output.js");
+        const now = await builtOutputsDigest(cwd, Object.keys(before));
+        return staleBuildReason(command, before, now, files);
       },
       async acceptCheckChanges(found) {
         let approved = options.acceptCheckChanges === true;

@@ -81,6 +81,10 @@ const groups: Record<string, Registrar> = {
     const { registerUndoCommand } = await import("./commands/undo.js");
     registerUndoCommand(program);
   },
+  tasks: async (program) => {
+    const { registerTasksCommand } = await import("./commands/tasks.js");
+    registerTasksCommand(program);
+  },
   backup: async (program) => {
     const { registerBackupCommands } = await import("./commands/backup.js");
     registerBackupCommands(program);

@@ -46,6 +46,14 @@ const definitionFiles: { pattern: RegExp; what: string }[] = [
 const testFile =
   /(^|\/)(tests?|__tests__|spec|specs|__snapshots__|__fixtures__|fixtures|testdata|golden)\/|(\.|_)(test|spec)\.[\w]+$|(^|\/)test_[\w]+\.py$|_test\.go$|\.snap$|\.golden$/;
 
+/** What kind of check file a path is by its name (a runner config, a test), or null for none. */
+export function checkFileKind(path: string): string | null {
+  if (basename(path) === "package.json") return "package.json";
+  const definition = definitionFiles.find((entry) => entry.pattern.test(path));
+  if (definition) return definition.what;
+  return testFile.test(path) ? "test" : null;
+}
+
 const scriptsSchema = z.object({ scripts: z.record(z.string(), z.string()).optional() }).loose();
 
 export interface CheckChangeInput {

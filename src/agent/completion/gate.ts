@@ -30,6 +30,8 @@ export interface GateInput {
    * --accept-check-changes); never implied by --yes or "continue".
    */
   acceptCheckChanges?(changes: CheckChange[]): Promise<boolean>;
+  /** Why the check's pass is an old build's (nothing rebuilt what it runs), or null. */
+  staleOutputs?(files: FileChange[]): Promise<string | null>;
   /** True when the task's folder is no project (no manifest, no checks): changes complete unchecked. */
   plainFolder?: boolean;
   /** The project above the task's subfolder, when the subfolder has no check of its own. */
@@ -51,7 +53,8 @@ export const noChecksNote = "no checks to run here";
  * verify pauses and says why. With no change confirmed by git or the snapshot, the task responded.
  */
 export async function evidenceGate(input: GateInput): Promise<GateDecision> {
-  const decision = await judge(input);
+  const judged = await judge(input);
+  const decision = judged.kind === "completed" ? await notStale(input, judged) : judged;
   if (decision.kind !== "completed" || !input.checkChanges || !input.changes) return decision;
   // The judge is fixed at the start: a task that changed how it is checked is not done on its own.
   const changes = await input.checkChanges(await input.changes.report());
@@ -66,6 +69,28 @@ export async function evidenceGate(input: GateInput): Promise<GateDecision> {
       'review the changes, then accept them (answer the question, or run `mercury run "continue" --session <id> --accept-check-changes`) or undo them.',
     files: decision.files,
     checksChanged: changes,
+  };
+}
+
+/** A pass from a build nothing remade is a fix round (build, check again), then a pause. */
+async function notStale(
+  input: GateInput,
+  decision: Extract<GateDecision, { kind: "completed" }>,
+): Promise<GateDecision> {
+  const stale = input.staleOutputs ? await input.staleOutputs(decision.files) : null;
+  if (stale === null) return decision;
+  const { state } = input;
+  if (state.verificationFixRounds >= maxVerificationFixRounds)
+    return {
+      kind: "paused",
+      reason: `${stale}. Build the project and run the check again (or check the changes yourself), then say "continue".`,
+      files: decision.files,
+    };
+  state.verificationFixRounds += 1;
+  return {
+    kind: "fix",
+    note: `[Mercury] The task is not done: ${stale}. Rebuild what the check runs (the project's build step), then run the verification again.`,
+    files: decision.files,
   };
 }
 

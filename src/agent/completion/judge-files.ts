@@ -1,13 +1,13 @@
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { isAbsolute, join, relative } from "node:path";
+import { accessSync, constants, existsSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { delimiter, isAbsolute, join, relative } from "node:path";
 import type { CheckChange } from "./check-changes.js";
 import type { VerificationCommand } from "./verification.js";
 
 /**
  * The runners the judge runs, hashed when it is fixed (the task's first change): the words of the
  * check that resolve to node_modules/.bin (`vitest` → node_modules/.bin/vitest and the file it links
- * to). check-changes.ts sees only what the change picture lists, and git leaves node_modules out: a
+ * to), and the words that resolve nowhere yet (recorded as absent). check-changes.ts sees only what the change picture lists, and git leaves node_modules out: a
  * task that replaced node_modules/.bin/vitest with `exit 0` changed the judge where nothing looked.
  * Files the script names (`node dist/check.js`) are not hashed here: tracked ones are check-changes'
  * and ignored ones are usually the check's own build output, rewritten by every run.
@@ -15,6 +15,8 @@ import type { VerificationCommand } from "./verification.js";
 export type JudgeFiles = Record<string, string>;
 
 const maxHashedBytes = 8 * 1024 * 1024;
+/** Words of one check looked up in node_modules/.bin: a check longer than this is cut, not refused. */
+const maxNames = 200;
 
 export function judgeFiles(cwd: string, verification: VerificationCommand | null): JudgeFiles {
   if (!verification) return {};
@@ -24,12 +26,16 @@ export function judgeFiles(cwd: string, verification: VerificationCommand | null
   const paths = new Set<string>();
   for (const text of texts) {
     for (const token of text.split(/[\s;&|()<>"'`=]+/)) {
-      if (token === "") continue;
+      if (!/^[\w@.+-]+$/.test(token) || paths.size >= maxNames) continue;
+      // Absent ones too: npm puts node_modules/.bin first on a script's PATH, so a program created
+      // there later under a word the script runs (`node check.js` → node_modules/.bin/node) is the
+      // judge replaced, though nothing resolved there when it was fixed.
+      // A word found nowhere yet (`vitest` before `npm install`) is left out: installing it is work.
       const runner = join(cwd, "node_modules", ".bin", token);
-      if (/^[\w@.+-]+$/.test(token) && existsSync(runner)) {
+      if (existsSync(runner)) {
         paths.add(runner);
         paths.add(realpathSync(runner));
-      }
+      } else if (onPath(token)) paths.add(runner);
     }
   }
   const hashes: JudgeFiles = {};
@@ -81,4 +87,19 @@ function packageScript(cwd: string, name: string): string[] {
     if (error instanceof SyntaxError || (error as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw error;
   }
+}
+
+/** A program the shell would find on PATH today (`node`, `sh`, `python3`). */
+function onPath(name: string): boolean {
+  for (const folder of (process.env.PATH ?? "").split(delimiter)) {
+    if (folder === "" || !isAbsolute(folder)) continue;
+    try {
+      accessSync(join(folder, name), constants.X_OK);
+      return true;
+    } catch (error) {
+      if (!["ENOENT", "EACCES", "ENOTDIR"].includes(String((error as NodeJS.ErrnoException).code)))
+        throw error;
+    }
+  }
+  return false;
 }

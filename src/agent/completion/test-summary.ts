@@ -7,7 +7,10 @@
  */
 export type OutputVerdict = "failures" | "no tests";
 
-/** A summary line that counts failures above zero (mocha, jest, vitest, pytest, node --test, go, cargo, unittest). */
+/**
+ * A summary line that counts failures above zero (mocha, jest, vitest, pytest, node --test, go, cargo,
+ * unittest, and since session 8 RSpec, minitest, PHPUnit, Maven/JUnit, Deno, CTest, dotnet).
+ */
 const failureSummaries: RegExp[] = [
   /^\s*[1-9]\d* failing\b/m,
   /^\s*Tests?:?\s+[1-9]\d* failed\b/m,
@@ -19,6 +22,14 @@ const failureSummaries: RegExp[] = [
   /^FAIL\s/m,
   /\btest result: FAILED\b/,
   /^FAILED \((failures|errors)=\d+/m,
+  // RSpec, minitest, PHPUnit, Maven/JUnit, Deno, CTest, dotnet test.
+  /\b\d+ examples?, [1-9]\d* failures?\b/,
+  /\b\d+ runs, \d+ assertions, ([1-9]\d* failures|\d+ failures, [1-9]\d* errors)\b/,
+  /^FAILURES!$/m,
+  /\bTests run: \d+, (Failures: [1-9]\d*|Failures: \d+, Errors: [1-9]\d*)\b/,
+  /\| \d+ passed \| [1-9]\d* failed\b/,
+  /\btests passed, [1-9]\d* tests failed out of\b/,
+  /^Failed!\s+- Failed:\s+[1-9]\d*/m,
 ];
 
 /** A summary that says no test ran. */
@@ -31,6 +42,13 @@ const noTestSummaries: RegExp[] = [
   /\bno tests ran\b/i,
   /\bno test files\b/,
   /^running 0 tests?$/m,
+  /\b0 examples, 0 failures\b/,
+  /\b0 runs, 0 assertions\b/,
+  /\bNo tests executed\b/i,
+  /\bTests run: 0, Failures: 0\b/,
+  /\| 0 passed \| 0 failed\b/,
+  /\bNo tests were found\b/i,
+  /\bNo test is available\b/i,
 ];
 
 /** A summary that counts tests that ran (overrides a "none" from another part of the same run). */
@@ -40,9 +58,13 @@ const ranSummaries: RegExp[] = [
   /^=+ .*\b[1-9]\d* passed\b.* =+$/m,
   /^# (pass|tests) [1-9]\d*$/m,
   /^ℹ (pass|tests) [1-9]\d*$/m,
-  /^ok\s+\S+/m,
+  /^ok\s+[^\s|]/m, // go's "ok  pkg", not Deno's "ok | 0 passed"
   /^running [1-9]\d* tests?$/m,
   /\bRan [1-9]\d* tests?\b/,
+  /\b[1-9]\d* examples?, 0 failures\b/,
+  /\b[1-9]\d* runs, \d+ assertions, 0 failures\b/,
+  /\bTests run: [1-9]\d*, Failures: 0\b/,
+  /\| [1-9]\d* passed \| 0 failed\b/,
 ];
 
 export function readTestOutput(output: string): OutputVerdict | null {

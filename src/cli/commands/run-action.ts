@@ -145,8 +145,20 @@ function sessionToUse(app: MercuryApp, options: RunOptions): string | undefined 
       "--continue and --session exclude each other: --continue picks the latest session.",
     );
   }
-  if (!options.continue) return options.session;
+  if (!options.continue) return knownSession(app, options.session);
   const latest = app.agent.transcriptStore.latestSession("owner", "cli");
   if (!latest) throw new ConfigError("--continue: there is no earlier session to continue; run without it.");
   return latest;
+}
+
+/**
+ * `--session ID` names a session that exists: a mistyped or stale id silently started a new session,
+ * so "continue" there resumed nothing and the answer read as the old task's.
+ */
+function knownSession(app: MercuryApp, id: string | undefined): string | undefined {
+  if (id === undefined) return undefined;
+  if (app.agent.transcriptStore.getSession(id) !== null) return id;
+  throw new ConfigError(
+    `--session ${id}: no such session was found. \`mercury tasks\` lists tasks with their session ids; \`mercury run --continue\` continues the latest terminal session.`,
+  );
 }

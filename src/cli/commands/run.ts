@@ -74,6 +74,7 @@ async function reportRunFailure(error: unknown, format: "json" | "stream-json"):
   const code = reportError(error);
   const document = {
     ...(format === "stream-json" ? { type: "result" } : {}),
+    ok: false,
     outcome: "failed",
     isError: true,
     error: describeError(error).message ?? commandLineProblem(error),
