@@ -178,6 +178,7 @@ async function loop(
     const model = stepModel;
     stepOverrides = {};
     stepModel = deps.model;
+    let streamed = "";
     const result = await model.step(request, signal, {
       onStepStart: ({ provider, model: name }) => {
         watchdog.touch();
@@ -185,6 +186,7 @@ async function loop(
       },
       onTextDelta: (text) => {
         watchdog.touch();
+        streamed += text;
         deps.emit({ type: "text-delta", text });
       },
       onReasoningDelta: (text) => {
@@ -200,7 +202,10 @@ async function loop(
     deps.recordUsage(result.attempts);
 
     if (!result.ok) {
-      if (result.kind === "aborted" || signal.aborted) return stopped(state, watchdog);
+      if (result.kind === "aborted" || signal.aborted) {
+        keepInterruptedText(deps, state, streamed);
+        return stopped(state, watchdog);
+      }
       if (tokenReductions < maxTokenReductions && rejectsOutputLimit(result) && state.maxOutputTokens > 256) {
         tokenReductions += 1;
         const previous = state.maxOutputTokens;
@@ -409,6 +414,17 @@ function truncatedPause(state: TaskState): Ending {
     text: state.finalText,
     reason: 'the answer kept hitting the output token limit; raise agent.maxOutputTokens or say "continue".',
   };
+}
+
+/**
+ * What the person already read of an answer cut short stays in the transcript, marked as cut: the
+ * next turn's model knows what it said, and a resumed session shows it. Nothing is kept when no
+ * text had streamed.
+ */
+function keepInterruptedText(deps: LoopDependencies, state: TaskState, streamed: string): void {
+  if (streamed.trim() === "") return;
+  state.append(deps.persist([{ role: "assistant", content: `${streamed}\n\n[interrupted here]` }]));
+  if (state.finalText.trim() === "") state.finalText = streamed;
 }
 
 function stopped(state: TaskState, watchdog: StallWatchdog): Ending {

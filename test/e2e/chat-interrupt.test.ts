@@ -84,6 +84,10 @@ describe("mercury chat: Ctrl-C and Ctrl-D tell the truth (tmux, built binary)", 
     send(at.chat, "next");
     await at.chat.waitFor((screen) => screen.includes("Next one answered."), "the next answer");
     expect(at.chat.exitStatus()).toBeNull();
+    // What the person read before Ctrl-C is in the transcript, marked cut, so the next turn's model knows it.
+    const next = JSON.stringify(fake.chatRequests()[1]);
+    expect(next).toContain("Working on it");
+    expect(next).toContain("[interrupted here]");
   });
 
   it("Ctrl-C while a command runs: its process is gone, the call is recorded as interrupted, the task cancelled", async () => {
