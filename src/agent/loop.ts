@@ -423,8 +423,8 @@ function truncatedPause(state: TaskState): Ending {
  */
 function keepInterruptedText(deps: LoopDependencies, state: TaskState, streamed: string): void {
   if (streamed.trim() === "") return;
+  // Not the task's answer (`text` of the report): a cut-off reply is not one.
   state.append(deps.persist([{ role: "assistant", content: `${streamed}\n\n[interrupted here]` }]));
-  if (state.finalText.trim() === "") state.finalText = streamed;
 }
 
 function stopped(state: TaskState, watchdog: StallWatchdog): Ending {
