@@ -71,8 +71,14 @@ describe("mercury chat's screen in a real terminal (tmux, built binary)", { time
       stopped,
     ).toBeGreaterThan(lines.findIndex((line) => line.startsWith("■ cancelled")));
 
+    // Ctrl+C until the chat ends, one press at a time: a press after it ended would reach the shell
+    // that records its exit status.
     chat.key("C-c");
-    chat.key("C-c");
+    await chat.waitFor(
+      (screen) => chat.exitStatus() !== null || screen.includes("(Ctrl+C again to exit)"),
+      "the chat leaving, or asking for the second press",
+    );
+    if (chat.exitStatus() === null) chat.key("C-c");
     expect(await chat.waitForExit("the chat")).toBe(0);
     const left = chat.screen();
     expect(left).not.toContain("STEER-START");

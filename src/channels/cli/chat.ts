@@ -79,6 +79,24 @@ export class TerminalChat {
     terminal.onInterrupt(() => this.onInterrupt());
     await terminal.finished;
     this.inputEnded = true;
+    // The terminal is back in its normal mode, so Ctrl+C is now a signal: without a listener it
+    // would kill the chat (exit 130) while it stops the task and saves what was said. Here it only
+    // stops the task if it still runs (the exit's own wait listens too, chat-action.ts).
+    const leaveSooner = (): void => {
+      if (this.running && !this.running.controller.signal.aborted) this.stopRunning("stopped with Ctrl+C");
+    };
+    if (this.options.interactive) process.on("SIGINT", leaveSooner);
+    try {
+      await this.finishAfterInput();
+    } finally {
+      process.removeListener("SIGINT", leaveSooner);
+    }
+    terminal.dispose();
+    unsubscribe();
+    unsubscribeApprovals();
+  }
+
+  private async finishAfterInput(): Promise<void> {
     // Ctrl+D (or /exit) at a terminal ends the session: the task running is stopped, not left to
     // run on with no one to answer its approvals and no way left to stop it.
     if (this.options.interactive) this.stopRunning("the chat was closed");
@@ -88,9 +106,6 @@ export class TerminalChat {
       else this.startNextQueued();
     }
     await this.options.drain?.();
-    terminal.dispose();
-    unsubscribe();
-    unsubscribeApprovals();
   }
 
   private showPrompt(): void {

@@ -72,9 +72,10 @@ async function drainAtExit(app: MercuryApp, interactive: boolean): Promise<void>
   if (!interactive) return app.drain(exitDrainMs);
   let skipped: Promise<void> | null = null;
   const leaveNow = (): void => {
-    skipped = app.drain(0);
+    skipped ??= app.drain(0);
   };
-  process.once("SIGINT", leaveNow);
+  // `on`, not `once`: a second press during the wait must not fall through to the default (exit 130).
+  process.on("SIGINT", leaveNow);
   const notice = setTimeout(() => {
     process.stderr.write("saving what to remember from this chat… (Ctrl+C to leave now)\n");
   }, exitNoticeMs);
