@@ -1,10 +1,9 @@
-import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { createTaskAuthorizer } from "../../app/authorization.js";
 import { createApp, type MercuryApp } from "../../app/container.js";
 import { TerminalChat } from "../../channels/cli/chat.js";
-import { ConfigError } from "../../config/errors.js";
 import { userHomeOf, workspaceRefusal } from "../../sandbox/workspace.js";
+import { existingFolder } from "../existing-folder.js";
 import { configFlagsFrom, type GlobalFlags } from "../flags.js";
 import { assertUsableProvider } from "../provider-guard.js";
 import { stderrColors } from "../terminal.js";
@@ -14,7 +13,7 @@ import type { ChatCommandOptions } from "./chat.js";
 const exitDrainMs = 15_000;
 
 export async function runChat(options: ChatCommandOptions, globals: GlobalFlags): Promise<void> {
-  if (options.cwd !== undefined) assertFolder(options.cwd);
+  if (options.cwd !== undefined) existingFolder(options.cwd);
   if (await attachIfRunning(options)) return;
   await assertUsableProvider(configFlagsFrom(globals));
   const app = createApp({ flags: configFlagsFrom(globals), extractAfterTasks: true });
@@ -39,24 +38,6 @@ export async function runChat(options: ChatCommandOptions, globals: GlobalFlags)
   } finally {
     app.close();
   }
-}
-
-/**
- * A mistyped `--cwd` is a usage error (exit 2), as for `mercury run`: the chat used to start there
- * anyway, and every command the agent ran failed in a folder that does not exist.
- */
-function assertFolder(given: string): void {
-  const cwd = resolve(given);
-  let isFolder: boolean;
-  try {
-    isFolder = statSync(cwd).isDirectory();
-  } catch (error) {
-    if (!(error instanceof Error && "code" in error)) throw error;
-    throw new ConfigError(
-      `--cwd ${cwd}: ${String(error.code) === "ENOENT" ? "no such folder" : error.message}. Give an existing project folder.`,
-    );
-  }
-  if (!isFolder) throw new ConfigError(`--cwd ${cwd}: not a folder. Give an existing project folder.`);
 }
 
 /** How long the exit waits, silently, before saying what it waits for. */

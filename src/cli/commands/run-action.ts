@@ -1,10 +1,9 @@
-import { statSync } from "node:fs";
-import { resolve } from "node:path";
 import { createTaskAuthorizer } from "../../app/authorization.js";
 import { composeApp, type MercuryApp } from "../../app/compose.js";
 import { ConfigError } from "../../config/errors.js";
 import { userHomeOf, workspaceRefusal } from "../../sandbox/workspace.js";
 import { openCurrentDatabase } from "../../storage/connection.js";
+import { existingFolder } from "../existing-folder.js";
 import { exitCodeForOutcome } from "../exit-codes.js";
 import { configFlagsFrom } from "../flags.js";
 import { assertUsableProvider } from "../provider-guard.js";
@@ -110,17 +109,7 @@ export async function runTask(taskArgument: string, options: RunOptions): Promis
  * success), and commands may write it, so the home folder or / would put everything in reach.
  */
 function taskFolder(given: string | undefined, userHome: string, mercuryHome: string): string {
-  const cwd = resolve(given ?? process.cwd());
-  let isFolder: boolean;
-  try {
-    isFolder = statSync(cwd).isDirectory();
-  } catch (error) {
-    if (!(error instanceof Error && "code" in error)) throw error;
-    throw new ConfigError(
-      `--cwd ${cwd}: ${String(error.code) === "ENOENT" ? "no such folder" : error.message}. Give an existing project folder.`,
-    );
-  }
-  if (!isFolder) throw new ConfigError(`--cwd ${cwd}: not a folder. Give an existing project folder.`);
+  const cwd = existingFolder(given ?? process.cwd());
   const refusal = workspaceRefusal(cwd, userHome, mercuryHome);
   if (refusal) throw new ConfigError(refusal);
   return cwd;
