@@ -52,7 +52,10 @@ export async function createBackup(
   const name = `mercury-${stamp(now)}.db`;
   const path = join(directory, name);
   const partial = `${path}.partial`;
-  await database.backup(partial);
+  // All pages in one step: SQLite restarts a backup whenever another connection writes between
+  // steps, and with the daemon writing every few milliseconds the default 100-page steps never
+  // finished (seen as a `backup create` that hung in CI). One step holds a read snapshot throughout.
+  await database.backup(partial, { progress: () => 0x7fffffff });
   const problem = integrityProblem(partial);
   if (problem !== null) {
     rmSync(partial, { force: true });
