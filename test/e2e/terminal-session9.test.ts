@@ -86,4 +86,34 @@ describe("terminal defects (session 9)", () => {
     expect(screen).not.toContain("resumed the session");
     expect(occurrences(screen, "First answer.")).toBe(1);
   });
+
+  it("a typo at the approval prompt is asked again, not taken as a deny", async () => {
+    const fake = await server({
+      replies: [
+        { toolCalls: [{ name: "run_command", input: { command: "git push origin main" } }] },
+        { text: "Not pushed, as you said." },
+      ],
+    });
+    const { home, userHome, workspace } = makeHome(fastRetryConfig);
+    const chat = openTerminal({ home, userHome, cwd: workspace, env: providerEnv(fake.url) });
+    await chat.waitFor((screen) => screen.includes("/help for commands"), "the welcome line");
+    chat.type("push it");
+    chat.enter();
+    await chat.waitFor((screen) => screen.includes("approve? y/s/a/n"), "the approval prompt");
+    chat.type("maybe");
+    chat.enter();
+    const asked = await chat.waitFor(
+      (screen) => screen.includes('"maybe" is not an answer: y = once'),
+      "the prompt asking again",
+    );
+    expect(asked).not.toContain("treating it as deny");
+    expect(asked).not.toContain("Permission denied");
+    // Still waiting for the answer: the model was asked once, and nothing was refused yet.
+    expect(fake.chatRequests()).toHaveLength(1);
+    chat.type("n");
+    chat.enter();
+    const done = await chat.waitFor((screen) => screen.includes("Not pushed, as you said."), "the answer");
+    expect(done).toContain("owner denied this");
+    expect(fake.chatRequests()).toHaveLength(2);
+  });
 });
