@@ -90,6 +90,14 @@ describe("scheduler faults across processes (session 9)", { timeout: 120_000 }, 
     );
     expect(manualRun).toMatchObject({ status: "running" });
 
+    // Removing the job while that run goes on says the run is still going, rather than a bare "removed".
+    const removed = await home.cli(["schedule", "remove", jobId]);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stdout).toContain(`${jobId} is removed.`);
+    expect(removed.stdout).toMatch(
+      /Its run [0-9a-f-]+ \(started [^)]+\) is still going; it finishes and is reported/,
+    );
+
     if (runNowPid === undefined) throw new Error("no owner pid");
     await killHard(runNowPid);
     await manual;

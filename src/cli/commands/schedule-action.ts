@@ -68,7 +68,15 @@ export async function scheduleAction(name: string, args: unknown[]): Promise<num
           name === "pause" ? "paused by the owner (mercury schedule pause)" : null,
         );
         if ((args[1] as { json?: boolean }).json) out(`${JSON.stringify({ job: presentJob(job) })}\n`);
-        else out(`${id} ${before.status === status ? "was already" : "is"} ${job.status}.\n`);
+        else {
+          out(`${id} ${before.status === status ? "was already" : "is"} ${job.status}.\n`);
+          // A pause or remove stops what is due next, not a run already going: say so, or the run's
+          // later result reads as if the job had not been stopped.
+          for (const running of store.runningRuns(id))
+            out(
+              `Its run ${running.id} (started ${new Date(running.firedMs).toISOString()}) is still going; it finishes and is reported (\`mercury schedule history ${id}\`).\n`,
+            );
+        }
         return exitCodes.success;
       }
       case "history": {
