@@ -4,6 +4,7 @@ import { Redactor } from "../config/secrets.js";
 import { DatabaseVersionError } from "../storage/errors.js";
 import { describeStateError } from "../storage/state-errors.js";
 import { exitCodes } from "./exit-codes.js";
+import { UserCancel } from "./user-cancel.js";
 
 /**
  * What an error that ends a command means for the person: the line to print (null when commander
@@ -22,6 +23,8 @@ export function describeError(error: unknown): { message: string | null; code: n
     }
     return { message: null, code: exitCodes.usage };
   }
+  // The command told the person it was cancelled; printing the error again would say it twice.
+  if (error instanceof UserCancel) return { message: null, code: exitCodes.failure };
   if (error instanceof ConfigError || error instanceof DatabaseVersionError) {
     return { message: redactor.redact(error.message), code: exitCodes.usage };
   }

@@ -121,7 +121,10 @@ function causeChain(error: unknown): string {
   let current: unknown = error;
   for (let depth = 0; depth < 4 && current; depth++) {
     const message = current instanceof Error ? current.message : String(current);
-    if (message && !messages.includes(message)) messages.push(message);
+    // A wrapper often repeats its cause at the end of its own message ("Cannot connect to API: bad
+    // port" caused by "bad port"): a cause already said is not said twice ("…: bad port: bad port").
+    const said = messages.some((earlier) => earlier === message || earlier.endsWith(`: ${message}`));
+    if (message && !said) messages.push(message);
     current = current instanceof Error ? current.cause : undefined;
   }
   return messages.join(": ");

@@ -58,9 +58,17 @@ export class ScheduledRunner {
     return this.active.has(runId);
   }
 
-  /** Whether a run of this job is executing now (a slow job is never stacked). */
+  /**
+   * Whether a run of this job is executing now (a slow job is never stacked): here, or in another
+   * live process (a `schedule run-now` without the daemon still running when the next due time came).
+   */
   jobActive(jobId: string): boolean {
-    return [...this.active.values()].some((entry) => entry.jobId === jobId);
+    if ([...this.active.values()].some((entry) => entry.jobId === jobId)) return true;
+    const home = this.deps.home;
+    if (!home) return false;
+    return this.deps.store
+      .runningRuns(jobId)
+      .some((run) => run.taskId !== null && liveOwner(home, run.taskId) !== null);
   }
 
   activeCount(): number {

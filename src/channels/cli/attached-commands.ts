@@ -122,7 +122,7 @@ async function resume(context: AttachedCommandContext, choice: string): Promise<
     for (const line of resumeListLines(sessions, context.sessionId() ?? current)) context.info(line);
     return;
   }
-  const picked = pickSession(sessions, choice);
+  const picked = pickSession(sessions, choice, context.sessionId() ?? current);
   if ("problem" in picked) {
     context.info(picked.problem);
     return;

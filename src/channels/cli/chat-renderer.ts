@@ -2,7 +2,7 @@ import { Marked, type MarkedExtension } from "marked";
 import { markedTerminal } from "marked-terminal";
 import type { AgentEvent } from "../../agent/events.js";
 import { relativeTime } from "./relative-time.js";
-import { banner } from "./renderer.js";
+import { banner, reasonShownAbove } from "./renderer.js";
 import { type ChatScreen, paint } from "./screen.js";
 import { toolActivity, toolLine } from "./tool-line.js";
 
@@ -160,10 +160,7 @@ export function createChatRenderer(
         break;
       case "task-end": {
         endAnswer();
-        const repeated =
-          event.reason && (shownNotices.has(event.reason) || shownNotices.has(`Paused: ${event.reason}`));
-        const { reason: _reason, ...withoutReason } = event;
-        screen.print(banner(repeated ? withoutReason : event, options.colors));
+        screen.print(banner(event, options.colors, reasonShownAbove(event, shownNotices)));
         shownNotices.clear();
         screen.idle();
         break;

@@ -117,11 +117,18 @@ export class TerminalChat {
     if (event.type !== "approval-request" || event.userKey !== "owner") return;
     this.info("  answer: y = once, s = this session, a = always, n = deny");
     this.terminal?.asking("approve? y/s/a/n");
-    this.pending = {
+    const pending: PendingAnswer = {
       prompt: event.summary,
       resolve: (answer) => {
-        this.terminal?.asking(null);
         const decision = approvalAnswers[answer.toLowerCase()];
+        if (!decision && this.options.interactive) {
+          // A typo at a terminal is asked again (as the attached chat does), never taken as a deny
+          // that fails the task's action; piped input has no one to ask, so it stays a deny.
+          this.info(`"${answer}" is not an answer: y = once, s = this session, a = always, n = deny`);
+          this.pending = pending;
+          return;
+        }
+        this.terminal?.asking(null);
         if (!decision) {
           this.info(`"${answer}" is not an answer; treating it as deny. Use y, s, a or n.`);
         }
@@ -133,6 +140,7 @@ export class TerminalChat {
         this.answerApproval(event.approvalId, "deny");
       },
     };
+    this.pending = pending;
   }
 
   private answerApproval(approvalId: string, decision: NonNullable<(typeof approvalAnswers)[string]>): void {

@@ -98,7 +98,7 @@ export function createTerminalRenderer(
         break;
       case "task-end":
         endLine();
-        output.info(banner(withoutRepeatedReason(event, shownNotices), options.colors));
+        output.info(banner(event, options.colors, reasonShownAbove(event, shownNotices)));
         shownNotices.clear();
         break;
       default:
@@ -108,27 +108,39 @@ export function createTerminalRenderer(
 }
 
 /** The loop announces a failure as a notice and ends with it as the reason: print it once. */
-function withoutRepeatedReason(
+export function reasonShownAbove(
   event: Extract<AgentEvent, { type: "task-end" }>,
-  shown: Set<string>,
-): Extract<AgentEvent, { type: "task-end" }> {
-  if (!event.reason) return event;
-  if (!shown.has(event.reason) && !shown.has(`Paused: ${event.reason}`)) return event;
-  const { reason: _shown, ...rest } = event;
-  return rest;
+  shown: ReadonlySet<string>,
+): boolean {
+  if (!event.reason) return false;
+  return shown.has(event.reason) || shown.has(`Paused: ${event.reason}`);
 }
 
-export function banner(event: Extract<AgentEvent, { type: "task-end" }>, colors: boolean): string {
+/** How the provider chain words a step no provider answered (src/model/chain.ts). */
+const providerFailurePrefix = "every provider failed: ";
+
+/**
+ * The banner's first line. A failure of the model provider says so in words: its stream-level end
+ * cause ("interrupted") read as if the user or the task had stopped it.
+ */
+function headline(event: Extract<AgentEvent, { type: "task-end" }>, reasonShown: boolean): string {
+  if (event.outcome === "failed" && event.reason?.startsWith(providerFailurePrefix)) {
+    return reasonShown
+      ? "failed: the model provider failed (the cause is above)"
+      : `failed: the model provider failed: ${event.reason.slice(providerFailurePrefix.length)}`;
+  }
+  return `${event.outcome} (${event.endCause})${event.reason && !reasonShown ? `: ${event.reason}` : ""}`;
+}
+
+export function banner(
+  event: Extract<AgentEvent, { type: "task-end" }>,
+  colors: boolean,
+  reasonShown = false,
+): string {
   const glyph = { completed: "✓", responded: "✓", paused: "⏸", failed: "✗", cancelled: "■" }[event.outcome];
   const tone =
     event.outcome === "failed" ? 31 : event.outcome === "paused" || event.outcome === "cancelled" ? 33 : 32;
-  const lines = [
-    color(
-      tone,
-      `${glyph} ${event.outcome} (${event.endCause})${event.reason ? `: ${event.reason}` : ""}`,
-      colors,
-    ),
-  ];
+  const lines = [color(tone, `${glyph} ${headline(event, reasonShown)}`, colors)];
   for (const file of event.filesChanged) lines.push(`  ${file.path} +${file.added} −${file.removed}`);
   for (const check of event.verification) {
     const says = check.outputSays

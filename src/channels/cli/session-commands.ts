@@ -132,14 +132,23 @@ export function resumeListLines(
   ];
 }
 
-/** `/resume <n>` or an id prefix: the session picked, or the line saying why none was. */
+/**
+ * `/resume <n>` or an id prefix: the session picked, or the line saying why none was. Picking the
+ * session the chat is already in is said as such: reloading it would show nothing new.
+ */
 export function pickSession(
   sessions: readonly SessionSummary[],
   choice: string,
+  currentId: string | null | undefined,
 ): { session: SessionSummary } | { problem: string } {
   const byNumber = /^\d+$/.test(choice) ? sessions[Number(choice) - 1] : undefined;
   const picked = byNumber ?? sessions.find((session) => session.id.startsWith(choice));
-  return picked ? { session: picked } : { problem: `no session "${choice}"; /resume lists them` };
+  if (!picked) return { problem: `no session "${choice}"; /resume lists them` };
+  if (picked.id === currentId)
+    return {
+      problem: `session ${choice} (${picked.id.slice(0, 8)}) is the current session already; nothing to resume`,
+    };
+  return { session: picked };
 }
 
 export function resumedLine(session: SessionSummary): string {
@@ -157,7 +166,7 @@ export function resumeCommand(context: SessionCommandContext, choice: string): s
     for (const line of resumeListLines(sessions, context.sessionId)) info(line);
     return context.sessionId;
   }
-  const picked = pickSession(sessions, choice);
+  const picked = pickSession(sessions, choice, context.sessionId);
   if ("problem" in picked) {
     info(picked.problem);
     return context.sessionId;

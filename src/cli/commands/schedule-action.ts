@@ -56,18 +56,27 @@ export async function scheduleAction(name: string, args: unknown[]): Promise<num
       case "remove": {
         const id = String(args[0]);
         const before = store.require(id);
-        if (name === "resume" && before.status !== "paused") {
-          err(`job ${id} is ${before.status}, not paused; nothing to resume\n`);
+        const status = name === "pause" ? "paused" : name === "resume" ? "active" : "removed";
+        const refusal = statusChangeRefusal(id, name, before.status);
+        if (refusal !== null) {
+          err(`mercury: ${refusal}\n`);
           return exitCodes.failure;
         }
-        const status = name === "pause" ? "paused" : name === "resume" ? "active" : "removed";
         const job = store.setStatus(
           id,
           status,
           name === "pause" ? "paused by the owner (mercury schedule pause)" : null,
         );
         if ((args[1] as { json?: boolean }).json) out(`${JSON.stringify({ job: presentJob(job) })}\n`);
-        else out(`${id} is ${job.status}.\n`);
+        else {
+          out(`${id} ${before.status === status ? "was already" : "is"} ${job.status}.\n`);
+          // A pause or remove stops what is due next, not a run already going: say so, or the run's
+          // later result reads as if the job had not been stopped.
+          for (const running of store.runningRuns(id))
+            out(
+              `Its run ${running.id} (started ${new Date(running.firedMs).toISOString()}) is still going; it finishes and is reported (\`mercury schedule history ${id}\`).\n`,
+            );
+        }
         return exitCodes.success;
       }
       case "history": {
@@ -75,7 +84,7 @@ export async function scheduleAction(name: string, args: unknown[]): Promise<num
         const job = store.require(String(args[0]));
         const limit = Number(options.limit ?? "20");
         if (!Number.isInteger(limit) || limit < 1) {
-          err(`--limit must be a positive whole number, got "${options.limit}"\n`);
+          err(`mercury: --limit must be a positive whole number, got "${options.limit}"\n`);
           return exitCodes.usage;
         }
         const runs = store.runs(job.id, limit).map(presentRun);
@@ -122,7 +131,7 @@ function add(
     if (raw === undefined) continue;
     const value = Number(raw);
     if (!Number.isFinite(value) || value <= 0) {
-      err(`${flag} must be a positive number, got "${raw}"\n`);
+      err(`mercury: ${flag} must be a positive number, got "${raw}"\n`);
       return exitCodes.usage;
     }
     numbers[key] = value;
@@ -147,6 +156,12 @@ function add(
         }
       : {}),
   };
+  if (task.trim() === "") {
+    err(
+      'mercury: the task is empty; say what the job should do, e.g. "check the build and tell me if it fails"\n',
+    );
+    return exitCodes.usage;
+  }
   const parsed = jobRequestSchema.safeParse(request);
   if (!parsed.success) {
     err(
@@ -178,6 +193,21 @@ function add(
     }
     throw error;
   }
+}
+
+/**
+ * Why pause, resume or remove cannot apply to a job in this status, or null when it can. A removed
+ * job stays removed and a done one-shot job has nothing left to run: answering "is removed." to a
+ * pause read as if the pause had worked.
+ */
+function statusChangeRefusal(id: string, command: string, status: string): string | null {
+  if (status === "removed" && command !== "remove")
+    return `job ${id} was removed; nothing to ${command} (add it again with \`mercury schedule add\`)`;
+  if (status === "done" && command !== "remove")
+    return `job ${id} is done (its only due time has passed); nothing to ${command}`;
+  if (command === "resume" && status !== "paused")
+    return `job ${id} is ${status}, not paused; nothing to resume`;
+  return null;
 }
 
 /**

@@ -13,12 +13,14 @@ import { writePrimaryProvider } from "../../config/write.js";
 import { ensureSoulFiles } from "../../soul/soul.js";
 import { testConnection } from "../connection-test.js";
 import { mercuryCommand } from "../invocation.js";
+import { UserCancel } from "../user-cancel.js";
 import type { SetupOptions } from "./setup.js";
 
 function cancelled(value: unknown): never | void {
   if (prompts.isCancel(value)) {
     prompts.cancel("Setup cancelled; nothing was written.");
-    throw new ConfigError("setup cancelled");
+    // Said once, above: the error only ends the command (exit 1, as a cancelled run).
+    throw new UserCancel("setup cancelled");
   }
 }
 
