@@ -49,3 +49,11 @@ export const testFolder =
 export function isDefinitionFile(path: string): boolean {
   return packageJsonFile.test(path) || definitionFiles.some((entry) => entry.pattern.test(path));
 }
+
+/**
+ * Task runners' files a test command runs through (`just test`, `task test`, `rake test`, `mage test`)
+ * and CI's local actions (`.github/actions/`).
+ * Pass 9 adds them to the engine's wall only; the completion gate's list is unchanged.
+ */
+export const engineDefinitionFile =
+  /(^|\/)(\.?[Jj]ustfile|[Tt]askfile(\.dist)?\.ya?ml|Rakefile|magefile\.go)$|(^|\/)\.github\/actions\//;

@@ -1,6 +1,11 @@
 import { readdirSync } from "node:fs";
 import { basename, join, relative } from "node:path";
-import { isDefinitionFile, testFile, testFolder } from "./check-files.js";
+import {
+  engineDefinitionFile,
+  isDefinitionFile as isGateDefinition,
+  testFile,
+  testFolder,
+} from "./check-files.js";
 import type { PathScope } from "./command-paths.js";
 import { isWithin } from "./context.js";
 import { resolveReal } from "./paths.js";
@@ -15,6 +20,11 @@ import type { Invocation } from "./wrappers.js";
  * (`src/agent/completion/check-changes.ts`) still reads the diff at the end; this is the earlier wall.
  * The name lists are that file's (`check-files.ts`): a test file by its usual names and folders, definition files by name.
  */
+/** The completion gate's definition files, and the task runners' files test commands go through. */
+function isDefinitionFile(path: string): boolean {
+  return isGateDefinition(path) || engineDefinitionFile.test(path);
+}
+
 /** Programs whose write targets change a file's content or remove it (not `touch`, `mkdir`, `chmod`). */
 const contentChangers = new Set([
   "tee",

@@ -10,6 +10,7 @@ import { programsIn } from "./command-structure.js";
 import type { WalkScope } from "./command-walk-scope.js";
 import { configWriteFindings } from "./config-writers.js";
 import { embeddedWriteTargets } from "./embedded-writes.js";
+import { gitDiscardFinding, gitEnvironmentOptions, gitPlaceVariable } from "./git-discards.js";
 import { downloaders, hardlineCheck, protectedWriteTarget } from "./hardline.js";
 import { type CreatedLink, linksCreatedBy } from "./link-overlay.js";
 import { persistenceFinding } from "./persistence.js";
@@ -52,6 +53,7 @@ export function callChecks(
       const script = value.exact ? variableScript(assign.name, value.text) : null;
       if (script !== null) scope().innerDenies(script);
       if (value.exact) startupFileChecks(assign.name, value.text, walk, scope());
+      if (value.exact) gitPlaceVariable(assign.name, value.text, scope());
     }
     scope().add({
       decision: "ask",
@@ -144,6 +146,15 @@ export function callChecks(
     for (const arg of finalArgs) if (arg.includes("=")) scope().innerDenies(arg.slice(arg.indexOf("=") + 1));
   for (const invocation of unwrapped.invocations) {
     const args = invocation.words.slice(1).map((word) => word.text);
+    if (/^(export|declare|typeset|readonly|local|env)$/.test(invocation.program))
+      for (const arg of args) {
+        const equals = arg.indexOf("=");
+        if (equals > 0) gitPlaceVariable(arg.slice(0, equals), arg.slice(equals + 1), scope());
+      }
+    if (invocation.program === "git") {
+      const discard = gitDiscardFinding(args, scope());
+      if (discard) scope().add(discard);
+    }
     const persistence = persistenceFinding(invocation.program, args);
     if (persistence) scope().add(persistence);
     configWriteFindings(invocation.program, args, scope());
@@ -162,6 +173,7 @@ export function callChecks(
         environment.set(word.text.slice(0, equals), word.text.slice(equals + 1));
     }
     for (const script of gitEnvironmentScripts(environment, finalArgs)) scope().innerDenies(script);
+    gitPlaceChecks(environment, final, scope());
   }
   for (const invocation of unwrapped.invocations) {
     const valued = commandValuedOptions(
@@ -265,6 +277,25 @@ function preloadedFiles(program: string, args: string[]): string[] {
     }
   });
   return files;
+}
+
+/**
+ * `GIT_WORK_TREE=~ git clean -fdx`: judged as `git --work-tree=~ clean -fdx` by the hardline, and a
+ * tree or repository outside the workspace named by a variable is a person's call.
+ */
+function gitPlaceChecks(environment: Map<string, string>, final: Invocation, scope: WalkScope): void {
+  for (const [name, value] of environment) gitPlaceVariable(name, value, scope);
+  const options = gitEnvironmentOptions(environment);
+  if (options.length === 0) return;
+  const [program, ...rest] = final.words;
+  if (!program) return;
+  const words = [
+    program,
+    ...options.map((text) => ({ text, exact: true, glob: false, findings: [] })),
+    ...rest,
+  ];
+  const hard = hardlineCheck({ ...final, words }, scope.context, scope.fsApi);
+  if (hard) scope.add(hard);
 }
 
 /**

@@ -53,6 +53,7 @@ export const askPriority = [
   "path.git-internals",
   "path.autorun",
   "command.persistence",
+  "command.discards-work",
   "command.check-change",
   "command.parse-error",
   "command.control-chars",
