@@ -13,6 +13,7 @@ import { embeddedWriteTargets } from "./embedded-writes.js";
 import { gitDiscardFinding, gitEnvironmentOptions, gitPlaceVariable } from "./git-discards.js";
 import { downloaders, hardlineCheck, protectedWriteTarget } from "./hardline.js";
 import { type CreatedLink, linksCreatedBy } from "./link-overlay.js";
+import { subscriptScripts } from "./name-subscripts.js";
 import { persistenceFinding } from "./persistence.js";
 import { projectScriptText } from "./project-scripts.js";
 import { type Command, stmtsInWord, type Word } from "./shell-ast.js";
@@ -151,6 +152,9 @@ export function callChecks(
         const equals = arg.indexOf("=");
         if (equals > 0) gitPlaceVariable(arg.slice(0, equals), arg.slice(equals + 1), scope());
       }
+    const subscripts = subscriptScripts(invocation.program, args);
+    for (const finding of subscripts.findings) scope().add(finding);
+    for (const script of subscripts.scripts) scope().innerDenies(script);
     if (invocation.program === "git") {
       const discard = gitDiscardFinding(args, scope());
       if (discard) scope().add(discard);

@@ -17,6 +17,7 @@ import type { PermissionContext } from "./context.js";
 import { downloaders, protectedWriteTarget } from "./hardline.js";
 import { inlineCodeFindings } from "./inline-code.js";
 import { type CreatedLink, withLinks } from "./link-overlay.js";
+import { subscriptScripts } from "./name-subscripts.js";
 import { type PathFs, resolveReal } from "./paths.js";
 import { makefileRecipes } from "./project-scripts.js";
 import { type Command, parseShell, type Redirect, type Stmt, stmtsInWord } from "./shell-ast.js";
@@ -25,6 +26,9 @@ import { isShell, variableScript } from "./wrappers.js";
 import { WrittenFiles } from "./written-files.js";
 
 /** Walks the parsed command and records a finding for everything that stops it from being allowed. */
+/** Shell constructs whose words bash may read as names or arithmetic, subscripts expanded. */
+const subscriptClauses = new Set(["DeclClause", "LetClause", "TestClause", "ArithmCmd"]);
+
 export function analyzeSource(
   source: string,
   context: PermissionContext,
@@ -228,6 +232,12 @@ class Walker {
         for (const word of command.words) {
           const evaluated = this.evaluate(word);
           if (evaluated.exact && !evaluated.glob) sensitiveArgument(this.scope(), evaluated.text);
+          // `declare 'a[$(rm -rf ~)]=1'`, `let 'a[$(…)]'`, `[[ -v 'a[$(…)]' ]]`: a quoted subscript bash expands.
+          if (evaluated.exact && subscriptClauses.has(command.nodeType)) {
+            const subscripts = subscriptScripts("let", [evaluated.text]);
+            for (const finding of subscripts.findings) this.add(finding);
+            for (const script of subscripts.scripts) this.innerDenies(script);
+          }
         }
         return;
     }
