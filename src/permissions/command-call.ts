@@ -15,6 +15,7 @@ import { downloaders, hardlineCheck, protectedWriteTarget } from "./hardline.js"
 import { type CreatedLink, linksCreatedBy } from "./link-overlay.js";
 import { subscriptScripts } from "./name-subscripts.js";
 import { persistenceFinding } from "./persistence.js";
+import { powershellFindings, powershellPrograms } from "./powershell-code.js";
 import { projectScriptText } from "./project-scripts.js";
 import { type Command, stmtsInWord, type Word } from "./shell-ast.js";
 import { type EvaluatedWord, evaluateWord, type Finding } from "./shell-words.js";
@@ -142,6 +143,15 @@ export function callChecks(
     for (const host of hostsNamed(finalArgs)) walk.out.hosts.add(host);
   }
   if (program === "cd" || program === "pushd" || program === "popd") walk.changeDirectory(final.words);
+  if (powershellPrograms.has(program)) {
+    const cwd = scope().context.cwd;
+    powershellFindings(
+      program,
+      finalArgs,
+      scope(),
+      (file) => walk.written.script(file, cwd) ?? readScript(file, cwd),
+    );
+  }
   // `alias x='rm -rf ~'` then `x`: dash expands aliases in scripts, so an alias's text is a command.
   if (program === "alias")
     for (const arg of finalArgs) if (arg.includes("=")) scope().innerDenies(arg.slice(arg.indexOf("=") + 1));
