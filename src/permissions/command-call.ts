@@ -19,6 +19,7 @@ import { powershellFindings, powershellPrograms } from "./powershell-code.js";
 import { projectScriptText } from "./project-scripts.js";
 import { type Command, stmtsInWord, type Word } from "./shell-ast.js";
 import { type EvaluatedWord, evaluateWord, type Finding } from "./shell-words.js";
+import { toolStateFinding } from "./tool-state.js";
 import { hasNonAscii } from "./unicode.js";
 import { type Invocation, isShell, unwrap, variableScript } from "./wrappers.js";
 import type { WrittenFiles } from "./written-files.js";
@@ -122,7 +123,9 @@ export function callChecks(
     }
   }
   const runner = unwrapped.invocations[unwrapped.invocations.length - 1];
-  if (runner && isShell(runner.program) && unwrapped.innerScripts.length === 0) {
+  // `sh x.sh`, and `source x.sh`/`. ./x.sh`, which run it in this shell.
+  const sources = runner?.program === "source" || runner?.program === ".";
+  if (runner && (isShell(runner.program) || sources) && unwrapped.innerScripts.length === 0) {
     const scriptFile = runner.words
       .slice(1)
       .find((word) => !word.text.startsWith("-") && !word.text.startsWith("+"));
@@ -171,6 +174,8 @@ export function callChecks(
     }
     const persistence = persistenceFinding(invocation.program, args);
     if (persistence) scope().add(persistence);
+    const toolState = toolStateFinding(invocation.program, args);
+    if (toolState) scope().add(toolState);
     configWriteFindings(invocation.program, args, scope());
   }
   for (const line of walk.written.runBy(program, finalArgs, scope().context.cwd)) scope().innerDenies(line);

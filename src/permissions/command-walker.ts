@@ -14,6 +14,7 @@ import {
 import { finalProgram, flattenPipeline, programsIn } from "./command-structure.js";
 import type { WalkScope } from "./command-walk-scope.js";
 import type { PermissionContext } from "./context.js";
+import { decoderOf, pipedText } from "./decoders.js";
 import { downloaders, protectedWriteTarget } from "./hardline.js";
 import { inlineCodeFindings } from "./inline-code.js";
 import { type CreatedLink, withLinks } from "./link-overlay.js";
@@ -255,8 +256,18 @@ class Walker {
         const judge = statementStdinJudge(element, this.context);
         const fed =
           judge && judge !== "builder" && (!isShell(last) || shellReadsStdin(element, this.context));
-        const text = fed ? producedText(previous, this.context) : null;
+        const text = fed
+          ? pipedText(elements, index - 1, this.context, (stmt) => producedText(stmt, this.context))
+          : null;
         if (text !== null && judge && judge !== "builder") this.judgeInput(judge, text);
+        // `… | base64 -d | sh` with input nobody can read: the shell runs text unknown until it runs.
+        if (fed && text === null && decoderOf(previous, this.context)) {
+          this.add({
+            decision: "ask",
+            rule: "command.eval",
+            reason: `decoded text is piped into ${last}; what it runs cannot be read before it runs`,
+          });
+        }
       }
       if (previous) this.xargsFeed(element, previous);
       // `echo 'rm -rf ~' | tee run.sh`: what tee writes is what the previous command printed.
