@@ -81,6 +81,8 @@ export const session9CommandAttacks: CommandAttack[] = [
   ]),
   // Class: a script sourced into the shell was not read like one run by `sh`.
   ...deny("sourced script files", "hardline.rm-root", [". ./cleanup.sh", "source cleanup.sh"]),
+  // Class: `~NAME` naming the user Mercury runs as (USER/LOGNAME) is the home folder, not a guess.
+  ...deny("the user's own ~name", "hardline.rm-root", ["rm -rf ~tester/", "rm -rf ~tester"]),
   // Class: git pointed at another tree by a variable (`GIT_WORK_TREE`), not an option.
   ...deny("git work tree set by a variable", "hardline.rm-root", [
     "GIT_WORK_TREE=~ git clean -fdx",
