@@ -1,5 +1,11 @@
 import { readdirSync } from "node:fs";
 import { basename, join, relative } from "node:path";
+import {
+  engineDefinitionFile,
+  isDefinitionFile as isGateDefinition,
+  testFile,
+  testFolder,
+} from "./check-files.js";
 import type { PathScope } from "./command-paths.js";
 import { isWithin } from "./context.js";
 import { resolveReal } from "./paths.js";
@@ -12,13 +18,12 @@ import type { Invocation } from "./wrappers.js";
  * the sandbox contains, and the sandbox cannot tell a fixed test from a weakened one, so such a
  * command is asked of a person (`command.check-change`, never allow-all's). The completion gate
  * (`src/agent/completion/check-changes.ts`) still reads the diff at the end; this is the earlier wall.
- * The name lists mirror that file's: a test file by its usual names and folders, definition files by name.
+ * The name lists are that file's (`check-files.ts`): a test file by its usual names and folders, definition files by name.
  */
-const definitionFile =
-  /(^|\/)((GNU)?[Mm]akefile|package\.json|(vitest|vite|jest|playwright|cypress|karma|ava|mocha|nyc|wdio|tsconfig)[\w.-]*\.(c|m)?(js|ts|json|yaml|yml)|\.mocharc[\w.]*|pytest\.ini|tox\.ini|setup\.cfg|conftest\.py|noxfile\.py|pyproject\.toml|biome\.jsonc?|\.eslintrc[\w.]*|eslint\.config\.[cm]?[jt]s|\.prettierrc[\w.]*|prettier\.config\.[cm]?js|ruff\.toml|\.ruff\.toml|mypy\.ini|\.flake8|\.pylintrc|pyrightconfig\.json|\.golangci\.ya?ml|clippy\.toml|phpunit\.xml(\.dist)?|\.gitlab-ci\.yml|\.travis\.yml|azure-pipelines\.yml|Jenkinsfile)$|(^|\/)(\.github\/workflows|\.circleci|\.ci)\//;
-const testFile =
-  /(^|\/)(tests?|__tests__|spec|specs|__snapshots__|__fixtures__|fixtures|testdata|golden)\/|(\.|_)(test|spec)\.[\w]+$|(^|\/)test_[\w]+\.py$|_test\.go$|\.snap$|\.golden$/;
-const testFolder = /(^|\/)(tests?|__tests__|spec|specs|__snapshots__|__fixtures__|fixtures|testdata|golden)$/;
+/** The completion gate's definition files, and the task runners' files test commands go through. */
+function isDefinitionFile(path: string): boolean {
+  return isGateDefinition(path) || engineDefinitionFile.test(path);
+}
 
 /** Programs whose write targets change a file's content or remove it (not `touch`, `mkdir`, `chmod`). */
 const contentChangers = new Set([
@@ -74,7 +79,7 @@ export function checkChangeAt(
   const root = scope.context.writeRoots.find((candidate) => isWithin(resolved.realPath, candidate));
   if (root === undefined) return;
   const path = relative(root, resolved.realPath);
-  if (definitionFile.test(path)) {
+  if (isDefinitionFile(path)) {
     scope.add(finding(`${path} (a test runner, lint, build or CI definition)`));
     return;
   }
@@ -89,7 +94,7 @@ export function checkChangeAt(
     // A project folder (it holds package.json, a Makefile, a runner's configuration) goes with its
     // checks. A folder merely holding a `test/` inside (`dist/` after a build) is not judged by that.
     const inside = folderEntries(resolved.realPath).find(
-      (name) => definitionFile.test(name) || definitionFile.test(`${path}/${name}/`),
+      (name) => isDefinitionFile(name) || isDefinitionFile(`${path}/${name}/`),
     );
     if (inside) scope.add(finding(`${path === "" ? "the workspace" : path}, which holds ${inside}`));
     return;
@@ -120,7 +125,7 @@ export function checkChangeFindings(invocation: Invocation, targets: string[], s
         const slash = target.lastIndexOf("/", star);
         const folder = slash < 0 ? "." : slash === 0 ? "/" : target.slice(0, slash);
         const pattern = target.slice(slash + 1);
-        if (testFile.test(pattern) || definitionFile.test(pattern)) scope.add(finding(`the files ${target}`));
+        if (testFile.test(pattern) || isDefinitionFile(pattern)) scope.add(finding(`the files ${target}`));
         else checkChangeAt(folder, scope, pattern === "*" ? "whole" : "named");
         continue;
       }

@@ -10,12 +10,16 @@ import { programsIn } from "./command-structure.js";
 import type { WalkScope } from "./command-walk-scope.js";
 import { configWriteFindings } from "./config-writers.js";
 import { embeddedWriteTargets } from "./embedded-writes.js";
+import { gitDiscardFinding, gitEnvironmentOptions, gitPlaceVariable } from "./git-discards.js";
 import { downloaders, hardlineCheck, protectedWriteTarget } from "./hardline.js";
 import { type CreatedLink, linksCreatedBy } from "./link-overlay.js";
+import { subscriptScripts } from "./name-subscripts.js";
 import { persistenceFinding } from "./persistence.js";
+import { powershellFindings, powershellPrograms } from "./powershell-code.js";
 import { projectScriptText } from "./project-scripts.js";
 import { type Command, stmtsInWord, type Word } from "./shell-ast.js";
 import { type EvaluatedWord, evaluateWord, type Finding } from "./shell-words.js";
+import { toolStateFinding } from "./tool-state.js";
 import { hasNonAscii } from "./unicode.js";
 import { type Invocation, isShell, unwrap, variableScript } from "./wrappers.js";
 import type { WrittenFiles } from "./written-files.js";
@@ -52,6 +56,7 @@ export function callChecks(
       const script = value.exact ? variableScript(assign.name, value.text) : null;
       if (script !== null) scope().innerDenies(script);
       if (value.exact) startupFileChecks(assign.name, value.text, walk, scope());
+      if (value.exact) gitPlaceVariable(assign.name, value.text, scope());
     }
     scope().add({
       decision: "ask",
@@ -118,7 +123,9 @@ export function callChecks(
     }
   }
   const runner = unwrapped.invocations[unwrapped.invocations.length - 1];
-  if (runner && isShell(runner.program) && unwrapped.innerScripts.length === 0) {
+  // `sh x.sh`, and `source x.sh`/`. ./x.sh`, which run it in this shell.
+  const sources = runner?.program === "source" || runner?.program === ".";
+  if (runner && (isShell(runner.program) || sources) && unwrapped.innerScripts.length === 0) {
     const scriptFile = runner.words
       .slice(1)
       .find((word) => !word.text.startsWith("-") && !word.text.startsWith("+"));
@@ -139,13 +146,36 @@ export function callChecks(
     for (const host of hostsNamed(finalArgs)) walk.out.hosts.add(host);
   }
   if (program === "cd" || program === "pushd" || program === "popd") walk.changeDirectory(final.words);
+  if (powershellPrograms.has(program)) {
+    const cwd = scope().context.cwd;
+    powershellFindings(
+      program,
+      finalArgs,
+      scope(),
+      (file) => walk.written.script(file, cwd) ?? readScript(file, cwd),
+    );
+  }
   // `alias x='rm -rf ~'` then `x`: dash expands aliases in scripts, so an alias's text is a command.
   if (program === "alias")
     for (const arg of finalArgs) if (arg.includes("=")) scope().innerDenies(arg.slice(arg.indexOf("=") + 1));
   for (const invocation of unwrapped.invocations) {
     const args = invocation.words.slice(1).map((word) => word.text);
+    if (/^(export|declare|typeset|readonly|local|env)$/.test(invocation.program))
+      for (const arg of args) {
+        const equals = arg.indexOf("=");
+        if (equals > 0) gitPlaceVariable(arg.slice(0, equals), arg.slice(equals + 1), scope());
+      }
+    const subscripts = subscriptScripts(invocation.program, args);
+    for (const finding of subscripts.findings) scope().add(finding);
+    for (const script of subscripts.scripts) scope().innerDenies(script);
+    if (invocation.program === "git") {
+      const discard = gitDiscardFinding(args, scope());
+      if (discard) scope().add(discard);
+    }
     const persistence = persistenceFinding(invocation.program, args);
     if (persistence) scope().add(persistence);
+    const toolState = toolStateFinding(invocation.program, args);
+    if (toolState) scope().add(toolState);
     configWriteFindings(invocation.program, args, scope());
   }
   for (const line of walk.written.runBy(program, finalArgs, scope().context.cwd)) scope().innerDenies(line);
@@ -162,6 +192,7 @@ export function callChecks(
         environment.set(word.text.slice(0, equals), word.text.slice(equals + 1));
     }
     for (const script of gitEnvironmentScripts(environment, finalArgs)) scope().innerDenies(script);
+    gitPlaceChecks(environment, final, scope());
   }
   for (const invocation of unwrapped.invocations) {
     const valued = commandValuedOptions(
@@ -265,6 +296,25 @@ function preloadedFiles(program: string, args: string[]): string[] {
     }
   });
   return files;
+}
+
+/**
+ * `GIT_WORK_TREE=~ git clean -fdx`: judged as `git --work-tree=~ clean -fdx` by the hardline, and a
+ * tree or repository outside the workspace named by a variable is a person's call.
+ */
+function gitPlaceChecks(environment: Map<string, string>, final: Invocation, scope: WalkScope): void {
+  for (const [name, value] of environment) gitPlaceVariable(name, value, scope);
+  const options = gitEnvironmentOptions(environment);
+  if (options.length === 0) return;
+  const [program, ...rest] = final.words;
+  if (!program) return;
+  const words = [
+    program,
+    ...options.map((text) => ({ text, exact: true, glob: false, findings: [] })),
+    ...rest,
+  ];
+  const hard = hardlineCheck({ ...final, words }, scope.context, scope.fsApi);
+  if (hard) scope.add(hard);
 }
 
 /**

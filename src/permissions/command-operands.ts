@@ -234,6 +234,8 @@ export function commandTexts(text: string): string[] {
 export function shellEscape(line: string): string | null {
   const match = /^\s*(?:\.(?:shell|system)\s+|\\!\s*|:*\s*!\s*|(?:system|shell)\s+)(.+)$/s.exec(line);
   if (match?.[1]) return match[1];
+  const m4 = /\be?syscmd\((.+)\)/s.exec(line);
+  if (m4?.[1]) return m4[1];
   // sqlite3 reads from or writes to a command when the file name starts with `|`:
   // `.read '|cmd'`, `.output |cmd`, `.once '|cmd'`, `.import '|cmd' table`.
   const piped = /^\s*\.(?:read|output|once|import|excel)\s+(?:(['"])\|(.*?)\1|\|(.*))/s.exec(line);

@@ -41,6 +41,9 @@ const escapeReaders = new Set([
   "ftp",
   "sftp",
   "lftp",
+  // dc runs `!cmd`; m4 runs `syscmd(cmd)` and `esyscmd(cmd)`.
+  "dc",
+  "m4",
 ]);
 
 export function stdinJudge(program: string): StdinJudge | null {

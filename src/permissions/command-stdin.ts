@@ -1,6 +1,7 @@
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { PermissionContext } from "./context.js";
+import { decodedHereText, printfEscapes } from "./decoders.js";
 import type { Stmt, Word } from "./shell-ast.js";
 import { type EvaluatedWord, evaluateWord } from "./shell-words.js";
 import { unwrap } from "./wrappers.js";
@@ -26,11 +27,16 @@ export function producedText(stmt: Stmt, context: PermissionContext): string | n
   if (!words) return null;
   const program = words[0]?.text.split("/").pop();
   const args = words.slice(1).map((word) => word.text);
-  if (program === "echo") return args.filter((arg) => !/^-[neE]+$/.test(arg)).join(" ");
+  if (program === "echo") {
+    const text = args.filter((arg) => !/^-[neE]+$/.test(arg)).join(" ");
+    return args.some((arg) => /^-[nE]*e[nE]*$/.test(arg)) ? printfEscapes(text) : text;
+  }
   if (program === "printf")
-    return args
-      .map((arg) => arg.replace(/\\n/g, "\n").replace(/\\t/g, "\t").replace(/%[sb]/g, " "))
-      .join(" ");
+    return printfEscapes(
+      args.map((arg) => arg.replace(/\\n/g, "\n").replace(/\\t/g, "\t").replace(/%[sb]/g, " ")).join(" "),
+    );
+  const decoded = decodedHereText(stmt, context);
+  if (decoded !== null) return decoded;
   if (program === "cat") {
     for (const redirect of stmt.redirects) {
       if ((redirect.op === "<<" || redirect.op === "<<-") && redirect.heredoc)

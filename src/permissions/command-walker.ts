@@ -14,9 +14,11 @@ import {
 import { finalProgram, flattenPipeline, programsIn } from "./command-structure.js";
 import type { WalkScope } from "./command-walk-scope.js";
 import type { PermissionContext } from "./context.js";
+import { decoderOf, pipedText } from "./decoders.js";
 import { downloaders, protectedWriteTarget } from "./hardline.js";
 import { inlineCodeFindings } from "./inline-code.js";
 import { type CreatedLink, withLinks } from "./link-overlay.js";
+import { subscriptScripts } from "./name-subscripts.js";
 import { type PathFs, resolveReal } from "./paths.js";
 import { makefileRecipes } from "./project-scripts.js";
 import { type Command, parseShell, type Redirect, type Stmt, stmtsInWord } from "./shell-ast.js";
@@ -25,6 +27,9 @@ import { isShell, variableScript } from "./wrappers.js";
 import { WrittenFiles } from "./written-files.js";
 
 /** Walks the parsed command and records a finding for everything that stops it from being allowed. */
+/** Shell constructs whose words bash may read as names or arithmetic, subscripts expanded. */
+const subscriptClauses = new Set(["DeclClause", "LetClause", "TestClause", "ArithmCmd"]);
+
 export function analyzeSource(
   source: string,
   context: PermissionContext,
@@ -228,6 +233,12 @@ class Walker {
         for (const word of command.words) {
           const evaluated = this.evaluate(word);
           if (evaluated.exact && !evaluated.glob) sensitiveArgument(this.scope(), evaluated.text);
+          // `declare 'a[$(rm -rf ~)]=1'`, `let 'a[$(…)]'`, `[[ -v 'a[$(…)]' ]]`: a quoted subscript bash expands.
+          if (evaluated.exact && subscriptClauses.has(command.nodeType)) {
+            const subscripts = subscriptScripts("let", [evaluated.text]);
+            for (const finding of subscripts.findings) this.add(finding);
+            for (const script of subscripts.scripts) this.innerDenies(script);
+          }
         }
         return;
     }
@@ -245,8 +256,18 @@ class Walker {
         const judge = statementStdinJudge(element, this.context);
         const fed =
           judge && judge !== "builder" && (!isShell(last) || shellReadsStdin(element, this.context));
-        const text = fed ? producedText(previous, this.context) : null;
+        const text = fed
+          ? pipedText(elements, index - 1, this.context, (stmt) => producedText(stmt, this.context))
+          : null;
         if (text !== null && judge && judge !== "builder") this.judgeInput(judge, text);
+        // `… | base64 -d | sh` with input nobody can read: the shell runs text unknown until it runs.
+        if (fed && text === null && decoderOf(previous, this.context)) {
+          this.add({
+            decision: "ask",
+            rule: "command.eval",
+            reason: `decoded text is piped into ${last}; what it runs cannot be read before it runs`,
+          });
+        }
       }
       if (previous) this.xargsFeed(element, previous);
       // `echo 'rm -rf ~' | tee run.sh`: what tee writes is what the previous command printed.

@@ -23,6 +23,7 @@ const personOnlyFindings = new Set([
   "path.git-internals",
   "path.autorun",
   "command.persistence",
+  "command.discards-work",
   "command.recursive-sensitive",
   "path.unicode",
   "command.privilege",

@@ -21,6 +21,7 @@ const personOnlyRules = new Set([
   "path.git-internals",
   "path.autorun",
   "command.persistence",
+  "command.discards-work",
   "command.recursive-sensitive",
   "path.unicode",
   "command.privilege",

@@ -1,5 +1,6 @@
 import * as fs from "node:fs";
 import { dirname, isAbsolute, join, sep } from "node:path";
+import { runLaterByTool } from "./autorun-files.js";
 import { isMercuryState, isMissing, isWithin, type PermissionContext } from "./context.js";
 import { hooksDirectory } from "./git-config.js";
 import { inodeKey, secretInodes } from "./secret-inodes.js";
@@ -241,7 +242,7 @@ export function checkPath(
   if (access === "write" && (toolAutorun(lexical) || toolAutorun(real))) {
     return ask(
       "path.autorun",
-      `${rawPath} is read and run by another tool on its own (commit hooks' configuration, Mercurial hooks, pnpm's install hook, dev containers, R and Ruby consoles, vim's local rc): that runs later, outside the sandbox; only a person approves it`,
+      `${rawPath} is read and run by another tool on its own (commit hooks' configuration, Mercurial hooks, pnpm's install hook, dev containers, R and Ruby consoles, vim's local rc, mise, JetBrains and VS Code run configurations, debugger init files, yarn's release and plugins, cargo's settings, Python's startup files, git attributes): that runs later, outside the sandbox; only a person approves it`,
       subject,
       real,
     );
@@ -318,7 +319,7 @@ const autorunNames =
 function toolAutorun(path: string): boolean {
   const parts = path.split(sep);
   const name = parts[parts.length - 1] ?? "";
-  if (autorunNames.test(name)) return true;
+  if (autorunNames.test(name) || runLaterByTool(path)) return true;
   if (parts[parts.length - 2] === ".hg" && name === "hgrc") return true;
   return parts.slice(0, -1).some((part) => part === ".husky" || part === ".devcontainer");
 }

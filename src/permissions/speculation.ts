@@ -34,12 +34,26 @@ export function speculativeContexts(stmts: readonly Stmt[], context: PermissionC
   const passes = Math.min(maxCandidates, widest + 1);
   const out: PermissionContext[] = [];
   for (let pass = 0; pass < passes; pass++)
-    out.push({ ...context, speculation: speculation(variables, pass) });
+    out.push({ ...context, speculation: speculation(variables, pass, context) });
   return out;
 }
 
-function speculation(variables: ReadonlyMap<string, readonly string[]>, pass: number): Speculation {
-  return { variables, pass, substitute, userHome };
+function speculation(
+  variables: ReadonlyMap<string, readonly string[]>,
+  pass: number,
+  context: PermissionContext,
+): Speculation {
+  // `~tester` where tester is the user Mercury runs as is the home folder Mercury knows, whatever
+  // /etc/passwd says (or when it has no entry): `rm -rf ~tester/` is `rm -rf ~`.
+  const self = new Set(
+    [context.env.USER, context.env.LOGNAME].filter((name) => name !== undefined && name !== ""),
+  );
+  return {
+    variables,
+    pass,
+    substitute,
+    userHome: (name) => (self.has(name) ? context.home : userHome(name)),
+  };
 }
 
 /** `$(echo ~)`, `$(printf %s /)`, `$(pwd)`: what one simple printing command writes. */
@@ -80,7 +94,7 @@ function collectVariables(stmts: readonly Stmt[], context: PermissionContext): M
     OLDPWD: context.env.OLDPWD ?? context.home,
   };
   for (const [name, value] of Object.entries(defaults)) variables.set(name, [value]);
-  const scope = (): PermissionContext => ({ ...context, speculation: speculation(variables, 0) });
+  const scope = (): PermissionContext => ({ ...context, speculation: speculation(variables, 0, context) });
   const add = (name: string, value: string) => {
     const values = variables.get(name) ?? [];
     if (!values.includes(value) && values.length < maxCandidates) values.push(value);

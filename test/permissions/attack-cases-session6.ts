@@ -241,7 +241,7 @@ export const session6Allowed = [
 
 export const session6CoveredAsks = [
   "git clean -n",
-  "git clean -fdx",
+  // "git clean -fdx" moved to pass 9's person-only list: untracked files cannot be brought back.
   "tar -cf x.tar src",
   "zip -r x.zip src",
   `node -e 'console.log(require("os").homedir())'`,

@@ -318,9 +318,10 @@ export const commandAttacks: CommandAttack[] = [
     "git push",
     "git branch -D main",
     "git diff --ext-diff",
-    "git checkout .",
     "git tag v1",
   ]),
+  // Pass 9: dropping the whole tree's uncommitted changes is a person's call (attack-cases-session9.ts).
+  ...ask("git that discards work", "command.discards-work", ["git checkout ."]),
   ...ask("variables", "command.variable", [
     "rm $X",
     "cat $SECRET_FILE",

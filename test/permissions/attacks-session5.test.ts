@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allowAllCoverage } from "../../src/permissions/containment.js";
 import { decide } from "../../src/permissions/decide.js";
 import { sedScriptIsReadonly } from "../../src/permissions/readonly-sed.js";
-import type { SandboxStatus } from "../../src/sandbox/types.js";
 import { makeHome, runCli } from "../helpers/cli.js";
 import { session5CommandAttacks, session5PersonOnly } from "./attack-cases-session5.js";
+import { runAttackTables, sandboxReady } from "./attack-table-runner.js";
 import { createSandbox, type Sandbox } from "./sandbox.js";
 
 /** A bare repository (no .git) whose config runs a program on `git diff`, and a husky-style hooks folder. */
@@ -31,28 +31,12 @@ beforeAll(() => {
 });
 afterAll(() => sandbox.cleanup());
 
-const sandboxReady: SandboxStatus = { available: true, kind: "bubblewrap" };
-
 describe("red-team pass 5", () => {
-  it.each(session5CommandAttacks)(
-    "$group: $command -> $decision $rule",
-    async ({ command, decision, rule }) => {
-      const result = await decide(
-        { kind: "command", command: sandbox.fill(command), cwd: sandbox.project },
-        sandbox.context,
-      );
-      expect({ decision: result.decision, rule: result.rule }).toEqual({ decision, rule });
-    },
-  );
-
-  it.each(session5PersonOnly)("asks a person (never --yes) for %s", async (command) => {
-    const request = { kind: "command" as const, command: sandbox.fill(command), cwd: sandbox.project };
-    const result = await decide(request, sandbox.context);
-    expect(result.decision).toBe("ask");
-    const coverage = allowAllCoverage(request, result, sandbox.context, sandboxReady);
-    expect(coverage.covered, `${result.rule}: ${result.reason}`).toBe(false);
+  runAttackTables({
+    sandbox: () => sandbox,
+    attacks: session5CommandAttacks,
+    personOnly: session5PersonOnly,
   });
-
   it("keeps everyday commands next to the tightened classes allowed", async () => {
     for (const command of [
       "sed -n 1,10p README.md",

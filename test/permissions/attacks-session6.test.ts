@@ -5,7 +5,6 @@ import { allowAllCoverage } from "../../src/permissions/containment.js";
 import { decide } from "../../src/permissions/decide.js";
 import { spelledOut } from "../../src/permissions/inline-code-spelled.js";
 import { secretMasks } from "../../src/sandbox/masks.js";
-import type { SandboxStatus } from "../../src/sandbox/types.js";
 import { makeHome, runCli } from "../helpers/cli.js";
 import {
   session6Allowed,
@@ -13,6 +12,7 @@ import {
   session6CoveredAsks,
   session6PersonOnly,
 } from "./attack-cases-session6.js";
+import { runAttackTables, sandboxReady } from "./attack-table-runner.js";
 import { createSandbox, type Sandbox } from "./sandbox.js";
 
 let sandbox: Sandbox;
@@ -37,41 +37,13 @@ beforeAll(() => {
 });
 afterAll(() => sandbox.cleanup());
 
-const sandboxReady: SandboxStatus = { available: true, kind: "bubblewrap" };
-
-function request(command: string) {
-  return { kind: "command" as const, command: sandbox.fill(command), cwd: sandbox.project };
-}
-
 describe("red-team pass 6", () => {
-  it.each(session6CommandAttacks)(
-    "$group: $command -> $decision $rule",
-    async ({ command, decision, rule }) => {
-      const result = await decide(request(command), sandbox.context);
-      expect({ decision: result.decision, rule: result.rule }).toEqual({ decision, rule });
-    },
-  );
-
-  it.each(session6PersonOnly)("asks a person (never --yes) for %s", async (command) => {
-    const result = await decide(request(command), sandbox.context);
-    expect(result.decision).toBe("ask");
-    const coverage = allowAllCoverage(request(command), result, sandbox.context, sandboxReady);
-    expect(coverage.covered, `${result.rule}: ${result.reason}`).toBe(false);
-  });
-
-  it.each(session6Allowed)("still allows %s", async (command) => {
-    const result = await decide(request(command), sandbox.context);
-    expect({ decision: result.decision, rule: result.rule }).toEqual({
-      decision: "allow",
-      rule: "command.readonly",
-    });
-  });
-
-  it.each(session6CoveredAsks)("still asks within --yes's reach: %s", async (command) => {
-    const result = await decide(request(command), sandbox.context);
-    expect(result.decision, `${result.rule}: ${result.reason}`).toBe("ask");
-    const coverage = allowAllCoverage(request(command), result, sandbox.context, sandboxReady);
-    expect(coverage.covered, `${result.rule}: ${result.reason}`).toBe(true);
+  runAttackTables({
+    sandbox: () => sandbox,
+    attacks: session6CommandAttacks,
+    personOnly: session6PersonOnly,
+    allowed: session6Allowed,
+    coveredAsks: session6CoveredAsks,
   });
 });
 

@@ -3,7 +3,6 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allowAllCoverage } from "../../src/permissions/containment.js";
 import { decide } from "../../src/permissions/decide.js";
-import type { SandboxStatus } from "../../src/sandbox/types.js";
 import { makeHome, runCli } from "../helpers/cli.js";
 import {
   session8Allowed,
@@ -11,6 +10,7 @@ import {
   session8CoveredAsks,
   session8PersonOnly,
 } from "./attack-cases-session8.js";
+import { commandRequest, runAttackTables, sandboxReady } from "./attack-table-runner.js";
 import { createSandbox, type Sandbox } from "./sandbox.js";
 
 let sandbox: Sandbox;
@@ -38,43 +38,16 @@ beforeAll(() => {
 });
 afterAll(() => sandbox.cleanup());
 
-const sandboxReady: SandboxStatus = { available: true, kind: "bubblewrap" };
-
-function request(command: string) {
-  return { kind: "command" as const, command: sandbox.fill(command), cwd: sandbox.project };
-}
+const request = (command: string) => commandRequest(sandbox, command);
 
 describe("red-team pass 8", () => {
-  it.each(session8CommandAttacks)(
-    "$group: $command -> $decision $rule",
-    async ({ command, decision, rule }) => {
-      const result = await decide(request(command), sandbox.context);
-      expect({ decision: result.decision, rule: result.rule }).toEqual({ decision, rule });
-    },
-  );
-
-  it.each(session8PersonOnly)("asks a person (never --yes) for %s", async (command) => {
-    const result = await decide(request(command), sandbox.context);
-    expect(result.decision, `${result.rule}: ${result.reason}`).toBe("ask");
-    const coverage = allowAllCoverage(request(command), result, sandbox.context, sandboxReady);
-    expect(coverage.covered, `${result.rule}: ${result.reason}`).toBe(false);
+  runAttackTables({
+    sandbox: () => sandbox,
+    attacks: session8CommandAttacks,
+    personOnly: session8PersonOnly,
+    coveredAsks: session8CoveredAsks,
+    allowed: session8Allowed,
   });
-
-  it.each(session8CoveredAsks)("still asks within --yes's reach: %s", async (command) => {
-    const result = await decide(request(command), sandbox.context);
-    expect(result.decision, `${result.rule}: ${result.reason}`).toBe("ask");
-    const coverage = allowAllCoverage(request(command), result, sandbox.context, sandboxReady);
-    expect(coverage.covered, `${result.rule}: ${result.reason}`).toBe(true);
-  });
-
-  it.each(session8Allowed)("still allows %s", async (command) => {
-    const result = await decide(request(command), sandbox.context);
-    expect({ decision: result.decision, rule: result.rule }).toEqual({
-      decision: "allow",
-      rule: "command.readonly",
-    });
-  });
-
   it("says why --yes does not cover a change to the checks", async () => {
     const command = "sed -i '/expect/d' test/a.test.ts";
     const result = await decide(request(command), sandbox.context);

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { z } from "zod";
+import { definitionFiles, testFile } from "../../permissions/check-files.js";
 import type { ChangeReport } from "./changes.js";
 import type { VerificationCommand } from "./verification.js";
 
@@ -9,42 +10,6 @@ export interface CheckChange {
   path: string;
   change: string;
 }
-
-/**
- * Files that define how verification runs. Changing one changes the judge, so it is never accepted
- * silently (issue 10: a model that rewrote `"test": "exit 1"` to `"exit 0"` was "completed").
- */
-const definitionFiles: { pattern: RegExp; what: string }[] = [
-  { pattern: /(^|\/)(GNU)?[Mm]akefile$/, what: "Makefile (targets)" },
-  {
-    pattern:
-      /(^|\/)(vitest|vite|jest|playwright|cypress|karma|ava|mocha|nyc|wdio|tsconfig)[\w.-]*\.(c|m)?(js|ts|json|yaml|yml)$/,
-    what: "test runner configuration",
-  },
-  { pattern: /(^|\/)\.mocharc[\w.]*$/, what: "test runner configuration" },
-  {
-    pattern: /(^|\/)(pytest\.ini|tox\.ini|setup\.cfg|conftest\.py|noxfile\.py|pyproject\.toml)$/,
-    what: "test runner configuration",
-  },
-  {
-    // Linters and type checkers judge too when the verification runs them (`npm run check`).
-    pattern:
-      /(^|\/)(biome\.jsonc?|\.eslintrc[\w.]*|eslint\.config\.[cm]?[jt]s|\.prettierrc[\w.]*|prettier\.config\.[cm]?js|ruff\.toml|\.ruff\.toml|mypy\.ini|\.flake8|\.pylintrc|pyrightconfig\.json|\.golangci\.ya?ml|clippy\.toml|phpunit\.xml(\.dist)?)$/,
-    what: "lint or type-check configuration",
-  },
-  { pattern: /(^|\/)(\.github\/workflows\/|\.circleci\/|\.ci\/)/, what: "CI configuration" },
-  {
-    pattern: /(^|\/)(\.gitlab-ci\.yml|\.travis\.yml|azure-pipelines\.yml|Jenkinsfile)$/,
-    what: "CI configuration",
-  },
-];
-
-/**
- * Test files by their usual names and folders, and what tests compare against (snapshots, golden
- * files, fixtures, Go testdata): rewriting an expected output to match a wrong one weakens the test.
- */
-const testFile =
-  /(^|\/)(tests?|__tests__|spec|specs|__snapshots__|__fixtures__|fixtures|testdata|golden)\/|(\.|_)(test|spec)\.[\w]+$|(^|\/)test_[\w]+\.py$|_test\.go$|\.snap$|\.golden$/;
 
 /** What kind of check file a path is by its name (a runner config, a test), or null for none. */
 export function checkFileKind(path: string): string | null {
