@@ -11,7 +11,9 @@ import { isInside, realOrResolved } from "./workspace.js";
  * (`post-index-change`) and attribute filters. A folder is accepted when it is `top` or inside it, or
  * when it is the genuine linked worktree of `top`: `<common>/worktrees/<name>`, whose `gitdir` file
  * (outside the workspace, so not the agent's to forge) points back at `top/.git`, and whose common
- * folder is the one its `commondir` file names. Returns why a folder is refused, or null.
+ * folder is the one its `commondir` file names; or the genuine git folder of a submodule at `top`:
+ * `…/modules/<name>`, whose config's `core.worktree` names `top` back. Returns why a folder is
+ * refused, or null.
  */
 export function gitFolderRefusal(top: string, folders: readonly string[]): string | null {
   const realTop = realOrResolved(top);
@@ -20,6 +22,7 @@ export function gitFolderRefusal(top: string, folders: readonly string[]): strin
     const real = realOrResolved(folder);
     if (real === realTop || isInside(real, realTop)) continue;
     if (gitDir !== undefined && isLinkedWorktreeFolder(realTop, realOrResolved(gitDir), real)) continue;
+    if (gitDir !== undefined && isSubmoduleFolder(realTop, realOrResolved(gitDir), real)) continue;
     return `the repository at ${top} names ${folder} as its git folder, outside the project and not a linked worktree of it: Mercury does not make that folder writable`;
   }
   return null;
@@ -31,14 +34,27 @@ function isLinkedWorktreeFolder(top: string, gitDir: string, folder: string): bo
   if (basename(dirname(gitDir)) !== "worktrees") return false;
   if (folder !== gitDir && folder !== common) return false;
   const dotGit = join(top, ".git");
-  const pointer = readSmallFile(dotGit);
-  if (pointer === null) return false;
-  const named = /^gitdir: (.+)$/m.exec(pointer)?.[1];
-  if (named === undefined || realOrResolved(resolve(top, named.trim())) !== gitDir) return false;
+  if (!pointsTo(top, gitDir)) return false;
   const back = readSmallFile(join(gitDir, "gitdir"));
   if (back === null || realOrResolved(resolve(gitDir, back.trim())) !== realOrResolved(dotGit)) return false;
   const commonNamed = readSmallFile(join(gitDir, "commondir"));
   return commonNamed !== null && realOrResolved(resolve(gitDir, commonNamed.trim())) === common;
+}
+
+/** `gitDir` is a submodule's `…/modules/<name>` whose `core.worktree` is `top`, and `folder` is it. */
+function isSubmoduleFolder(top: string, gitDir: string, folder: string): boolean {
+  if (folder !== gitDir || !gitDir.split("/").includes("modules")) return false;
+  if (!pointsTo(top, gitDir)) return false;
+  const config = readSmallFile(join(gitDir, "config"));
+  const worktree = config === null ? undefined : /^\s*worktree\s*=\s*(.+?)\s*$/m.exec(config)?.[1];
+  return worktree !== undefined && realOrResolved(resolve(gitDir, worktree)) === top;
+}
+
+/** `top/.git` is a file whose `gitdir:` line names `gitDir`. */
+function pointsTo(top: string, gitDir: string): boolean {
+  const pointer = readSmallFile(join(top, ".git"));
+  const named = pointer === null ? undefined : /^gitdir: (.+)$/m.exec(pointer)?.[1];
+  return named !== undefined && realOrResolved(resolve(top, named.trim())) === gitDir;
 }
 
 /** A regular file's text (never through a symlink), or null. */

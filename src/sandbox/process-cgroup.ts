@@ -117,7 +117,8 @@ function writableHierarchy(controller: Controller): Hierarchy | null {
   const v1Path = own.get(controller);
   if (v1Path !== undefined) {
     const parent = join("/sys/fs/cgroup", controller, v1Path);
-    if (isWritableDirectory(parent) && existsSync(join(parent, limitFile)))
+    // The limit file exists in the child only (a hierarchy's root group has no `pids.max`).
+    if (isWritableDirectory(parent) && existsSync(join(parent, "cgroup.procs")))
       return { controller, parent, limitFile };
     return null;
   }

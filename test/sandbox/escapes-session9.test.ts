@@ -104,6 +104,19 @@ describe("the change tracker's git on a repository the agent prepared", () => {
     expect(report.method).toBe("git");
     expect(report.files).toEqual([{ path: "new.txt", added: 2, removed: 0 }]);
   });
+
+  it("a genuine submodule (its git folder in the superproject's .git/modules) still reports its changes", async () => {
+    const library = repository(user.outside);
+    const superproject = repository(user.home);
+    git(superproject, "-c", "protocol.file.allow=always", "submodule", "add", "-q", library, "library");
+    const submodule = join(superproject, "library");
+    const tracker = createChangeTracker(submodule, undefined, { containment: containment() });
+    await tracker.begin();
+    writeFileSync(join(submodule, "added.txt"), "x\n");
+    const report = await tracker.report();
+    expect(report.note).toBeUndefined();
+    expect(report.files).toEqual([{ path: "added.txt", added: 1, removed: 0 }]);
+  });
 });
 
 describe("all of a command's processes together", () => {
