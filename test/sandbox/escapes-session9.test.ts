@@ -1,5 +1,13 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createChangeTracker } from "../../src/agent/completion/changes.js";
@@ -116,6 +124,34 @@ describe("the change tracker's git on a repository the agent prepared", () => {
     const report = await tracker.report();
     expect(report.note).toBeUndefined();
     expect(report.files).toEqual([{ path: "added.txt", added: 1, removed: 0 }]);
+  });
+});
+
+describe("the git guard's repairs (Mercury writes there, outside the sandbox)", () => {
+  it("a link swapped to another repository: the guard never writes or deletes through it", async () => {
+    // The user's other project: its config names a program (git-lfs), as many do.
+    const other = repository(user.outside);
+    git(other, "config", "filter.lfs.process", "git-lfs filter-process");
+    const otherConfig = readFileSync(join(other, ".git", "config"), "utf8");
+    // The workspace: a repository reached through a link inside it, `.git` naming the link.
+    const workspace = join(user.home, `project-${++folders}`);
+    mkdirSync(workspace);
+    git(workspace, "init", "-q", "decoy");
+    symlinkSync("decoy", join(workspace, "link"));
+    writeFileSync(join(workspace, ".git"), "gitdir: link/.git\n");
+    const tool = createRunCommandTool({
+      killGraceMs: 300,
+      env: { ...scrubbedEnv(), HOME: user.home, MERCURY_HOME: user.mercuryHome },
+      sandbox: { userHome: user.home, require: true },
+    });
+    // The command only swaps a link inside the workspace; the guard's "put back" would then have
+    // deleted the other project's config and written the decoy's in its place.
+    const result = await tool.execute(
+      { command: `ln -sfn '${other}' link && readlink link` },
+      fakeContext({ cwd: workspace, home: user.mercuryHome }),
+    );
+    expect(result.ok ? result.output : result.error).toContain(other);
+    expect(readFileSync(join(other, ".git", "config"), "utf8")).toBe(otherConfig);
   });
 });
 
