@@ -8,6 +8,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createChangeTracker } from "../../src/agent/completion/changes.js";
@@ -124,6 +125,40 @@ describe("the change tracker's git on a repository the agent prepared", () => {
     const report = await tracker.report();
     expect(report.note).toBeUndefined();
     expect(report.files).toEqual([{ path: "added.txt", added: 1, removed: 0 }]);
+  });
+});
+
+describe("Mercury's own control plane", () => {
+  it("the daemon's socket in MERCURY_HOME cannot be reached, and the command holds no capability", async () => {
+    const socket = join(user.mercuryHome, "mercury.sock");
+    const connections: string[] = [];
+    const server = createServer((connection) => {
+      connections.push("daemon");
+      connection.end('{"approve":true}\n');
+    });
+    await new Promise<void>((listening) => server.listen(socket, listening));
+    try {
+      const tool = createRunCommandTool({
+        killGraceMs: 300,
+        env: { ...scrubbedEnv(), HOME: user.home, MERCURY_HOME: user.mercuryHome },
+        sandbox: { userHome: user.home, require: true },
+      });
+      const result = await tool.execute(
+        {
+          command: `python3 -c "import socket; s = socket.socket(socket.AF_UNIX); s.connect('${socket}'); print('CONNECTED', s.recv(64))" 2>&1 | tail -1; grep -E '^(CapEff|CapPrm|NoNewPrivs)' /proc/self/status`,
+        },
+        fakeContext({ cwd: user.workspace, home: user.mercuryHome }),
+      );
+      const text = result.ok ? result.output : result.error;
+      expect(text).toMatch(/No such file or directory/);
+      expect(text).not.toContain("CONNECTED");
+      expect(text).toMatch(/CapEff:\s+0+\n/);
+      expect(text).toMatch(/CapPrm:\s+0+\n/);
+      expect(text).toMatch(/NoNewPrivs:\s+1/);
+      expect(connections).toEqual([]);
+    } finally {
+      await new Promise<void>((closed) => server.close(() => closed()));
+    }
   });
 });
 
