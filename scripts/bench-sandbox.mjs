@@ -53,7 +53,13 @@ async function once(sandboxed) {
   let cgroup = null;
   if (sandboxed) {
     launch = sandboxLaunch("true", { ...policy, network: sandboxed === "network" }, status);
-    cgroup = status.kind === "bubblewrap" ? processCgroup(defaultSandboxLimits.processes) : null;
+    cgroup =
+      status.kind === "bubblewrap"
+        ? processCgroup({
+            processes: defaultSandboxLimits.processes,
+            totalMemoryBytes: defaultSandboxLimits.totalMemoryBytes,
+          })
+        : null;
     if (cgroup) launch = cgroup.wrap(launch);
   }
   const run = await runInProcessGroup("true", launch ? { ...base, launch } : base);

@@ -61,11 +61,13 @@ export function bubblewrapLaunch(input: BubblewrapInput): Launch {
 
   const mercuryInsideWorkspace = isInside(mercuryHome, workspace);
   if (!mercuryInsideWorkspace) args.push(...hideMercuryHome(mercuryHome, policy.hideSkills === true));
+  // A start folder outside the workspace is shown read-only, before the writable binds: a writable
+  // folder inside it (Mercury's git folder of a read-only top, contained-git.ts) stays writable.
+  if (!isInside(cwd, workspace) && cwd !== workspace && existsSync(cwd)) args.push("--ro-bind", cwd, cwd);
   args.push("--bind", workspace, workspace);
   for (const extra of policy.extraWritable ?? [])
     args.push("--bind", realOrResolved(extra), realOrResolved(extra));
   args.push(...readOnlyHooks(workspace));
-  if (!isInside(cwd, workspace) && cwd !== workspace && existsSync(cwd)) args.push("--ro-bind", cwd, cwd);
   for (const mask of input.masks) {
     if (isInside(mask.path, mercuryHome)) continue; // already hidden with all of Mercury's home
     if (mask.type === "directory") args.push("--tmpfs", mask.path, "--remount-ro", mask.path);

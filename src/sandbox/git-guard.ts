@@ -49,6 +49,12 @@ export function guardGitState(workspace: string): GitGuard | null {
       for (const [path, entry] of before.entries) {
         const moved = movedRepository(before, after, path, entry);
         if (!moved) continue;
+        if (!parentInside(path, root) || !parentInside(moved, root)) {
+          notes.push(
+            `${rel(path)} (moved to ${rel(moved)}; not moved back: a link leads out of the workspace)`,
+          );
+          continue;
+        }
         // A re-initialised repository (`mv .git .git-old && git init`) that plants nothing stays.
         if (
           hazardsOf(before, after, (candidate) => candidate === path || isInside(candidate, path)).length ===
@@ -64,6 +70,11 @@ export function guardGitState(workspace: string): GitGuard | null {
         after = takeInventory(root);
       }
       for (const hazard of hazardsOf(before, after, () => true)) {
+        // Mercury writes here outside the sandbox: never through a link out of the workspace.
+        if (!parentInside(hazard.path, root)) {
+          notes.push(`${rel(hazard.path)} (${hazard.what}; left alone: a link leads out of the workspace)`);
+          continue;
+        }
         hazard.repair();
         notes.push(`${rel(hazard.path)} (${hazard.what})`);
       }
@@ -138,6 +149,16 @@ function hazardsOf(before: GitInventory, after: GitInventory, within: (path: str
 function putBack(path: string, previous: { bytes: Buffer; mode: number } | null): void {
   rmSync(path, { force: true });
   if (previous) writeFileSync(path, previous.bytes, { mode: previous.mode });
+}
+
+/**
+ * The folder holding `path`, links followed, is the workspace or inside it: a repair removes or
+ * renames the entry itself (a link is replaced, never followed), but never in a folder reached
+ * through a link that leads out of the workspace.
+ */
+function parentInside(path: string, root: string): boolean {
+  const parent = realOrResolved(dirname(path));
+  return parent === root || isInside(parent, root);
 }
 
 function freeName(base: string): string {

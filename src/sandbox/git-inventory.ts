@@ -64,7 +64,7 @@ export function takeInventory(workspace: string): GitInventory {
         if (state.kind === "directory") addRepository(path);
         if (state.kind === "file") {
           const target = gitdirTarget(path, state.bytes.toString("utf8"));
-          if (target && isInside(target, workspace)) addRepository(target);
+          if (target && reallyInside(target, workspace)) addRepository(target);
         }
         continue;
       }
@@ -97,7 +97,7 @@ function visitRepository(inventory: GitInventory, seen: Set<string>, folder: str
     inventory.entries.set(commondir, { role: "commondir", state: common });
   if (common.kind === "file") {
     const target = resolveFrom(folder, common.bytes.toString("utf8").trim());
-    if (isInside(target, inventory.workspace)) visitRepository(inventory, seen, target);
+    if (reallyInside(target, inventory.workspace)) visitRepository(inventory, seen, target);
   }
   watchHooks(inventory, join(folder, "hooks"));
   for (const nested of ["modules", "worktrees"]) {
@@ -130,7 +130,7 @@ function watchConfig(inventory: GitInventory, path: string, depth: number): void
     if (!isInclude && name !== "core.hookspath") continue;
     if (isInclude) {
       const target = resolveFrom(dirname(path), value);
-      if (isInside(target, inventory.workspace)) watchConfig(inventory, target, depth + 1);
+      if (reallyInside(target, inventory.workspace)) watchConfig(inventory, target, depth + 1);
       continue;
     }
     // A relative hooksPath is taken from where git runs the hooks: the worktree's top (the folder
@@ -138,7 +138,7 @@ function watchConfig(inventory: GitInventory, path: string, depth: number): void
     const repository = dirname(path);
     const top = basename(repository) === ".git" ? dirname(repository) : repository;
     const target = resolveFrom(top, value);
-    if (isInside(target, inventory.workspace)) watchHooks(inventory, target);
+    if (reallyInside(target, inventory.workspace)) watchHooks(inventory, target);
   }
 }
 
@@ -203,6 +203,18 @@ function listOrEmpty(folder: string): Dirent[] {
     // Not a folder, gone, or unreadable: nothing in it to compare.
     return [];
   }
+}
+
+/**
+ * `path` is inside `workspace` once links are followed. Found in session 9: a `.git` file naming
+ * `link/.git`, with `link` swapped by the command to another repository outside, made the guard read
+ * that repository's config as the workspace's, and "put back" the old one over it.
+ */
+export function reallyInside(path: string, workspace: string): boolean {
+  let real = realOrSelf(path);
+  // A missing path: its folder's real path decides (a link in the folder's path is followed).
+  if (real === path) real = join(realOrSelf(dirname(path)), basename(path));
+  return isInside(real, workspace);
 }
 
 function realOrSelf(path: string): string {

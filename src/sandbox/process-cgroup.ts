@@ -12,70 +12,152 @@ import { join } from "node:path";
 import type { Launch } from "./types.js";
 
 /**
- * The process-count limit for root. RLIMIT_NPROC (set by the limit prologue) holds a command run
- * by a user: inside bwrap's user namespace the kernel counts only that namespace's processes. For
- * uid 0 the kernel never applies RLIMIT_NPROC, so a command run by root gets a pids cgroup of its
- * own instead (`pids.max`), when this machine has a pids hierarchy root can write: cgroup v1's
- * `pids`, or the cgroup v2 root with the pids controller enabled for its children. The sandbox
- * cannot leave it: /sys is read-only inside and every capability is dropped.
+ * Limits on all of a command's processes together, in cgroups of its own. RLIMIT_NPROC (set by the
+ * limit prologue) holds a command run by a user: inside bwrap's user namespace the kernel counts only
+ * that namespace's processes; for uid 0 the kernel never applies it, so a command run by root gets a
+ * pids cgroup (`pids.max`). Memory limits (RLIMIT_DATA) are per process: found in session 9, forty
+ * processes under the 8 GiB limit each (or one filling the memory-backed /tmp) could take the whole
+ * host's memory; a memory cgroup (`memory.limit_in_bytes`, v2 `memory.max`) bounds them together,
+ * tmpfs pages they write included. Each group is made below Mercury's own group of that hierarchy,
+ * never at its top: a group at the top would lift the command out of the limits the host set on
+ * Mercury (systemd's TasksMax, a container's memory limit). cgroup v2 allows that nesting only for a
+ * group without processes of its own, so v2 is used only when Mercury sits in the (namespace's) root
+ * group. The sandbox cannot leave its groups: /sys is read-only inside and every capability is dropped.
  */
 export interface ProcessCgroup {
-  /** The launch wrapped so the command enters the cgroup before bwrap starts. */
+  /** The launch wrapped so the command enters the groups before bwrap starts. */
   wrap(launch: Launch): Launch;
   /**
-   * Removes the cgroup once the command has ended. The kernel reaps the sandbox's processes just
-   * after its pid 1 exits, so this waits (up to ~5 s) for the cgroup to empty; returns why it could
-   * not be removed, or null.
+   * Removes the groups once the command has ended. The kernel reaps the sandbox's processes just
+   * after its pid 1 exits, so this waits (up to ~5 s) for them to empty; returns why one could not be
+   * removed, or null.
    */
   release(): Promise<string | null>;
 }
 
+export interface CgroupLimits {
+  processes: number;
+  /** All processes of the command together, bytes (their tmpfs pages included). */
+  totalMemoryBytes?: number;
+}
+
+type Controller = "pids" | "memory";
+interface Hierarchy {
+  controller: Controller;
+  /** The folder the command's group is made in: Mercury's own group of this hierarchy. */
+  parent: string;
+  /** The file that takes the limit. */
+  limitFile: string;
+}
+
 let sequence = 0;
 
-/** A pids cgroup limited to `maxProcesses`, or null when Mercury is not root or none can be made here. */
-export function processCgroup(maxProcesses: number, root = process.getuid?.() === 0): ProcessCgroup | null {
-  if (!root) return null;
-  const parent = writablePidsHierarchy();
-  if (!parent) return null;
-  removeStale(parent);
-  const directory = join(parent, `mercury-${process.pid}-${++sequence}`);
+/**
+ * Groups for one command, or null when none applies: a user's command without a writable memory
+ * hierarchy (RLIMIT_NPROC holds its processes), or a machine with no hierarchy Mercury may write.
+ */
+export function processCgroup(limits: CgroupLimits, root = process.getuid?.() === 0): ProcessCgroup | null {
+  const wanted: { hierarchy: Hierarchy; value: number }[] = [];
+  const pids = root ? writableHierarchy("pids") : null;
+  if (pids) wanted.push({ hierarchy: pids, value: limits.processes });
+  const memory = limits.totalMemoryBytes === undefined ? null : writableHierarchy("memory");
+  if (memory && limits.totalMemoryBytes !== undefined)
+    wanted.push({ hierarchy: memory, value: limits.totalMemoryBytes });
+  if (wanted.length === 0) return null;
+  const name = `mercury-${process.pid}-${++sequence}`;
+  const made: string[] = [];
   try {
-    mkdirSync(directory);
-    writeFileSync(join(directory, "pids.max"), String(maxProcesses));
+    for (const { hierarchy, value } of wanted) {
+      removeStale(hierarchy.parent);
+      const directory = join(hierarchy.parent, name);
+      mkdirSync(directory);
+      made.push(directory);
+      writeFileSync(join(directory, hierarchy.limitFile), String(value));
+    }
   } catch (error) {
-    removeQuietly(directory);
-    throw new Error(`could not set up the process-count limit in ${directory}: ${String(error)}`);
+    for (const directory of made) removeQuietly(directory);
+    throw new Error(`could not set up the command's cgroup limits (${made.join(", ")}): ${String(error)}`);
   }
-  const procs = join(directory, "cgroup.procs");
+  const procsFiles = made.map((directory) => join(directory, "cgroup.procs"));
   return {
     wrap: (launch) => ({
       file: "/bin/sh",
-      args: ["-c", 'echo $$ > "$1" && shift && exec "$@"', "sh", procs, launch.file, ...launch.args],
+      args: ["-c", enterScript, "sh", String(procsFiles.length), ...procsFiles, launch.file, ...launch.args],
     }),
     release: async () => {
-      for (let attempt = 0; attempt < 250 && holdsProcesses(procs); attempt++)
+      for (let attempt = 0; attempt < 250 && procsFiles.some(holdsProcesses); attempt++)
         await new Promise((resolve) => setTimeout(resolve, 20));
-      return removeQuietly(directory);
+      const problems = made.map(removeQuietly).filter((problem) => problem !== null);
+      return problems.length > 0 ? problems.join("; ") : null;
     },
   };
 }
 
-function writablePidsHierarchy(): string | null {
-  const v1 = "/sys/fs/cgroup/pids";
-  if (isWritableDirectory(v1) && existsSync(join(v1, "cgroup.procs"))) return v1;
+/** `sh -c SCRIPT sh N PROCS… PROGRAM ARGS…`: joins the N groups, then execs the program. */
+const enterScript =
+  'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"';
+
+/** One line for `doctor` and `status`: what holds all of a command's processes together here. */
+export function describeCgroupLimits(root = process.getuid?.() === 0): string {
+  const memory = writableHierarchy("memory");
+  const processes = root
+    ? writableHierarchy("pids")
+      ? "process count: a pids cgroup per command"
+      : "process count: NOT limited (root is exempt from RLIMIT_NPROC and no pids cgroup can be made here)"
+    : "process count: RLIMIT_NPROC in the sandbox's user namespace";
+  const total = memory
+    ? `total memory: a memory cgroup per command below ${memory.parent}`
+    : "total memory: per process only (no memory cgroup Mercury may create here; a command's processes together are not bounded)";
+  return `${processes}; ${total}`;
+}
+
+function writableHierarchy(controller: Controller): Hierarchy | null {
+  const limitFile = controller === "pids" ? "pids.max" : "memory.limit_in_bytes";
+  const own = ownGroups();
+  const v1Path = own.get(controller);
+  if (v1Path !== undefined) {
+    const parent = join("/sys/fs/cgroup", controller, v1Path);
+    // The limit file exists in the child only (a hierarchy's root group has no `pids.max`).
+    if (isWritableDirectory(parent) && existsSync(join(parent, "cgroup.procs")))
+      return { controller, parent, limitFile };
+    return null;
+  }
+  // v2: only from the root group (a v2 group with processes of its own cannot have children in use).
   const v2 = "/sys/fs/cgroup";
   const control = join(v2, "cgroup.subtree_control");
-  if (!existsSync(control) || !isWritableDirectory(v2)) return null;
+  if (own.get("") !== "/" || !existsSync(control) || !isWritableDirectory(v2)) return null;
   try {
-    return readFileSync(control, "utf8").split(/\s+/).includes("pids") ? v2 : null;
+    const enabled = readFileSync(control, "utf8").split(/\s+/).includes(controller);
+    return enabled
+      ? { controller, parent: v2, limitFile: controller === "pids" ? "pids.max" : "memory.max" }
+      : null;
   } catch {
     // Unreadable: treated as no usable hierarchy; doctor's sandbox line says which limit holds.
     return null;
   }
 }
 
+/** Mercury's own group per v1 controller, and "" for the v2 group, from /proc/self/cgroup. */
+function ownGroups(): Map<string, string> {
+  const groups = new Map<string, string>();
+  let text: string;
+  try {
+    text = readFileSync("/proc/self/cgroup", "utf8");
+  } catch {
+    // No /proc (not Linux): no cgroups.
+    return groups;
+  }
+  for (const line of text.split("\n")) {
+    const match = /^\d+:([^:]*):(.*)$/.exec(line);
+    if (!match) continue;
+    const [, controllers = "", path = ""] = match;
+    for (const controller of controllers.split(",")) groups.set(controller, path);
+  }
+  return groups;
+}
+
 /**
- * Empty cgroups a Mercury that died without cleaning up left behind (killed with SIGKILL while a
+ * Empty groups a Mercury that died without cleaning up left behind (killed with SIGKILL while a
  * command ran): `mercury-<pid>-<n>` whose pid is gone. rmdir removes only empty ones.
  */
 function removeStale(parent: string): void {
@@ -121,7 +203,7 @@ function isWritableDirectory(path: string): boolean {
   }
 }
 
-/** Returns why the cgroup could not be removed, or null. */
+/** Returns why the group could not be removed, or null. */
 function removeQuietly(directory: string): string | null {
   try {
     rmdirSync(directory);

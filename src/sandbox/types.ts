@@ -24,6 +24,11 @@ export interface SandboxLimits {
    * holds for a user's command; for root, a pids cgroup where one can be made (process-cgroup.ts).
    */
   processes: number;
+  /**
+   * Linux: memory of all the command's processes together (their tmpfs pages included), bytes: a
+   * memory cgroup where Mercury may make one (process-cgroup.ts; `doctor` says whether it can).
+   */
+  totalMemoryBytes?: number;
   /** Linux: the whole command is killed after this many seconds even if Mercury is gone (coreutils `timeout`). */
   wallClockSeconds?: number;
   /**
@@ -38,6 +43,7 @@ export const defaultSandboxLimits: SandboxLimits = {
   fileSizeBytes: 4 * 1024 ** 3,
   openFiles: 4096,
   processes: 4096,
+  totalMemoryBytes: 8 * 1024 ** 3,
   tmpBytes: 2 * 1024 ** 3,
 };
 

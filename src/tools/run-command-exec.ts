@@ -88,11 +88,16 @@ export async function runCommandCall(
   } else {
     sandboxLine = `sandbox: NONE, the command ran without OS containment (${status.reason}; fix: ${status.fix})`;
   }
-  // Root is exempt from RLIMIT_NPROC: its commands get a pids cgroup where one can be made.
+  // Root is exempt from RLIMIT_NPROC: its commands get a pids cgroup where one can be made; every
+  // command gets a memory cgroup for all its processes together where Mercury may make one.
   let cgroup: ProcessCgroup | null = null;
   if (launch && status.available && status.kind === "bubblewrap") {
     try {
-      cgroup = processCgroup((options.sandbox?.limits ?? defaultSandboxLimits).processes);
+      const limits = options.sandbox?.limits ?? defaultSandboxLimits;
+      cgroup = processCgroup({
+        processes: limits.processes,
+        totalMemoryBytes: limits.totalMemoryBytes ?? defaultSandboxLimits.totalMemoryBytes,
+      });
     } catch (error) {
       return { ok: false, error: `Not run (sandbox refused): ${String(error)}` };
     }

@@ -300,7 +300,13 @@ async function writeWorkingTree(repository: Repository, containment: GitContainm
       await utimes(index, info.atime, info.mtime);
     }
     // git writes objects into the common git folder, which is outside `top` for a linked worktree.
-    const git = { top, env: { GIT_INDEX_FILE: index }, writable: [scratch, gitDir, commonDir], containment };
+    const git = {
+      top,
+      env: { GIT_INDEX_FILE: index },
+      scratch: [scratch],
+      gitFolders: [gitDir, commonDir],
+      containment,
+    };
     const add = await runContainedGit(["add", "-A", "--", "."], { ...git, timeoutMs: 120_000 });
     if (add.code !== 0) throw new Error(`git add failed: ${add.stderr.trim()}`);
     const tree = await runContainedGit(["write-tree"], git);

@@ -1,8 +1,11 @@
-import { homedir } from "node:os";
+import { mkdtemp, rm } from "node:fs/promises";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
 import { mercuryHome } from "../../config/paths.js";
 import { detectSandbox } from "../../sandbox/detect.js";
+import { gitFolderRefusal } from "../../sandbox/git-folders.js";
 import { defaultSandboxLimits, type SandboxStatus } from "../../sandbox/types.js";
-import { workspaceRefusal } from "../../sandbox/workspace.js";
+import { realOrResolved, workspaceRefusal } from "../../sandbox/workspace.js";
 import { scrubbedEnv } from "../../tools/process-group.js";
 import { type ExecResult, execProgram } from "./exec.js";
 
@@ -19,17 +22,23 @@ export function defaultGitContainment(): GitContainment {
 
 /**
  * Runs git for the change tracker. The repository is the agent's to write (its `.git/config` and
- * `.gitattributes` included), and `git add` runs programs those name (core.fsmonitor, clean filters):
- * so git runs in the OS sandbox with `top` (and the folders git must write) writable, secrets hidden
- * and no secret in its environment. Without a sandbox, or where `top` may not be a workspace (a home
- * folder under git), it runs bare with the fsmonitor hook switched off; a clean filter named by the
- * repository would still run there (see docs/ARCHITECTURE.md).
+ * `.gitattributes` included), and `git add` runs programs those name (core.fsmonitor, clean filters,
+ * the `post-index-change` hook): so git runs in the OS sandbox with `top` writable, secrets hidden and
+ * no secret in its environment. `scratch` is Mercury's own (a temporary index); `gitFolders` are the
+ * repository's answer to rev-parse, bound writable only inside `top` or as its genuine linked
+ * worktree (sandbox/git-folders.ts), else the call is refused. Where `top` may not be a workspace (a
+ * home folder under git, or a folder whose name the sandbox protects), git still runs contained,
+ * with `top` read-only: session 9 found that the bare run there let a planted repository's hook and
+ * clean filter run on the host. Only without any sandbox does it run bare, with the fsmonitor hook
+ * and hooks switched off; a clean filter named by the repository would still run there (see
+ * docs/ARCHITECTURE.md).
  */
 export async function runContainedGit(
   args: string[],
   options: {
     top: string;
-    writable?: string[];
+    scratch?: string[];
+    gitFolders?: string[];
     env?: NodeJS.ProcessEnv;
     timeoutMs?: number;
     containment: GitContainment;
@@ -38,26 +47,40 @@ export async function runContainedGit(
   const env = { ...scrubbedEnv(), ...options.env };
   const { containment } = options;
   const status = containment.status?.() ?? detectSandbox();
-  const refusal = workspaceRefusal(options.top, containment.userHome, containment.mercuryHome);
   const timing = options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {};
-  if (status.available && !refusal) {
+  if (!status.available)
+    return execProgram("git", ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", ...args], {
+      cwd: options.top,
+      env,
+      ...timing,
+    });
+  const folderRefusal = gitFolderRefusal(options.top, options.gitFolders ?? []);
+  if (folderRefusal) throw new Error(folderRefusal);
+  const topRefusal = workspaceRefusal(options.top, containment.userHome, containment.mercuryHome);
+  // `/` shown read-only would bring the host's /tmp and /run (sockets) back over the sandbox's own.
+  if (topRefusal && realOrResolved(options.top) === "/")
+    throw new Error(`the repository names / as its top folder: Mercury does not run git there`);
+  // A refused `top` is shown read-only: the writable workspace is then an empty folder of Mercury's own.
+  const stand = topRefusal ? await mkdtemp(join(tmpdir(), "mercury-git-")) : null;
+  try {
     // The launch builders load with the first git call (the first change the tracker looks at), not
     // with the agent: a task's first model request does not wait for them.
     const { sandboxProgramLaunch } = await import("../../sandbox/wrap.js");
     const launch = sandboxProgramLaunch(
       ["git", ...args],
       {
-        workspace: options.top,
+        workspace: stand ?? options.top,
         cwd: options.top,
         userHome: containment.userHome,
         mercuryHome: containment.mercuryHome,
         network: false,
         limits: defaultSandboxLimits,
-        extraWritable: options.writable ?? [],
+        extraWritable: [...(options.scratch ?? []), ...(options.gitFolders ?? [])],
       },
       status,
     );
-    return execProgram(launch.file, launch.args, { cwd: options.top, env, ...timing });
+    return await execProgram(launch.file, launch.args, { cwd: options.top, env, ...timing });
+  } finally {
+    if (stand) await rm(stand, { recursive: true, force: true });
   }
-  return execProgram("git", ["-c", "core.fsmonitor=false", ...args], { cwd: options.top, env, ...timing });
 }

@@ -1,5 +1,6 @@
 import { describeSandbox } from "../../sandbox/describe.js";
 import { detectSandbox } from "../../sandbox/detect.js";
+import { describeCgroupLimits } from "../../sandbox/process-cgroup.js";
 import type { Check, DoctorCheck } from "./types.js";
 
 /** Whether commands run contained; without a sandbox, --yes refuses what is not provably read-only. */
@@ -15,6 +16,17 @@ export const sandboxCheck: DoctorCheck = (context) => {
           fix: sandbox.fix,
         },
   ];
+  // What bounds all of a command's processes together (cgroups where Mercury may make them).
+  if (sandbox.available && sandbox.kind === "bubblewrap") {
+    const limits = describeCgroupLimits();
+    checks.push({
+      name: "sandbox limits",
+      // Root without a pids cgroup has no process-count limit at all: a warning. A memory limit per
+      // process only is what most users' machines give (no delegated hierarchy): said, not warned.
+      status: limits.includes("NOT limited") ? "warn" : "ok",
+      detail: limits,
+    });
+  }
   // The network filter: without it a command granted the network is refused (or, by the user's
   // opt-in, gets the host's whole network), so doctor says which, with the fix.
   if (sandbox.available && sandbox.network && !sandbox.network.available) {
