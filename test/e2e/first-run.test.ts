@@ -61,7 +61,7 @@ describe("first run (built binary)", () => {
     expect(result.stderr).toContain(stated);
     expect(result.stderr).toContain("put the right key in MERCURY_API_KEY");
     expect(result.stderr.split(stated).length - 1).toBe(1);
-    expect(result.stderr).toContain("✗ failed (interrupted)");
+    expect(result.stderr).toContain("✗ failed (the model provider failed)");
     expect(result.stderr).not.toContain("a-wrong-key-456");
   });
 

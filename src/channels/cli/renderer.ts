@@ -1,5 +1,6 @@
 import { passed } from "../../agent/completion/test-summary.js";
 import type { AgentEvent } from "../../agent/events.js";
+import { endCauseLabel } from "../end-cause.js";
 import { relativeTime } from "./relative-time.js";
 import { toolLine } from "./tool-line.js";
 
@@ -125,7 +126,7 @@ export function banner(event: Extract<AgentEvent, { type: "task-end" }>, colors:
   const lines = [
     color(
       tone,
-      `${glyph} ${event.outcome} (${event.endCause})${event.reason ? `: ${event.reason}` : ""}`,
+      `${glyph} ${event.outcome} (${endCauseLabel(event)})${event.reason ? `: ${event.reason}` : ""}`,
       colors,
     ),
   ];
