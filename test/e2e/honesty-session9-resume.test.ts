@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { fastRetryConfig, makeHome, providerEnv, runCli } from "../helpers/cli.js";
 import { useFakeServers } from "../helpers/fake-servers.js";
 import { gitProject } from "../helpers/git-project.js";
-import { continueTask, type TaskReport } from "../helpers/task-runs.js";
+import { latestTask } from "../helpers/ledger.js";
+import { commandStarted, processesRunning, slowCommand, until } from "../helpers/processes.js";
+import { continueTask, startTask, type TaskReport } from "../helpers/task-runs.js";
 
 const server = useFakeServers();
 const passingSuite = { "package.json": JSON.stringify({ name: "p", scripts: { test: "exit 0" } }) };
@@ -64,5 +66,28 @@ describe("what a run could not do stays said after 'continue' (built binary, loo
     expect(report.taskId).toBe(first.report.taskId);
     expect(report.outcome).toBe("responded");
     expect(report.reason).toMatch(/^nothing was changed; a sub-agent did not finish its work \(failed: /);
+  });
+
+  it("kill -9 during a command that changes files, then 'continue' and 'done': the cut-off command is beside the claim", async () => {
+    const cwd = gitProject(passingSuite);
+    const slow = slowCommand(cwd);
+    const fake = await server({
+      replies: [{ toolCalls: [{ name: "run_command", input: { command: slow.command } }] }],
+    });
+    const { home, run } = startTask("generate the release notes", cwd, fake.url);
+    await commandStarted(slow, "the command to start");
+    run.child.kill("SIGKILL");
+    await run.exited;
+    const task = latestTask(home);
+    expect(task.status).toBe("running");
+
+    // The resumed run changes nothing and only claims the work the cut-off command was doing.
+    fake.push({ text: "Done: the release notes are generated." });
+    const { report } = await continueTask(home, cwd, task.session_id, fake.url, ["--yes"]);
+    await until(() => processesRunning(slow.marker).length === 0, "the orphaned command to end");
+    expect(report).toMatchObject({ taskId: task.id, outcome: "responded", filesChanged: [] });
+    expect(report.reason).toBe(
+      "nothing was changed; run_command was cut off by a crash before it finished (its effect is unknown), so nothing the answer says about it is verified",
+    );
   });
 });
