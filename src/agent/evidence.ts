@@ -57,6 +57,13 @@ const evidenceSchema = z.object({
   hiddenChecks: z.record(z.string(), z.string()).optional(),
   /** Build output the check names, by metadata, at the baseline (completion/stale-output.ts). */
   builtOutputs: z.record(z.string(), z.string()).optional(),
+  /**
+   * Checks and changes that produced no evidence (TaskState.uncheckedClaims): kept across runs, so a
+   * "continue" after a refused or failed write (or a failed sub-agent) does not answer "done" bare.
+   */
+  uncheckedClaims: z
+    .array(z.object({ sequence: z.number().int(), why: z.string(), change: z.literal(true).optional() }))
+    .optional(),
 });
 
 export type TaskEvidence = z.infer<typeof evidenceSchema>;

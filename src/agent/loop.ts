@@ -14,6 +14,7 @@ import type { VerificationCommand } from "./completion/verification.js";
 import { defaultStallSettings, type StallSettings, StallWatchdog } from "./completion/watchdog.js";
 import type { AgentEventBody, EndCause, FileChange, Outcome, VerificationRecord } from "./events.js";
 import { boundHistory } from "./history.js";
+import { interruptedToolMessage } from "./ledger-repair.js";
 import type { TaskState } from "./state.js";
 import { workSoFar } from "./work-so-far.js";
 
@@ -108,6 +109,7 @@ export async function runAgentLoop(deps: LoopDependencies, state: TaskState): Pr
   );
   const signal = AbortSignal.any([deps.signal, watchdog.signal]);
   state.maxOutputTokens = deps.maxOutputTokens;
+  claimCutOffChanges(deps, state);
   const runner = new ToolRunner(deps, state, watchdog, signal);
   watchdog.start();
   try {
@@ -378,6 +380,23 @@ async function completionModules(watchdog: StallWatchdog) {
         return completionLoad;
       });
   return { evidenceGate: gate.evidenceGate, budgetExhausted: autoContinue.budgetExhausted };
+}
+
+/**
+ * A change a crash cut off (kill -9 during a command) had an unknown effect: when the resumed run then
+ * changes nothing and only says "done", the answer carries it (session 9: it read as a plain answer).
+ * A later passing check does not bear it out: the check ran on whatever the cut-off call left.
+ */
+function claimCutOffChanges(deps: LoopDependencies, state: TaskState): void {
+  for (const failure of state.toolErrors) {
+    if (failure.step !== 0 || failure.error !== interruptedToolMessage) continue;
+    if (!deps.tools.some((tool) => tool.name === failure.toolName && tool.mutating)) continue;
+    state.uncheckedClaims.push({
+      sequence: state.callSequence,
+      why: `${failure.toolName} was cut off by a crash before it finished (its effect is unknown)`,
+      change: true,
+    });
+  }
 }
 
 function lookupVerification(deps: LoopDependencies): VerificationLookup {

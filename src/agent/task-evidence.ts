@@ -53,6 +53,7 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
   state.lastChangeSequence = evidence.lastChangeSequence;
   state.callSequence = evidence.callSequence;
   state.verifications.push(...evidence.verifications);
+  state.uncheckedClaims.push(...(evidence.uncheckedClaims ?? []));
   const save = () => {
     evidence.lastChangeSequence = state.lastChangeSequence;
     evidence.callSequence = state.callSequence;
@@ -65,6 +66,12 @@ export function wireTaskEvidence(options: EvidenceOptions, state: TaskState): Ta
         ...(outputSays !== undefined ? { outputSays } : {}),
       }),
     );
+    if (state.uncheckedClaims.length > 0)
+      evidence.uncheckedClaims = state.uncheckedClaims.map(({ sequence, why, change }) => ({
+        sequence,
+        why,
+        ...(change ? { change } : {}),
+      }));
     options.store.save(options.taskId, evidence);
   };
   const detect = (): VerificationCommand | null => detectVerification(cwd, options.configuredVerification);

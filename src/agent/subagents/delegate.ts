@@ -12,7 +12,7 @@ import type { Clock } from "../clock.js";
 import { describeRun, passed } from "../completion/test-summary.js";
 import type { Agent } from "../runtime.js";
 import { childTaskId, depthOf, type SubagentLimits, type SubagentRegistry } from "./registry.js";
-import { uncheckedPrefix } from "./unchecked.js";
+import { uncheckedPrefix, unfinishedPrefix } from "./unchecked.js";
 
 /** Tools no child ever holds: it cannot schedule, change jobs or speak on a channel. */
 export const toolsChildrenNeverGet = new Set([
@@ -192,12 +192,14 @@ export function delegateTaskTool(deps: DelegateDeps): ToolDefinition<z.infer<typ
         const succeeded =
           (report.outcome === "completed" || report.outcome === "responded") && !checksFailed && !unverified;
         if (succeeded) return { ok: true, output: JSON.stringify(result) };
+        // A child that failed, paused or was stopped did not do what it was asked, whatever the
+        // parent then says of it: the parent's evidence keeps that (see unchecked.ts).
         const how = checksFailed
           ? `${report.outcome}, but its last verification \`${lastCheck.command}\` ${lastCheck.exitCode === null ? "did not finish" : describeRun(lastCheck)}`
           : unverified
             ? `${report.outcome}, but ${report.reason}`
             : report.outcome;
-        const prefix = checksFailed || unverified ? uncheckedPrefix : "";
+        const prefix = checksFailed || unverified ? uncheckedPrefix : unfinishedPrefix;
         return { ok: false, error: `${prefix}sub-agent ${how}: ${JSON.stringify(result)}` };
       } catch (error) {
         registry.finish(id, controller.signal.aborted ? "cancelled" : "failed");

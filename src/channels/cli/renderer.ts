@@ -1,5 +1,6 @@
 import { passed } from "../../agent/completion/test-summary.js";
 import type { AgentEvent } from "../../agent/events.js";
+import { endCauseLabel } from "../end-cause.js";
 import { relativeTime } from "./relative-time.js";
 import { toolLine } from "./tool-line.js";
 
@@ -129,7 +130,7 @@ function headline(event: Extract<AgentEvent, { type: "task-end" }>, reasonShown:
       ? "failed: the model provider failed (the cause is above)"
       : `failed: the model provider failed: ${event.reason.slice(providerFailurePrefix.length)}`;
   }
-  return `${event.outcome} (${event.endCause})${event.reason && !reasonShown ? `: ${event.reason}` : ""}`;
+  return `${event.outcome} (${endCauseLabel(event)})${event.reason && !reasonShown ? `: ${event.reason}` : ""}`;
 }
 
 export function banner(

@@ -44,6 +44,8 @@ export interface TelegramChannelOptions {
   maxFileBytes?: number;
   /** Message size limit; only tests lower it. */
   messageLimit?: number;
+  /** First wait before a reply part that failed to send is sent again while the bot runs (default 5 s). */
+  deliveryRetryMs?: number;
   /** Group and supergroup chat ids the owner enabled (`telegram.groups`); every other group is refused. */
   groups?: readonly number[];
 }
@@ -79,6 +81,7 @@ export function createTelegramChannel(options: TelegramChannelOptions): Telegram
     logger,
     editIntervalMs: options.editIntervalMs ?? 1000,
     messageLimit: options.messageLimit ?? TELEGRAM_MESSAGE_LIMIT,
+    ...(options.deliveryRetryMs === undefined ? {} : { retryBaseMs: options.deliveryRetryMs }),
   });
   const prompts = new Prompts(sender, queues, logger);
   const router = new EventRouter({ state, streams, prompts, queues, sender, logger });

@@ -71,6 +71,26 @@ export class DeliveryStore {
     return toRecord(row.parse(found));
   }
 
+  /**
+   * The per-part claim: counts the attempt only when the record is still pending with the attempts
+   * the caller read. Two senders that read the same record (the bot's retry and a replayed task-end,
+   * or the start's pending pass in another process) cannot both send it: one of them gets false.
+   */
+  claim(id: number, attemptsRead: number): boolean {
+    return (
+      this.database
+        .prepare(
+          "UPDATE telegram_deliveries SET attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = 'pending' AND attempts = ?",
+        )
+        .run(this.clock.now().toISOString(), id, attemptsRead).changes > 0
+    );
+  }
+
+  get(id: number): DeliveryRecord | null {
+    const found: unknown = this.database.prepare("SELECT * FROM telegram_deliveries WHERE id = ?").get(id);
+    return found === undefined ? null : toRecord(row.parse(found));
+  }
+
   /** Counted before the send: a crash mid-send still shows the attempt. */
   beginAttempt(id: number): void {
     this.database

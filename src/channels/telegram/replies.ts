@@ -1,5 +1,7 @@
+import { GrammyError, HttpError } from "grammy";
 import { passed } from "../../agent/completion/test-summary.js";
 import type { AgentEvent } from "../../agent/events.js";
+import { endCauseLabel } from "../end-cause.js";
 import type { DeliveryRecord, DeliveryStore } from "./deliveries.js";
 import type { ChannelLogger } from "./logger.js";
 import type { ChatQueues } from "./queue.js";
@@ -31,6 +33,20 @@ export interface StreamOptions {
   /** Minimum time between two edits (or sends) of streamed text in one chat. */
   editIntervalMs: number;
   messageLimit: number;
+  /** First wait before a reply part that failed to send is sent again (doubling; default 5 s). */
+  retryBaseMs?: number;
+}
+
+/** Sends of one reply part (each after the transport's own retries) before it is reported undelivered. */
+export const maxPartAttempts = 5;
+const defaultPartRetryMs = 5000;
+const maxPartRetryMs = 5 * 60_000;
+
+/** A failure worth another send later: rate limits, server errors, the network; not a refusal. */
+function isTransient(error: unknown): boolean {
+  if (error instanceof HttpError) return true;
+  if (error instanceof GrammyError) return error.error_code === 429 || error.error_code >= 500;
+  return false;
 }
 
 /**
@@ -40,6 +56,7 @@ export interface StreamOptions {
 export class ReplyStreams {
   private readonly streams = new Map<string, TaskStream>();
   private readonly lastWriteAt = new Map<number, number>();
+  private readonly retryTimers = new Set<NodeJS.Timeout>();
 
   constructor(private readonly options: StreamOptions) {}
 
@@ -75,6 +92,9 @@ export class ReplyStreams {
 
   close(): void {
     for (const stream of this.streams.values()) if (stream.timer !== null) clearTimeout(stream.timer);
+    // Parts still pending keep their records: the next start sends them.
+    for (const timer of this.retryTimers) clearTimeout(timer);
+    this.retryTimers.clear();
   }
 
   private stream(chatId: number, taskId: string): TaskStream {
@@ -186,7 +206,9 @@ export class ReplyStreams {
 
   private async deliver(record: DeliveryRecord): Promise<void> {
     const { deliveries, sender, logger } = this.options;
-    deliveries.beginAttempt(record.id);
+    // Sent, given up, or being sent by another sender since it was read: not this sender's to send.
+    if (!deliveries.claim(record.id, record.attempts)) return;
+    const attempt = record.attempts + 1;
     try {
       let messageId = record.messageId;
       if (messageId !== null) {
@@ -205,13 +227,40 @@ export class ReplyStreams {
       this.lastWriteAt.set(record.chatId, Date.now());
     } catch (error) {
       const cause = describeError(error);
-      deliveries.markFailed(record.id, cause, true);
+      // The transport already retried this call; an outage longer than that is retried here while
+      // the bot runs (before session 9 only the next start did), a refusal (4xx) is final.
+      const final = attempt >= maxPartAttempts || !isTransient(error);
+      deliveries.markFailed(record.id, cause, final);
+      if (!final) {
+        logger.warn(
+          { chatId: record.chatId, taskId: record.taskId, part: record.part, attempt, error: cause },
+          "telegram reply not delivered yet; retrying",
+        );
+        this.retryLater(record, attempt);
+        return;
+      }
       logger.error(
         { chatId: record.chatId, taskId: record.taskId, part: record.part, error: cause },
         "telegram reply could not be delivered",
       );
       await this.tellUser(record, cause);
     }
+  }
+
+  /** Sends the part again after a backoff, if it is still pending then (the claim decides who sends). */
+  private retryLater(record: DeliveryRecord, attempt: number): void {
+    const base = this.options.retryBaseMs ?? defaultPartRetryMs;
+    const delay = Math.min(maxPartRetryMs, base * 2 ** (attempt - 1));
+    const timer = setTimeout(() => {
+      this.retryTimers.delete(timer);
+      void this.options.queues.run(record.chatId, "reply retry", async () => {
+        const fresh = this.options.deliveries.get(record.id);
+        if (fresh?.status === "pending") await this.deliver(fresh);
+      });
+    }, delay);
+    // A one-shot pending pass (pending.ts) does not wait for it; the next start sends what is left.
+    timer.unref();
+    this.retryTimers.add(timer);
   }
 
   private async tellUser(record: DeliveryRecord, cause: string): Promise<void> {
@@ -248,7 +297,7 @@ function footerLines(event: TaskEnd): string[] {
   if (event.outcome === "responded" && event.reason) lines.push(`⚠️ ${event.reason}`);
   if (event.outcome === "paused")
     lines.push(`⏸ Paused (${event.endCause})${reason}. Send "continue" to resume.`);
-  if (event.outcome === "failed") lines.push(`❌ Failed (${event.endCause})${reason}`);
+  if (event.outcome === "failed") lines.push(`❌ Failed (${endCauseLabel(event)})${reason}`);
   if (event.outcome === "cancelled") lines.push(`⏹ Cancelled${reason}`);
   return lines;
 }

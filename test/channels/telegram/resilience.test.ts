@@ -134,24 +134,49 @@ describe("sending", () => {
     expect(waited).toBeLessThan(2500);
   });
 
-  it("retries a failing send with backoff, then records the failure, logs it and tells the user", async () => {
-    harness = await startHarness({ retry: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 50 } });
+  it("a send that fails after the transport's retries is sent again while the bot runs: delivered once", async () => {
+    harness = await startHarness({
+      retry: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 50 },
+      deliveryRetryMs: 20,
+    });
     const { server, database } = harness;
     await harness.pairOwner();
     server.failNext("sendMessage", { error_code: 500, description: "Internal Server Error" }, 3);
+    harness.gateway.onSubmit = (_input, task) => setTimeout(() => task.end("this arrives late"), 5);
+    server.sendUserMessage(OWNER, "hi");
+    await harness.reply(OWNER.id, /this arrives late/, 8000);
+    await server.waitFor(
+      () =>
+        database.prepare("SELECT status FROM telegram_deliveries WHERE status = 'sent'").get() ?? undefined,
+      5000,
+    );
+    const record = database.prepare("SELECT status, attempts, last_error FROM telegram_deliveries").get();
+    expect(record).toEqual({ status: "sent", attempts: 2, last_error: null });
+    // Three failed sends by the transport, then one that arrived: the part is in the chat once.
+    expect(
+      server.callsTo("sendMessage").filter((call) => String(call.payload.text).includes("arrives late")),
+    ).toHaveLength(4);
+    expect(server.chat(OWNER.id).filter((message) => message.text.includes("arrives late"))).toHaveLength(1);
+    expect(server.chat(OWNER.id).filter((message) => /could not be delivered/.test(message.text))).toEqual(
+      [],
+    );
+  });
+
+  it("a send the Bot API refuses (4xx) is not retried: recorded as failed, logged, and the user told", async () => {
+    harness = await startHarness({ retry: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 50 } });
+    const { server, database } = harness;
+    await harness.pairOwner();
+    server.failNext("sendMessage", { error_code: 400, description: "Bad Request: message is too long" }, 1);
     harness.gateway.onSubmit = (_input, task) => setTimeout(() => task.end("this will not arrive"), 5);
     server.sendUserMessage(OWNER, "hi");
     const notice = await harness.reply(OWNER.id, /could not be delivered/, 8000);
-    expect(notice.text).toContain("500 Internal Server Error");
+    expect(notice.text).toContain("400 Bad Request: message is too long");
     const record = database.prepare("SELECT status, attempts, last_error FROM telegram_deliveries").get();
     expect(record).toEqual({
       status: "failed",
       attempts: 1,
-      last_error: "500 Internal Server Error (sendMessage)",
+      last_error: "400 Bad Request: message is too long (sendMessage)",
     });
-    expect(
-      server.callsTo("sendMessage").filter((call) => String(call.payload.text).includes("will not arrive")),
-    ).toHaveLength(3);
     expect(
       harness.logs.some(
         (entry) => entry.level === "error" && entry.message.includes("could not be delivered"),
