@@ -18,6 +18,8 @@ describe("session 9 held-out pairs (test/memory/fixtures/statement-pairs-session
       expect(report.wrongSupersessions).toBe(0);
       expect(report.wrongConfirmations).toBe(0);
       expect(report.failures.map((failure) => `${failure.pair.id} ${failure.action}`)).toEqual([]);
+      // Before the session-9 fixes the fallback superseded 8 of the 53 updates (and flagged 14).
+      if (mode === "rules") expect(report.updates.superseded).toBeGreaterThanOrEqual(11);
     },
   );
 
@@ -35,8 +37,15 @@ describe("session 9 held-out pairs (test/memory/fixtures/statement-pairs-session
     ["I speak French and German", "I speak German and French", "confirmed"],
     // Cousins and in-laws in Chinese are other persons than the sister or brother.
     ["我表姐住在成都", "我表妹住在成都", "created"],
+    // The same person retired: the work the stored statement names ended (retired.ts) …
+    ["My grandfather Walter works as a carpenter", "My grandfather Walter retired last spring", "superseded"],
+    ["Mi abuelo trabaja de panadero", "Mi abuelo se jubiló en enero", "superseded"],
+    ["Mein Opa arbeitet als Schreiner", "Mein Opa ist letztes Jahr in Rente gegangen", "superseded"],
+    // … but never another person's work, nor work the retirement does not name.
+    ["My grandfather Walter works as a carpenter", "My grandmother Ruth retired last spring", "created"],
+    ["I work as a nurse at St. Mary's", "I retired from the army in 2019", "created"],
   ])("%s / %s -> %s", async (stored, said, action) => {
-    const label = action === "confirmed" ? "same" : "different";
+    const label = action === "confirmed" ? "same" : action === "superseded" ? "update" : "different";
     const outcome = await runPair({ id: 1, label, lang: "en", stored, said }, "rules");
     expect(outcome.action).toBe(action);
   });
