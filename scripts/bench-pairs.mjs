@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Statement-pair consolidation benchmark: `npm run build && node scripts/bench-pairs.mjs`.
-// Runs every labelled pair of test/memory/fixtures/statement-pairs{,-heldout,-adversarial,-classes,-reference-time-speech,-ended-session7,-session8,-session8-probe}.jsonl through the real memory
+// Runs every labelled pair of test/memory/fixtures/statement-pairs{,-heldout,-adversarial,-classes,-reference-time-speech,-ended-session7,-session8,-session8-probe,-session9}.jsonl through the real memory
 // service (in-memory SQLite) with the deterministic fallback, a scripted oracle judge and a noisy
 // scripted judge and a lying one, and prints one JSON report per mode.
 import { dirname, join } from "node:path";
@@ -17,6 +17,7 @@ for (const file of [
   "statement-pairs-ended-session7.jsonl",
   "statement-pairs-session8.jsonl",
   "statement-pairs-session8-probe.jsonl",
+  "statement-pairs-session9.jsonl",
 ]) {
   const pairs = loadPairs(join(root, "test/memory/fixtures", file));
   for (const mode of ["rules", "oracle", "noisy", "liar"]) {

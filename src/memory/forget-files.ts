@@ -8,7 +8,8 @@ import {
   readSync,
   writeSync,
 } from "node:fs";
-import { basename, join, resolve, sep } from "node:path";
+import { join, resolve, sep } from "node:path";
+import { gunzipSync } from "node:zlib";
 import type { WordScrubber } from "./forget-words.js";
 import { FORGOTTEN } from "./store/redaction.js";
 
@@ -35,20 +36,30 @@ export function scrubFiles(
     userFolders?: readonly string[];
   },
   files: FileCalls = nodeFileCalls,
-): { updated: string[]; failed: { path: string; reason: string }[]; userFiles: string[] } {
+): {
+  updated: string[];
+  failed: { path: string; reason: string }[];
+  userFiles: string[];
+  copiesHolding: string[];
+} {
   const skip = new Set(options.skip.flatMap((path) => sqliteFiles(resolve(path))));
   const exact = exactPattern(options.needles);
   const updated: string[] = [];
   const userFiles: string[] = [];
+  const copiesHolding: string[] = [];
   const failed: { path: string; reason: string }[] = [];
   const userFolders = (options.userFolders ?? []).map((folder) => resolve(folder));
   const isUsers = (path: string) =>
     userFolders.some((folder) => resolve(path) === folder || resolve(path).startsWith(`${folder}${sep}`));
   for (const path of filesUnder(home, files, failed)) {
-    if (skip.has(resolve(path)) || /\.db(?:-wal|-shm|-journal)?$/.test(basename(path))) continue;
+    if (skip.has(resolve(path))) continue;
     try {
       // A NUL byte in the first 8 KiB: a database, an image, an archive — not text this can rewrite.
-      if (files.head(path).includes(0)) continue;
+      const head = files.head(path);
+      if (head.includes(0) || isGzip(head)) {
+        if (holdsText(binaryText(files.bytes(path)), exact, options.scrubber)) copiesHolding.push(path);
+        continue;
+      }
       const before = files.read(path);
       let after = exact ? before.replace(exact, FORGOTTEN) : before;
       if (options.scrubber) {
@@ -74,7 +85,27 @@ export function scrubFiles(
       failed.push({ path, reason: error instanceof Error ? error.message : String(error) });
     }
   }
-  return { updated, failed, userFiles };
+  return { updated, failed, userFiles, copiesHolding };
+}
+
+function isGzip(head: Buffer): boolean {
+  return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+}
+
+/** A binary file's text runs: a gzip archive unpacked first; NUL and other control bytes break lines. */
+function binaryText(bytes: Buffer): string {
+  const unpacked = isGzip(bytes) ? gunzipSync(bytes) : bytes;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the control bytes are what separate the runs
+  return unpacked.toString("utf8").replace(/[\u0000-\u0008\u000b-\u001f]+/g, "\n");
+}
+
+/** The same test the rewrite applies: an exact text, or two of the fact's words together. */
+function holdsText(text: string, exact: RegExp | undefined, scrubber: WordScrubber | undefined): boolean {
+  if (exact) {
+    exact.lastIndex = 0;
+    if (exact.test(text)) return true;
+  }
+  return scrubber !== undefined && text.split("\n").some((line) => scrubber.together(line) !== line);
 }
 
 function sqliteFiles(path: string): string[] {
@@ -87,6 +118,8 @@ export interface FileCalls {
   /** The first 8 KiB. */
   head(path: string): Buffer;
   read(path: string): string;
+  /** The whole file as bytes (a binary file is only read, never rewritten). */
+  bytes(path: string): Buffer;
   /** Rewrites an existing file in place; fails with ENOENT (never recreates it) if it is gone. */
   rewrite(path: string, text: string): void;
 }
@@ -103,6 +136,7 @@ export const nodeFileCalls: FileCalls = {
     }
   },
   read: (path) => readFileSync(path, "utf8"),
+  bytes: (path) => readFileSync(path),
   rewrite(path, text) {
     // "r+" rather than writeFileSync: a file rotated away after it was read is not brought back.
     const handle = openSync(path, "r+");

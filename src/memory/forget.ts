@@ -35,6 +35,11 @@ export interface ForgetResult {
    * rewrite them (they are the user's work, not its records); the user is told which they are.
    */
   userFilesHolding: string[];
+  /**
+   * Files under MERCURY_HOME that Mercury cannot rewrite (a database copy it does not manage, such as
+   * one the user made; a compressed archive) and that still hold the text: the user is told which.
+   */
+  copiesHolding: string[];
 }
 
 /**
@@ -132,6 +137,7 @@ export function forgetMemory(deps: ForgetDeps, id: number, userKey: string, at: 
   const copyPaths = deps.databaseCopies?.() ?? [];
   const copies = forgetInCopies(copyPaths, result);
   const userFiles: string[] = [];
+  const copiesHolding: string[] = [];
   if (!database.memory) {
     // Logs, task baselines, exports and any other text file under MERCURY_HOME — but not the user's
     // own files in the workspace: those are reported, never silently rewritten.
@@ -145,6 +151,7 @@ export function forgetMemory(deps: ForgetDeps, id: number, userKey: string, at: 
     });
     copies.failed.push(...files.failed);
     userFiles.push(...files.userFiles);
+    copiesHolding.push(...files.copiesHolding);
   }
   for (const failure of copies.failed) {
     deps.log?.(
@@ -158,6 +165,7 @@ export function forgetMemory(deps: ForgetDeps, id: number, userKey: string, at: 
     copiesUpdated: copies.updated.length,
     copiesFailed: copies.failed,
     userFilesHolding: userFiles,
+    copiesHolding,
   };
 }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { forgetLeftovers } from "../memory/forget-notice.js";
 import type { MemoryService } from "../memory/service.js";
 import { MemoryNotFoundError } from "../memory/store/memory-repo.js";
 import type { ToolDefinition } from "./types.js";
@@ -49,8 +50,14 @@ export function createMemoryForgetTool(service: MemoryService): ToolDefinition<M
           output: `Kept memory #${memory.id}: the person did not confirm (answered "${answer}").`,
         };
       }
-      service.forget(memory.id, context.userKey);
-      return { ok: true, output: `Forgotten: memory #${memory.id} and its history were deleted.` };
+      const result = service.forget(memory.id, context.userKey);
+      // The person must hear what is left (their own workspace files, copies Mercury cannot rewrite):
+      // "deleted" alone would promise more than was done.
+      const leftovers = forgetLeftovers(result);
+      return {
+        ok: true,
+        output: [`Forgotten: memory #${memory.id} and its history were deleted.`, ...leftovers].join("\n"),
+      };
     },
   };
 }

@@ -42,6 +42,10 @@ function racing(path: string, step: keyof FileCalls, before: () => void): FileCa
       at("read", file);
       return nodeFileCalls.read(file);
     },
+    bytes(file) {
+      at("bytes", file);
+      return nodeFileCalls.bytes(file);
+    },
     rewrite(file, text) {
       at("rewrite", file);
       nodeFileCalls.rewrite(file, text);
@@ -134,5 +138,33 @@ describe("forget's scrub of files under MERCURY_HOME while other processes chang
     const log = join(directory, "logs", "mercury.log");
     scrubFiles(directory, options, nodeFileCalls);
     expect(readFileSync(log, "utf8")).toBe("remembered: [forgotten]\n");
+  });
+});
+
+describe("files forget cannot rewrite", () => {
+  it("a database copy and a gzip archive that hold the text are named, left byte for byte; others are not named", async () => {
+    const { gzipSync } = await import("node:zlib");
+    const directory = home();
+    const copy = join(directory, "my-copy.sqlite");
+    const copyBytes = Buffer.concat([
+      Buffer.from("SQLite format 3\0"),
+      Buffer.alloc(64),
+      Buffer.from(SECRET),
+    ]);
+    writeFileSync(copy, copyBytes);
+    const archive = join(directory, "logs", "mercury.log.2.gz");
+    const archiveBytes = gzipSync(`older line: ${SECRET}\n`);
+    writeFileSync(archive, archiveBytes);
+    const unrelated = join(directory, "logs", "mercury.log.3.gz");
+    writeFileSync(unrelated, gzipSync("nothing to see\n"));
+    const image = join(directory, "photo.db");
+    writeFileSync(image, Buffer.concat([Buffer.alloc(8), Buffer.from("a cat picture")]));
+    const result = scrubFiles(directory, options, nodeFileCalls);
+    expect(result.copiesHolding.sort()).toEqual([archive, copy].sort());
+    expect(readFileSync(copy)).toEqual(copyBytes);
+    expect(readFileSync(archive)).toEqual(archiveBytes);
+    expect(result.failed).toEqual([]);
+    // The text files are still rewritten as before.
+    expect(readFileSync(join(directory, "logs", "mercury.log"), "utf8")).not.toContain("zebraquartz");
   });
 });

@@ -247,3 +247,48 @@ describe("memory_forget", () => {
     expect(harness.service.list({ userKey: "owner" })).toHaveLength(1);
   });
 });
+
+describe("memory_forget tells the person what it could not erase", () => {
+  it("names the user's workspace files and the copies Mercury cannot rewrite, on a database on disk", async () => {
+    const { mkdirSync, writeFileSync, readFileSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const { openDatabase } = await import("../../src/storage/database.js");
+    const { SearchIndex } = await import("../../src/memory/search/search-index.js");
+    const { MemoryService } = await import("../../src/memory/service.js");
+    const home = join(dirs.root, "mercury-home");
+    mkdirSync(join(home, "workspace"), { recursive: true });
+    const database = openDatabase(join(home, "mercury.db"));
+    try {
+      const service = new MemoryService({ database, index: new SearchIndex(database), clock: harness.clock });
+      const { memory } = await service.remember({
+        userKey: "owner",
+        text: "My PIN hint is walrusbanjo",
+        kind: "fact",
+        importance: "high",
+        evidence: "user-stated",
+      });
+      const notes = join(home, "workspace", "notes.txt");
+      writeFileSync(notes, "PIN hint is walrusbanjo\n");
+      // A copy of a database the user made: Mercury does not manage it, so it cannot rewrite it.
+      const copy = join(home, "my-copy.sqlite");
+      writeFileSync(
+        copy,
+        Buffer.concat([Buffer.from("SQLite format 3\0"), Buffer.from("PIN hint is walrusbanjo")]),
+      );
+      const result = await createMemoryForgetTool(service).execute(
+        { memoryId: memory.id },
+        fakeContext(dirs, "allow", { askUser: async () => "Forget it" }),
+      );
+      expect(result.ok).toBe(true);
+      const output = result.ok ? result.output : "";
+      expect(output).toMatch(new RegExp(`^Forgotten: memory #${memory.id}`));
+      expect(output).toContain("your own files in the workspace still contain it");
+      expect(output).toContain(notes);
+      expect(output).toContain("Mercury cannot rewrite them");
+      expect(output).toContain(copy);
+      expect(readFileSync(notes, "utf8")).toBe("PIN hint is walrusbanjo\n");
+    } finally {
+      database.close();
+    }
+  });
+});

@@ -1,6 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { extname } from "node:path";
 import type { Command } from "commander";
+import { forgetLeftovers } from "../../memory/forget-notice.js";
 import type { MemoryService } from "../../memory/service.js";
 import { believedAt, parseAsOf } from "../../memory/store/provenance.js";
 import { MEMORY_KINDS, type MemoryKind, TIERS, type Tier } from "../../memory/store/types.js";
@@ -167,17 +168,10 @@ export function registerMemoryCommands(
           result.copiesUpdated > 0
             ? ` (and in ${result.copiesUpdated} backup${result.copiesUpdated === 1 ? "" : "s"})`
             : "";
-        const failed = result.copiesFailed
-          .map(
-            (copy) =>
-              `\nwarning: ${copy.path} could not be changed (${copy.reason}); it still holds the memory: delete it`,
-          )
+        // What the forget could not erase (the user's own workspace files, copies it cannot rewrite).
+        const leftovers = forgetLeftovers(result)
+          .map((line) => `\n${line}`)
           .join("");
-        // The workspace holds the user's own files: Mercury never rewrites them, it says where the text is.
-        const userFiles =
-          result.userFilesHolding.length === 0
-            ? ""
-            : `\nnote: your own files in the workspace still contain it (Mercury does not change them; edit or delete them yourself):${result.userFilesHolding.map((path) => `\n  ${path}`).join("")}`;
         return {
           json: {
             ok: true,
@@ -185,8 +179,9 @@ export function registerMemoryCommands(
             backupsUpdated: result.copiesUpdated,
             backupsFailed: result.copiesFailed,
             workspaceFilesHolding: result.userFilesHolding,
+            copiesHolding: result.copiesHolding,
           },
-          text: `Forgotten: memory #${id}${copies}${failed}${userFiles}`,
+          text: `Forgotten: memory #${id}${copies}${leftovers}`,
         };
       }),
     );

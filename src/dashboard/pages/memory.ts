@@ -1,6 +1,7 @@
 import type { Context, Hono } from "hono";
 import { z } from "zod";
 import { exportJsonl, exportMarkdown } from "../../memory/export-import.js";
+import { forgetLeftovers } from "../../memory/forget-notice.js";
 import type { MemoryService, MemoryView } from "../../memory/service.js";
 import { believedAt, parseAsOf } from "../../memory/store/provenance.js";
 import { TIERS } from "../../memory/store/types.js";
@@ -169,7 +170,10 @@ ${postForm(
       return backTo(
         c,
         path`/memory?user=${user}`,
-        `Forgotten: memory #${id} (${result.messagesRedacted} conversation turns and ${result.episodesRedacted} archived turns redacted).`,
+        fitNotice(
+          `Forgotten: memory #${id} (${result.messagesRedacted} conversation turns and ${result.episodesRedacted} archived turns redacted).`,
+          forgetLeftovers(result),
+        ),
       );
     } catch (error) {
       return backTo(c, path`/memory?user=${user}`, error instanceof Error ? error.message : String(error));
@@ -269,4 +273,19 @@ function personKeys(services: DashboardServices): string[] {
     .array(z.object({ userKey: z.string() }))
     .parse(rows)
     .map((row) => row.userKey);
+}
+
+/**
+ * The notice shows at most 500 characters (layout.ts): the leftovers of a forget are cut at a whole
+ * line and the count of the lines left out is said, never dropped without a word.
+ */
+function fitNotice(head: string, lines: readonly string[], limit = 500): string {
+  let text = head;
+  for (const [index, line] of lines.entries()) {
+    const more = ` … and ${lines.length - index} more line(s) of files that still hold it, not shown here.`;
+    if (text.length + 1 + line.length + more.length > limit && index < lines.length - 1)
+      return `${text}${more}`;
+    text = `${text} ${line.trim()}`;
+  }
+  return text;
 }

@@ -9,6 +9,7 @@ import {
   sameSet,
 } from "./features.js";
 import type { Judgement } from "./judge.js";
+import { retiredFromIt } from "./retired.js";
 import { rolesSwapped } from "./roles.js";
 
 /** The rules' reason for a contradiction by negation (guards.ts recognises it). */
@@ -43,6 +44,8 @@ export function judgeByRules(candidate: string, existing: string): Judgement {
   }
   const change = readChange(candidate, existing);
   if (change.kind === "update") return { verdict: "update", reason: change.reason, by: "rules" };
+  const retired = retiredFromIt(candidate, existing);
+  if (retired !== undefined) return { verdict: "update", reason: retired, by: "rules" };
   const judgement = compare(candidate, existing);
   if (change.kind === "review" && judgement.verdict === "different") {
     return { verdict: "contradiction", reason: change.reason, by: "rules" };

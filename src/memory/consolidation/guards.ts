@@ -13,6 +13,7 @@ import {
 } from "./features.js";
 import type { Judgement } from "./judge.js";
 import { pronounMayReferTo } from "./neighbours.js";
+import { retiredFromIt } from "./retired.js";
 import { rolesSwapped, subjectOf, subjectsDiffer } from "./roles.js";
 
 /**
@@ -175,6 +176,8 @@ function guardUpdate(
 ): Judgement {
   const change = readChange(candidate, existing);
   if (change.kind === "update") return judgement;
+  // "My grandfather works as a carpenter" / "My grandfather retired": the same person's work ended (retired.ts).
+  if (retiredFromIt(candidate, existing) !== undefined) return judgement;
   if (quote && changeInUsersWords(quote, candidate, existing) !== undefined) return judgement;
   const keep = (verdict: "different" | "contradiction" | "same", why: string): Judgement => ({
     verdict,

@@ -45,9 +45,60 @@ export function roleSequence(text: string, names: ReadonlySet<string> = new Set(
   return roles;
 }
 
+/**
+ * The names of both statements, in the order each one says them, the opening word included when the
+ * other statement writes it as a name ("Anna is older than Ben" / "Btw, Ben is older than Anna").
+ * Undefined when a list joins them ("French and German", "Tom, Ana"): a list has no order.
+ */
+function nameOrder(text: string, names: ReadonlySet<string>): string[] | undefined {
+  const order: string[] = [];
+  let last = -1;
+  for (const match of text.matchAll(/[\p{L}'’-]+/gu)) {
+    const lower = match[0].toLowerCase().replace(/['’]s?$/, "");
+    if (!names.has(lower) || order.includes(lower)) continue;
+    if (last >= 0 && LIST_JOINER.test(text.slice(last, match.index))) return undefined;
+    order.push(lower);
+    last = match.index + match[0].length;
+  }
+  return order;
+}
+const LIST_JOINER = /,|;|&|\/|\b(?:and|or|und|oder|et|ou|y|o|e)\b/iu;
+
+/**
+ * Chinese puts the relation between the two parties: 安娜比本大 / 本比安娜大, 小王欠我 / 我欠小王. The same
+ * relation word with what stands before it on one side found after it on the other is a swap.
+ */
+const CJK_RELATION = /比|欠|借给|还给|送给|教|打败|赢了|嫁给|娶了|向|给|是/u;
+function cjkSwapped(a: string, b: string): boolean {
+  const parts = (text: string) => {
+    const clause = text.split(/[，,：:；;。！!]/u).findLast((piece) => piece.trim() !== "") ?? text;
+    const match = CJK_RELATION.exec(clause);
+    if (match === null) return undefined;
+    const left = clause.slice(0, match.index).trim();
+    return { relation: match[0], left, right: clause.slice(match.index + match[0].length) };
+  };
+  const first = parts(a);
+  const second = parts(b);
+  if (first === undefined || second === undefined || first.relation !== second.relation) return false;
+  if (first.left === "" || second.left === "" || first.left === second.left) return false;
+  return second.right.includes(first.left) && first.right.includes(second.left);
+}
+
 /** Both statements name two or more roles, and not in the same order. */
 export function rolesSwapped(a: string, b: string): boolean {
+  if (/[\p{Script=Han}]/u.test(a) && /[\p{Script=Han}]/u.test(b) && cjkSwapped(a, b)) return true;
   const names = new Set([...namesIn(a), ...namesIn(b)]);
+  const firstNames = nameOrder(a, names);
+  const secondNames = nameOrder(b, names);
+  if (
+    firstNames !== undefined &&
+    secondNames !== undefined &&
+    firstNames.length >= 2 &&
+    sameMembers(firstNames, secondNames) &&
+    firstNames.join(" ") !== secondNames.join(" ")
+  ) {
+    return true;
+  }
   const first = roleSequence(a, names);
   const second = roleSequence(b, names);
   if (first.length < 2 && second.length < 2) {
@@ -166,4 +217,8 @@ export function subjectsDiffer(a: string, b: string): boolean {
   const first = subjectOf(a);
   const second = subjectOf(b);
   return first !== undefined && second !== undefined && first !== second;
+}
+
+function sameMembers(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item) => b.includes(item));
 }

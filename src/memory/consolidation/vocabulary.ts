@@ -35,7 +35,9 @@ export const IRREGULAR_PERSONS: Readonly<Record<string, string>> = {
 // Longest first, so 男朋友 is not read as 朋友.
 export const CJK_PERSONS =
   `男朋友 女朋友 未婚妻 未婚夫 姐姐 妹妹 哥哥 弟弟 妻子 老婆 太太 丈夫 老公 儿子 女儿 妈妈 母亲
-  爸爸 父亲 爷爷 奶奶 外公 外婆 朋友 同事 老板 孩子 室友 邻居 老师 医生 牙医 经理 上司`
+  爸爸 父亲 爷爷 奶奶 外公 外婆 朋友 同事 老板 孩子 室友 邻居 老师 医生 牙医 经理 上司
+  表姐 表妹 表哥 表弟 堂姐 堂妹 堂哥 堂弟 叔叔 阿姨 舅舅 姑姑 伯伯 孙子 孙女 侄子 侄女 外甥 嫂子 姐夫 妹夫
+  岳父 岳母 公公 婆婆 兽医`
     .split(/\s+/)
     .filter((word) => word !== "")
     .sort((a, b) => b.length - a.length);

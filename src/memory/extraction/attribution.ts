@@ -34,7 +34,7 @@ const FIRST_PERSON = /\b(?:i|i'm|im|me|my|mine|myself)\b|我/iu;
  * "Heads up, …", "PS …"): capitalised, but not a speaker. "Tom: I am a pilot" still is one.
  */
 const LEAD_INS = new Set(
-  "update updates fyi ps pps note notes reminder heads up news btw edit correction quick sorry okay ok hey hi hello well yes yeah oh anyway honestly seriously please thanks also actually today lately recently self".split(
+  "update updates fyi ps pps note notes reminder heads up news btw edit correction quick sorry okay ok hey hi hello well yes yeah oh anyway honestly seriously please thanks also actually today lately recently self remember just listen look psa important".split(
     " ",
   ),
 );
@@ -130,13 +130,39 @@ export function isSubstantialQuote(quote: string, factText: string): boolean {
   const factTerms = contentTerms(factText);
   if (factTerms.size === 0) return false;
   const carried = [...factTerms].filter((term) => quoteTerms.has(term)).length;
-  return carried / factTerms.size >= MIN_CONTENT_SHARE;
+  if (carried / factTerms.size < MIN_CONTENT_SHARE) return false;
+  // "allergic to peanuts and shellfish" from "I'm allergic to peanuts", "lives in Madrid and is a pilot"
+  // from "I live in Madrid": each part of a joined fact must be in the quote on its own, or one real
+  // span would carry an invented claim beside it.
+  return factClauses(factText).every((clause) => {
+    const terms = [...contentTerms(clause)];
+    return (
+      terms.length === 0 ||
+      terms.filter((term) => quoteTerms.has(term)).length / terms.length >= MIN_CONTENT_SHARE
+    );
+  });
+}
+
+/** The parts of a fact joined by "and", "but", a comma or a relative clause (English, Chinese, es/de/fr). */
+function factClauses(factText: string): string[] {
+  return factText
+    .split(
+      /\s*(?:[,;，；、]|\b(?:and|but|also|who|which|as well as|y|e|pero|und|aber|et|mais)\b|并且|而且|以及|还有)\s*/iu,
+    )
+    .filter((clause) => clause.trim() !== "");
 }
 
 /** Words before a quote that make it something other than the user's own claim. */
 const NOT_A_CLAIM =
   /\b(?:if|suppose|supposing|imagine|pretend|wish|hypothetically|whether|maybe|perhaps|might|would|could)\b|如果|假如|假设|要是|也许|可能/iu;
 const SENTENCE_END = /[.!?。！？\n]/u;
+/** A named text introduced by a colon: "this bio:", "the page says:", "my profile reads:", 这段话：. */
+const PASTED_INTRO =
+  /(?:\b(?:the following|following|below|bio|profile|page|article|email|e-mail|document|review|paragraph|snippet|excerpt|quote|tweet|comment|listing|letter|cv|resume|template|example|sample|reads)\b|这段话|这段|这篇|这句话|下面|以下|例句|模板)[^.!?。！？]*[:：]\s*$/iu;
+const ROLE_PLAY =
+  /\b(?:pretend|role[- ]?play|act as|play the role|you are me|you're me|in character|as my character)\b|扮演|假装|角色扮演/iu;
+const SAID_AFTER =
+  /^\s*[,，-]?\s*(?:(?:as|according to)\s+)?(\p{L}+)\s+(?:said|says|wrote|writes|claims|claimed|told me|tells me|thinks)\b/iu;
 const OPENING_QUOTES = /["'“‘«「『>]\s*$/u;
 
 /**
@@ -165,6 +191,14 @@ export function claimedBy(
   if (text[end] === "?" || text[end] === "？") return false;
   const before = text.slice(start, at);
   if (OPENING_QUOTES.test(before) || NOT_A_CLAIM.test(before)) return false;
+  // "this bio: I am a pilot", "My profile reads: …": a text the user pasted after naming it, not said.
+  if (PASTED_INTRO.test(before)) return false;
+  // "Pretend you're me. I live in Madrid", "Let's role-play: …": everything after the frame is a role.
+  if (ROLE_PLAY.test(text.slice(0, at))) return false;
+  // "I live in Madrid, Tom said": someone else's words, said after them.
+  const after = text.slice(at + needle.length, end);
+  const saidAfter = SAID_AFTER.exec(after);
+  if (saidAfter !== null && !FIRST_PERSON.test(saidAfter[1] ?? "")) return false;
   // Inside a code fence the user pasted something (a fixture, a document), not said it.
   if ((text.slice(0, at).match(/```/g) ?? []).length % 2 === 1) return false;
   if (reportedBySomeoneElse(before)) return false;

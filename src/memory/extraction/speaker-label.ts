@@ -14,6 +14,13 @@ const LEAD_INS = new Set([
   ),
   "heads up",
   "heads-up",
+  // Asking to be remembered is the user speaking, not a speaker named "Remember".
+  "remember",
+  "remember this",
+  "please remember",
+  "important",
+  "psa",
+  "just so you know",
   "note to self",
   "reminder to self",
   "quick update",
