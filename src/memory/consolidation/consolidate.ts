@@ -14,7 +14,7 @@ import {
   type MemoryIndex,
   type Receipt,
 } from "../store/types.js";
-import { lexicalSimilarity } from "../text/index.js";
+import { analyze, cosineOfCounts, termCounts } from "../text/index.js";
 import { changeInUsersWords } from "./change.js";
 import { readEnded } from "./ended-phrases.js";
 import { covers } from "./features.js";
@@ -154,6 +154,15 @@ export async function judgeAll(
   return { ok: false, problem: result.problem };
 }
 
+/** `lexicalSimilarity` of the candidate and of its ended reading to one stored text, the larger. */
+function similarityTo(
+  own: ReadonlyMap<string, number>,
+  ownEnded: ReadonlyMap<string, number>,
+  stored: ReadonlyMap<string, number>,
+): number {
+  return Math.max(cosineOfCounts(own, stored), cosineOfCounts(ownEnded, stored));
+}
+
 /** Current memories of the same person and project similar enough to judge; `accept` narrows them (imports). */
 export async function similarMemories(
   deps: ConsolidationDeps,
@@ -167,6 +176,10 @@ export async function similarMemories(
   });
   const found = deps.memories.getMany(hits.map((hit) => hit.id));
   const project = candidate.project ?? null;
+  // The candidate's words, and its words without a "no longer" marker, analyzed once for all hits.
+  const own = termCounts(analyze(candidate.text));
+  const endedText = readEnded(candidate.text).text;
+  const ownEnded = termCounts(analyze(endedText));
   return hits
     .map((hit) => ({ hit, memory: found.get(hit.id) }))
     .filter(
@@ -180,10 +193,7 @@ export async function similarMemories(
     .map(({ hit, memory }) => ({
       memory,
       // "J'ai arrêté de fumer" shares no word with "Je fume" until read as "je fume" without its marker.
-      similarity: Math.max(
-        lexicalSimilarity(candidate.text, memory.text),
-        lexicalSimilarity(readEnded(candidate.text).text, memory.text),
-      ),
+      similarity: similarityTo(own, ownEnded, termCounts(analyze(memory.text))),
       // A close vector neighbour (synonyms, paraphrase) is judged even with little word overlap.
       vectorNeighbour: hit.vectorRank !== null && hit.vectorRank <= VECTOR_NEIGHBOURS,
     }))
