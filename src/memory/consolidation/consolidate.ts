@@ -17,9 +17,10 @@ import {
 import { analyze, cosineOfCounts, termCounts } from "../text/index.js";
 import { changeInUsersWords } from "./change.js";
 import { readEnded } from "./ended-phrases.js";
+import { judgeByRules } from "./fallback.js";
 import { covers } from "./features.js";
 import { guardJudgement } from "./guards.js";
-import { type Judgement, judgeByModel, judgeByRules } from "./judge.js";
+import type { Judgement } from "./judge.js";
 import { neighbourQuery, pronounMayReferTo, sharesAttribute } from "./neighbours.js";
 import { type Claim, type Decision, decideContradiction, sourceRank } from "./rule.js";
 
@@ -124,6 +125,9 @@ export async function judgeAll(
     }),
   });
   if (!deps.judge) return byRules();
+  // The model judge's code (and its reply parsing) loads only when a model judges: a `memory add`
+  // without one stays two module files lighter.
+  const { judgeByModel } = await import("./judge.js");
   const result = await judgeByModel(
     deps.judge,
     text,
