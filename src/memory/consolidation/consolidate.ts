@@ -14,12 +14,13 @@ import {
   type MemoryIndex,
   type Receipt,
 } from "../store/types.js";
-import { lexicalSimilarity } from "../text/index.js";
+import { analyze, cosineOfCounts, termCounts } from "../text/index.js";
 import { changeInUsersWords } from "./change.js";
 import { readEnded } from "./ended-phrases.js";
+import { judgeByRules } from "./fallback.js";
 import { covers } from "./features.js";
 import { guardJudgement } from "./guards.js";
-import { type Judgement, judgeByModel, judgeByRules } from "./judge.js";
+import type { Judgement } from "./judge.js";
 import { neighbourQuery, pronounMayReferTo, sharesAttribute } from "./neighbours.js";
 import { type Claim, type Decision, decideContradiction, sourceRank } from "./rule.js";
 
@@ -124,6 +125,9 @@ export async function judgeAll(
     }),
   });
   if (!deps.judge) return byRules();
+  // The model judge's code (and its reply parsing) loads only when a model judges: a `memory add`
+  // without one stays two module files lighter.
+  const { judgeByModel } = await import("./judge.js");
   const result = await judgeByModel(
     deps.judge,
     text,
@@ -154,6 +158,15 @@ export async function judgeAll(
   return { ok: false, problem: result.problem };
 }
 
+/** `lexicalSimilarity` of the candidate and of its ended reading to one stored text, the larger. */
+function similarityTo(
+  own: ReadonlyMap<string, number>,
+  ownEnded: ReadonlyMap<string, number>,
+  stored: ReadonlyMap<string, number>,
+): number {
+  return Math.max(cosineOfCounts(own, stored), cosineOfCounts(ownEnded, stored));
+}
+
 /** Current memories of the same person and project similar enough to judge; `accept` narrows them (imports). */
 export async function similarMemories(
   deps: ConsolidationDeps,
@@ -167,6 +180,10 @@ export async function similarMemories(
   });
   const found = deps.memories.getMany(hits.map((hit) => hit.id));
   const project = candidate.project ?? null;
+  // The candidate's words, and its words without a "no longer" marker, analyzed once for all hits.
+  const own = termCounts(analyze(candidate.text));
+  const endedText = readEnded(candidate.text).text;
+  const ownEnded = termCounts(analyze(endedText));
   return hits
     .map((hit) => ({ hit, memory: found.get(hit.id) }))
     .filter(
@@ -180,10 +197,7 @@ export async function similarMemories(
     .map(({ hit, memory }) => ({
       memory,
       // "J'ai arrêté de fumer" shares no word with "Je fume" until read as "je fume" without its marker.
-      similarity: Math.max(
-        lexicalSimilarity(candidate.text, memory.text),
-        lexicalSimilarity(readEnded(candidate.text).text, memory.text),
-      ),
+      similarity: similarityTo(own, ownEnded, termCounts(analyze(memory.text))),
       // A close vector neighbour (synonyms, paraphrase) is judged even with little word overlap.
       vectorNeighbour: hit.vectorRank !== null && hit.vectorRank <= VECTOR_NEIGHBOURS,
     }))

@@ -193,7 +193,42 @@ function calendarDays(tokens: readonly string[], dates: Set<string>): Set<number
   return consumed;
 }
 
+/**
+ * Features already computed in this process, by statement. One `memory add` asks for the same few
+ * statements' features ~20 times (neighbour query, attribute and pronoun checks, the rules, the
+ * change reading, the guards): the candidate and its up to five neighbours. Each caller gets its own
+ * copy, so no caller can change another's. Bounded so a long-running daemon's memory stays flat.
+ */
+const computed = new Map<string, StatementFeatures>();
+const COMPUTED_LIMIT = 2_000;
+
 export function featuresOf(statement: string): StatementFeatures {
+  let features = computed.get(statement);
+  if (features === undefined) {
+    features = computeFeatures(statement);
+    if (computed.size >= COMPUTED_LIMIT) computed.clear();
+    computed.set(statement, features);
+  }
+  return copyOf(features);
+}
+
+function copyOf(features: StatementFeatures): StatementFeatures {
+  return {
+    ...features,
+    terms: new Set(features.terms),
+    persons: new Set(features.persons),
+    names: new Set(features.names),
+    personNames: new Set(features.personNames),
+    numbers: new Set(features.numbers),
+    dates: new Set(features.dates),
+    when: new Set(features.when),
+    exact: new Set(features.exact),
+    modality: new Set(features.modality),
+    possessed: new Set(features.possessed),
+  };
+}
+
+function computeFeatures(statement: string): StatementFeatures {
   // "ya no", "nicht mehr", "ne … plus", "gave up": taken out and read as "no longer" (ended-phrases.ts).
   const { text, ended } = readEnded(statement);
   const features: StatementFeatures = {

@@ -1,5 +1,11 @@
 import { readEnded } from "./ended-phrases.js";
-import { difference, FUNCTIONAL_ATTRIBUTES, featuresOf, sameSet } from "./features.js";
+import {
+  difference,
+  FUNCTIONAL_ATTRIBUTES,
+  featuresOf,
+  type StatementFeatures,
+  sameSet,
+} from "./features.js";
 import { subjectOf } from "./roles.js";
 
 /**
@@ -35,6 +41,9 @@ export function neighbourQuery(text: string): string {
  */
 export function sharesAttribute(candidate: string, stored: string): boolean {
   const a = featuresOf(candidate);
+  // Without a one-value attribute of its own the candidate shares none: the stored statement's
+  // features (up to 20 neighbours per add) need not be computed.
+  if (!hasFunctionalAttribute(a)) return false;
   const b = featuresOf(stored);
   if (!sameSet(a.persons, b.persons)) return false;
   const shared = [...a.terms].filter((term) => b.terms.has(term) && FUNCTIONAL_ATTRIBUTES.has(term));
@@ -42,6 +51,11 @@ export function sharesAttribute(candidate: string, stored: string): boolean {
   return (
     shared.length > 0 && difference(a.terms, b.terms).length <= 3 && difference(b.terms, a.terms).length <= 3
   );
+}
+
+function hasFunctionalAttribute(features: StatementFeatures): boolean {
+  for (const term of features.terms) if (FUNCTIONAL_ATTRIBUTES.has(term)) return true;
+  return false;
 }
 
 /** Kin words a "she" or a "he" cannot point at (a name or "my friend" may be either). */
@@ -66,10 +80,11 @@ const PRONOUNS = new Set(["she", "he", "they"]);
  */
 export function pronounMayReferTo(candidate: string, stored: string): boolean {
   const a = featuresOf(candidate);
-  const b = featuresOf(stored);
   const pronoun = [...a.persons][0];
   if (a.persons.size !== 1 || pronoun === undefined || !PRONOUNS.has(pronoun)) return false;
+  if (!hasFunctionalAttribute(a)) return false;
   if (subjectOf(candidate) !== pronoun) return false;
+  const b = featuresOf(stored);
   const storedSubject = subjectOf(stored);
   // The stored statement is about one other person: a kin word ("my sister Ana") or a name ("Ana lives…").
   const person = [...b.persons][0];
