@@ -1,5 +1,12 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { RESCORE_FACTOR, rescoreCandidates } from "../../../src/memory/search/vectors.js";
+import { HashEmbedder } from "../../../src/memory/search/hash-embedder.js";
+import { SearchIndex } from "../../../src/memory/search/search-index.js";
+import { SearchIndexCore } from "../../../src/memory/search/search-index-core.js";
+import { RESCORE_FACTOR, rescoreCandidates, VECTOR_MMAP_BYTES } from "../../../src/memory/search/vectors.js";
+import { openDatabase } from "../../../src/storage/database.js";
 
 describe("binary scan candidates", () => {
   it("rescores RESCORE_FACTOR x the pool up to 100,000 documents, then grows with the square root of the store", () => {
@@ -8,5 +15,35 @@ describe("binary scan candidates", () => {
     expect(rescoreCandidates(100, 400_000)).toBe(2 * 100 * RESCORE_FACTOR);
     expect(rescoreCandidates(100, 1_000_000)).toBe(Math.ceil(100 * RESCORE_FACTOR * Math.sqrt(10)));
     expect(rescoreCandidates(10, 1_000_000)).toBeLessThan(rescoreCandidates(100, 1_000_000));
+  });
+});
+
+describe("memory-mapped reads", () => {
+  it("maps the database file for a connection with a vector store, not for a word-only one, and searches it", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "mercury-vectors-"));
+    try {
+      const wordsOnly = openDatabase(join(directory, "words.db"));
+      new SearchIndexCore(wordsOnly);
+      expect(Number(wordsOnly.pragma("mmap_size", { simple: true }))).toBe(0);
+      wordsOnly.close();
+
+      const database = openDatabase(join(directory, "hybrid.db"));
+      const index = new SearchIndex(database, { embedder: new HashEmbedder(384) });
+      expect(Number(database.pragma("mmap_size", { simple: true }))).toBe(VECTOR_MMAP_BYTES);
+      index.upsertMany([
+        { namespace: "memory", id: 1, scope: "owner", text: "The user's sister lives in Lisbon" },
+        { namespace: "memory", id: 2, scope: "owner", text: "The user drinks green tea every morning" },
+      ]);
+      expect(await index.embedPending()).toBe(2);
+      const hits = await index.search("Where does the sister live?", {
+        namespace: "memory",
+        scopes: ["owner"],
+      });
+      expect(hits[0]?.id).toBe(1);
+      expect(hits[0]?.vectorRank).toBe(1);
+      database.close();
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });
