@@ -185,8 +185,14 @@ describe("the git guard's repairs (Mercury writes there, outside the sandbox)", 
       { command: `ln -sfn '${other}' link && readlink link` },
       fakeContext({ cwd: workspace, home: user.mercuryHome }),
     );
-    expect(result.ok ? result.output : result.error).toContain(other);
+    const text = result.ok ? result.output : result.error;
+    expect(text).toContain(other);
     expect(readFileSync(join(other, ".git", "config"), "utf8")).toBe(otherConfig);
+    // Nor is git in the workspace left following the link into the other repository (whose config's
+    // relative hooksPath would run the project's own .husky scripts at the user's next commit).
+    expect(text).toMatch(/now leads git out of the workspace through a link/);
+    expect(existsSync(join(workspace, ".git"))).toBe(false);
+    expect(readFileSync(join(workspace, ".git.replaced-by-command"), "utf8")).toBe("gitdir: link/.git\n");
   });
 });
 
