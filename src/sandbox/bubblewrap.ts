@@ -59,11 +59,12 @@ export function bubblewrapLaunch(input: BubblewrapInput): Launch {
   for (const readable of policy.extraReadable ?? [])
     if (existsSync(readable)) args.push("--ro-bind", realOrResolved(readable), realOrResolved(readable));
 
+  // A start folder outside the workspace is shown read-only, before Mercury's home is hidden (a home
+  // folder as git's read-only top holds it) and before the writable binds (a git folder inside it
+  // stays writable: contained-git.ts).
+  if (!isInside(cwd, workspace) && cwd !== workspace && existsSync(cwd)) args.push("--ro-bind", cwd, cwd);
   const mercuryInsideWorkspace = isInside(mercuryHome, workspace);
   if (!mercuryInsideWorkspace) args.push(...hideMercuryHome(mercuryHome, policy.hideSkills === true));
-  // A start folder outside the workspace is shown read-only, before the writable binds: a writable
-  // folder inside it (Mercury's git folder of a read-only top, contained-git.ts) stays writable.
-  if (!isInside(cwd, workspace) && cwd !== workspace && existsSync(cwd)) args.push("--ro-bind", cwd, cwd);
   args.push("--bind", workspace, workspace);
   for (const extra of policy.extraWritable ?? [])
     args.push("--bind", realOrResolved(extra), realOrResolved(extra));

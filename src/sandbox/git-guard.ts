@@ -4,6 +4,7 @@ import { newProgramSettings, withoutProgramSettings } from "./git-config-text.js
 import {
   type GitInventory,
   gitdirTarget,
+  reallyInside,
   sameState,
   takeInventory,
   type WatchedEntry,
@@ -104,7 +105,24 @@ function hazardsOf(before: GitInventory, after: GitInventory, within: (path: str
     if (!within(path)) continue;
     const previous = before.entries.get(path)?.state;
     const state = entry.state;
-    if (sameState(previous, state)) continue;
+    if (sameState(previous, state)) {
+      // The same text, but a link on its way now leads out of the workspace: git there would take
+      // another repository's config, whose relative hooksPath runs the project's own scripts.
+      const was = before.leadsTo.get(path);
+      const now = after.leadsTo.get(path);
+      if (
+        was !== undefined &&
+        now !== undefined &&
+        reallyInside(was, before.workspace) &&
+        !reallyInside(now, after.workspace)
+      )
+        hazards.push({
+          path,
+          what: "now leads git out of the workspace through a link",
+          repair: () => setAside(path),
+        });
+      continue;
+    }
     // What was there can be put back only when it was read (an unreadable one is removed instead).
     const previousBytes = previous?.kind === "file" && !previous.unreadable ? previous : null;
     const restore = () => putBack(path, previousBytes);
@@ -159,6 +177,11 @@ function putBack(path: string, previous: { bytes: Buffer; mode: number } | null)
 function parentInside(path: string, root: string): boolean {
   const parent = realOrResolved(dirname(path));
   return parent === root || isInside(parent, root);
+}
+
+/** Renames `path` aside (its text is fine; what it leads to is not), so git no longer follows it. */
+function setAside(path: string): void {
+  renameSync(path, freeName(`${path}.replaced-by-command`));
 }
 
 function freeName(base: string): string {

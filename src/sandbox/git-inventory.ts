@@ -32,6 +32,11 @@ export interface GitInventory {
   repositoryIds: Map<string, string>;
   /** False when the walk stopped at its bound: only what it reached was compared. */
   complete: boolean;
+  /**
+   * Where each `.git` file and `commondir` leads, links followed, when it was read: a command can
+   * leave their text alone and swap a link on the way (git-guard.ts compares these too).
+   */
+  leadsTo: Map<string, string>;
 }
 
 /** Folders walked at most; a workspace larger than this is compared in the part walked. */
@@ -40,7 +45,13 @@ const maxFolders = 100_000;
 const maxBytes = 1024 * 1024;
 
 export function takeInventory(workspace: string): GitInventory {
-  const inventory: GitInventory = { workspace, entries: new Map(), repositoryIds: new Map(), complete: true };
+  const inventory: GitInventory = {
+    workspace,
+    entries: new Map(),
+    repositoryIds: new Map(),
+    complete: true,
+    leadsTo: new Map(),
+  };
   const repositories = new Set<string>();
   const addRepository = (folder: string) => visitRepository(inventory, repositories, folder);
   const stack = [workspace];
@@ -64,6 +75,7 @@ export function takeInventory(workspace: string): GitInventory {
         if (state.kind === "directory") addRepository(path);
         if (state.kind === "file") {
           const target = gitdirTarget(path, state.bytes.toString("utf8"));
+          if (target) inventory.leadsTo.set(path, realOrSelf(target));
           if (target && reallyInside(target, workspace)) addRepository(target);
         }
         continue;
@@ -97,6 +109,7 @@ function visitRepository(inventory: GitInventory, seen: Set<string>, folder: str
     inventory.entries.set(commondir, { role: "commondir", state: common });
   if (common.kind === "file") {
     const target = resolveFrom(folder, common.bytes.toString("utf8").trim());
+    inventory.leadsTo.set(commondir, realOrSelf(target));
     if (reallyInside(target, inventory.workspace)) visitRepository(inventory, seen, target);
   }
   watchHooks(inventory, join(folder, "hooks"));

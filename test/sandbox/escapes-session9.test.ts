@@ -101,6 +101,29 @@ describe("the change tracker's git on a repository the agent prepared", () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  it("a home folder under git (read-only top): Mercury's home stays hidden from what git runs", async () => {
+    const own = await makeFakeUser();
+    try {
+      git(own.home, "init", "-q", "-b", "main");
+      const leak = join(own.home, ".git", "leak");
+      git(own.home, "config", "core.hooksPath", join(own.home, "hooks"));
+      mkdirSync(join(own.home, "hooks"));
+      const hook = join(own.home, "hooks", "post-index-change");
+      writeFileSync(hook, `#!/bin/sh\ncat '${own.secrets.dotEnv}' > '${leak}' 2>&1\necho ran >> '${leak}'\n`);
+      chmodSync(hook, 0o755);
+      const tracker = createChangeTracker(own.workspace, undefined, {
+        containment: { userHome: own.home, mercuryHome: own.mercuryHome },
+      });
+      await tracker.begin();
+      await tracker.report();
+      const seen = readFileSync(leak, "utf8");
+      expect(seen).toContain("ran");
+      expect(seen).not.toContain("sk-fake-mercury-key");
+    } finally {
+      await own.cleanup();
+    }
+  });
+
   it("a genuine linked worktree outside the main repository still reports its changes", async () => {
     const main = repository(user.home);
     const worktree = join(user.outside, `worktree-${++folders}`);
@@ -185,8 +208,14 @@ describe("the git guard's repairs (Mercury writes there, outside the sandbox)", 
       { command: `ln -sfn '${other}' link && readlink link` },
       fakeContext({ cwd: workspace, home: user.mercuryHome }),
     );
-    expect(result.ok ? result.output : result.error).toContain(other);
+    const text = result.ok ? result.output : result.error;
+    expect(text).toContain(other);
     expect(readFileSync(join(other, ".git", "config"), "utf8")).toBe(otherConfig);
+    // Nor is git in the workspace left following the link into the other repository (whose config's
+    // relative hooksPath would run the project's own .husky scripts at the user's next commit).
+    expect(text).toMatch(/now leads git out of the workspace through a link/);
+    expect(existsSync(join(workspace, ".git"))).toBe(false);
+    expect(readFileSync(join(workspace, ".git.replaced-by-command"), "utf8")).toBe("gitdir: link/.git\n");
   });
 });
 
