@@ -38,6 +38,9 @@ export function judgeFiles(cwd: string, verification: VerificationCommand | null
       } else if (onPath(token)) paths.add(runner);
     }
   }
+  // npm reads the project's .npmrc before it runs a script: `script-shell=/bin/true` there turns a
+  // failing `npm test` into a silent exit 0 (session 9). Recorded present or absent, like a runner.
+  if (/^npm\b/.test(verification.command.trim())) paths.add(join(cwd, npmConfig));
   const hashes: JudgeFiles = {};
   for (const path of paths) {
     const name = relative(cwd, path);
@@ -55,14 +58,13 @@ export function judgeFileChanges(cwd: string, recorded: JudgeFiles | undefined):
     .filter(([path, hash]) => contentHash(join(cwd, path)) !== hash)
     .map(([path, hash]) => ({
       path,
-      change:
-        hash === "absent"
-          ? "file the check runs created"
-          : contentHash(join(cwd, path)) === "absent"
-            ? "file the check runs deleted"
-            : "file the check runs modified",
+      change: `${path === npmConfig ? "npm configuration the check runs with" : "file the check runs"} ${
+        hash === "absent" ? "created" : contentHash(join(cwd, path)) === "absent" ? "deleted" : "modified"
+      }`,
     }));
 }
+
+const npmConfig = ".npmrc";
 
 function contentHash(path: string): string {
   try {
