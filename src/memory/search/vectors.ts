@@ -245,9 +245,10 @@ export class VectorStore {
   readonly table: string;
   private readonly store: Vec0Vectors | BinaryVectors;
   private readonly statements;
+  private mapped = false;
 
   constructor(
-    database: SqliteDatabase,
+    private readonly database: SqliteDatabase,
     readonly model: string,
     readonly dimensions: number,
     readonly quantization: Quantization = DEFAULT_QUANTIZATION,
@@ -255,13 +256,6 @@ export class VectorStore {
     if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 8192)
       throw new RangeError(`vector dimensions must be an integer in [1, 8192], got ${dimensions}`);
     loadVectorExtension(database);
-    // Reads of this connection through a memory map rather than read() calls into the page cache.
-    // A binary search scans every code (11 MB at 100,000 documents) and the default 2 MB page cache
-    // holds none of them after the lexical stage's reads: mapped, the scan cost 30-40% less CPU
-    // (BENCHMARKS.md, "Hybrid search at 100,000"). SQLite maps at most this much of the file; what
-    // lies beyond is read as before, so a large store's resident memory stays bounded.
-    if (Number(database.pragma("mmap_size", { simple: true })) < VECTOR_MMAP_BYTES)
-      database.pragma(`mmap_size = ${VECTOR_MMAP_BYTES}`);
     this.store =
       quantization === "binary"
         ? new BinaryVectors(database, dimensions)
@@ -352,11 +346,28 @@ export class VectorStore {
     everyScope = false,
     documents = 0,
   ): VectorResult[] {
+    this.mapForSearch();
     const results =
       this.store instanceof BinaryVectors
         ? this.store.search(query, scopeIds, limit, everyScope, documents)
         : this.store.search(query, scopeIds, limit);
     return bestFirst(results, limit);
+  }
+
+  /**
+   * Reads of this connection through a memory map rather than read() calls into the page cache, from
+   * the first search on. A binary search scans every code (11 MB at 100,000 documents) and the default
+   * 2 MB page cache holds none of them after the lexical stage's reads: mapped, a hybrid query cost
+   * 40% less CPU (BENCHMARKS.md, "Hybrid search at 100,000"). SQLite maps at most VECTOR_MMAP_BYTES of
+   * the file (what lies beyond is read as before), and the mapped pages a process touches count in its
+   * resident memory: not before the first search, so embedding a whole store (which reads every
+   * document's text) does not map it all.
+   */
+  private mapForSearch(): void {
+    if (this.mapped) return;
+    if (Number(this.database.pragma("mmap_size", { simple: true })) < VECTOR_MMAP_BYTES)
+      this.database.pragma(`mmap_size = ${VECTOR_MMAP_BYTES}`);
+    this.mapped = true;
   }
 
   /** search() by comparing the query with every stored float vector (what quantization loses). */

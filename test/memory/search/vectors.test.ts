@@ -19,7 +19,7 @@ describe("binary scan candidates", () => {
 });
 
 describe("memory-mapped reads", () => {
-  it("maps the database file for a connection with a vector store, not for a word-only one, and searches it", async () => {
+  it("maps the database file for a connection that searched vectors, from its first search on, not for a word-only one", async () => {
     const directory = mkdtempSync(join(tmpdir(), "mercury-vectors-"));
     try {
       const wordsOnly = openDatabase(join(directory, "words.db"));
@@ -29,18 +29,20 @@ describe("memory-mapped reads", () => {
 
       const database = openDatabase(join(directory, "hybrid.db"));
       const index = new SearchIndex(database, { embedder: new HashEmbedder(384) });
-      expect(Number(database.pragma("mmap_size", { simple: true }))).toBe(VECTOR_MMAP_BYTES);
       index.upsertMany([
         { namespace: "memory", id: 1, scope: "owner", text: "The user's sister lives in Lisbon" },
         { namespace: "memory", id: 2, scope: "owner", text: "The user drinks green tea every morning" },
       ]);
       expect(await index.embedPending()).toBe(2);
+      // Not before the first search: embedding a whole store would map every document's text.
+      expect(Number(database.pragma("mmap_size", { simple: true }))).toBe(0);
       const hits = await index.search("Where does the sister live?", {
         namespace: "memory",
         scopes: ["owner"],
       });
       expect(hits[0]?.id).toBe(1);
       expect(hits[0]?.vectorRank).toBe(1);
+      expect(Number(database.pragma("mmap_size", { simple: true }))).toBe(VECTOR_MMAP_BYTES);
       database.close();
     } finally {
       rmSync(directory, { recursive: true, force: true });
