@@ -54,6 +54,14 @@ export function commandValuedOptions(program: string, args: string[]): CommandVa
         if (match?.[2]) out.scripts.push(match[2]);
       });
       break;
+    case "wget":
+      // `wget -e 'use_askpass=cmd'`: a wgetrc command that names a program wget runs for passwords.
+      each(["-e", "--execute"], (value) => {
+        const match = /^\s*use_?askpass\s*=\s*(.*)$/is.exec(value);
+        if (match?.[1]) out.scripts.push(match[1]);
+      });
+      each(["--use-askpass"], (value) => out.scripts.push(value));
+      break;
     case "git": {
       each(["-c"], (value) => {
         const equals = value.indexOf("=");

@@ -63,6 +63,8 @@ export const session9CommandAttacks: CommandAttack[] = [
     "m4 <<< 'syscmd(rm -rf ~)'",
     "echo 'esyscmd(rm -rf ~)' | m4",
     "dc <<< '!rm -rf ~'",
+    "wget -e 'use_askpass=rm -rf ~' http://127.0.0.1/x",
+    "wget --execute='use_askpass=rm -rf ~' http://127.0.0.1/x",
   ]),
   // Class: text decoded on its way into a shell (base64, hex, reversed, printf escapes).
   ...deny("decoded text piped into a shell", "hardline.rm-root", [
