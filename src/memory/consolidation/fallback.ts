@@ -140,6 +140,25 @@ function compare(candidate: string, existing: string): Judgement {
     if (rolesSwapped(candidate, existing)) return different("the same words with the people in other roles");
     return { verdict: "same", reason: "same content words, people, numbers and dates", by: "rules" };
   }
+  // "Anna is older than Ben" / "Anna is younger than Ben": the same comparison turned round cannot
+  // both hold; both kept and shown as a conflict.
+  if (
+    onlyA.length === 1 &&
+    onlyB.length === 1 &&
+    antonyms(onlyA[0] ?? "", onlyB[0] ?? "") &&
+    shared.length > 0 &&
+    // Only a comparison: "my older sister" / "my younger sister" are two sisters; with the names
+    // exchanged too ("Ben is younger than Anna") it says the same, kept as two facts.
+    COMPARISON.test(candidate) &&
+    COMPARISON.test(existing) &&
+    !rolesSwapped(candidate, existing)
+  ) {
+    return {
+      verdict: "contradiction",
+      reason: `opposite comparisons: ${onlyA[0]} vs ${onlyB[0]}`,
+      by: "rules",
+    };
+  }
   const attribute = shared.find((term) => FUNCTIONAL_ATTRIBUTES.has(term));
   // The differing word must be the attribute's value (after it in both statements): a differing
   // word before it is another subject ("my friend Bob lives in Paris" / "... Alice ...").
@@ -160,4 +179,28 @@ function compare(candidate: string, existing: string): Judgement {
     return different("one statement says more than the other; both are kept");
   }
   return different(`different content (${onlyA.join(", ")} vs ${onlyB.join(", ")})`);
+}
+
+const COMPARISON = /\b(?:than|que|als|qu)\b|比/iu;
+
+/** Comparatives that say the opposite of each other (as the features hold them: lower case, whole words). */
+const OPPOSITES: readonly (readonly [string, string])[] = [
+  ["older", "younger"],
+  ["elder", "younger"],
+  ["taller", "shorter"],
+  ["bigger", "smaller"],
+  ["larger", "smaller"],
+  ["heavier", "lighter"],
+  ["richer", "poorer"],
+  ["faster", "slower"],
+  ["earlier", "later"],
+  ["mayor", "menor"],
+  ["älter", "jünger"],
+  ["大", "小"],
+  ["高", "矮"],
+  ["胖", "瘦"],
+];
+
+function antonyms(a: string, b: string): boolean {
+  return OPPOSITES.some(([one, other]) => (a === one && b === other) || (a === other && b === one));
 }

@@ -44,8 +44,19 @@ describe("session 9 held-out pairs (test/memory/fixtures/statement-pairs-session
     // … but never another person's work, nor work the retirement does not name.
     ["My grandfather Walter works as a carpenter", "My grandmother Ruth retired last spring", "created"],
     ["I work as a nurse at St. Mary's", "I retired from the army in 2019", "created"],
+    // A comparison turned round is a contradiction to review; an attributive "older sister" is another person.
+    ["Anna is older than Ben", "Anna is younger than Ben", "conflict"],
+    ["安娜比本大两岁", "安娜比本小两岁", "conflict"],
+    ["My older sister lives in Lima", "My younger sister lives in Lima", "created"],
   ])("%s / %s -> %s", async (stored, said, action) => {
-    const label = action === "confirmed" ? "same" : action === "superseded" ? "update" : "different";
+    const label =
+      action === "confirmed"
+        ? "same"
+        : action === "superseded"
+          ? "update"
+          : action === "conflict"
+            ? "contradiction"
+            : "different";
     const outcome = await runPair({ id: 1, label, lang: "en", stored, said }, "rules");
     expect(outcome.action).toBe(action);
   });
