@@ -6,6 +6,8 @@ import { buildProviders, defaultModelFactory } from "../model/providers.js";
 export async function testConnection(
   primary: { provider: ProviderName; model: string; baseUrl?: string },
   env: NodeJS.ProcessEnv,
+  /** The person cancelled (Ctrl+C at the wizard's spinner): the request is abandoned. */
+  cancel?: AbortSignal,
 ): Promise<{ ok: boolean; detail: string }> {
   const chain = new ProviderChain(
     buildProviders(
@@ -28,7 +30,7 @@ export async function testConnection(
       tools: [],
       maxOutputTokens: 16,
     },
-    AbortSignal.timeout(60_000),
+    cancel ? AbortSignal.any([AbortSignal.timeout(60_000), cancel]) : AbortSignal.timeout(60_000),
   );
   if (result.ok)
     return {

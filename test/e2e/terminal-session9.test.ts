@@ -31,6 +31,28 @@ describe("terminal defects (session 9)", () => {
     expect(existsSync(join(home, "config.yaml"))).toBe(false);
   });
 
+  it("Ctrl+C while the setup's connection test runs cancels the wizard (exit 1), not 'Canceled' and exit 0", async () => {
+    const fake = await server({ replies: [{ hang: true }] });
+    const { home, userHome, workspace } = makeHome();
+    const wizard = openTerminal({
+      home,
+      userHome,
+      cwd: workspace,
+      env: {},
+      args: ["setup", "--provider", "openai-compatible", "--base-url", fake.url, "--model", "m"],
+    });
+    await wizard.waitFor((screen) => screen.includes("API key (MERCURY_API_KEY"), "the key question");
+    wizard.enter(); // no key
+    await wizard.waitFor((screen) => screen.includes("Testing the connection"), "the connection test");
+    await wizard.waitFor(() => fake.chatRequests().length === 1, "the test's request at the model");
+    wizard.key("C-c");
+    expect(await wizard.waitForExit("the wizard")).toBe(1);
+    const screen = wizard.screen();
+    expect(occurrences(screen, "Setup cancelled; nothing was written.")).toBe(1);
+    expect(screen).not.toContain("Canceled");
+    expect(existsSync(join(home, "config.yaml"))).toBe(false);
+  });
+
   it("a refused connection in the setup test names its cause once, not 'bad port: bad port'", async () => {
     const { home, userHome, workspace } = makeHome();
     const wizard = openTerminal({

@@ -187,7 +187,7 @@ async function askModel(answers: Answers): Promise<void> {
   answers.model = String(answer).trim() || answers.model;
 }
 
-async function runTest(answers: Answers, env: NodeJS.ProcessEnv) {
+async function runTest(answers: Answers, env: NodeJS.ProcessEnv, cancel?: AbortSignal) {
   const secrets: Record<string, string> = {};
   if (answers.keyVariable && answers.typedKey) secrets[answers.keyVariable] = answers.typedKey;
   return testConnection(
@@ -197,6 +197,7 @@ async function runTest(answers: Answers, env: NodeJS.ProcessEnv) {
       ...(answers.baseUrl ? { baseUrl: answers.baseUrl } : {}),
     },
     { ...env, ...secrets },
+    cancel,
   );
 }
 
@@ -219,14 +220,32 @@ async function testUntilAccepted(
   envPath: string,
 ): Promise<boolean> {
   for (;;) {
-    const spinner = prompts.spinner();
-    spinner.start("Testing the connection (one short request)…");
-    const result = await runTest(answers, env);
+    // No clack spinner: it blocks the terminal in raw mode and answers Ctrl+C with process.exit(0)
+    // (@clack/core's block()), so a cancel during the test exited 0. Here Ctrl+C is a SIGINT that
+    // stops the request and ends the wizard as a cancel at any prompt does.
+    prompts.log.step("Testing the connection (one short request)…");
+    const cancel = new AbortController();
+    const onInterrupt = () => cancel.abort();
+    process.once("SIGINT", onInterrupt);
+    // Raced, not awaited alone: the aborted request may settle later; the cancel is now.
+    const cancelledByUser = new Promise<"cancelled">((resolve) =>
+      cancel.signal.addEventListener("abort", () => resolve("cancelled"), { once: true }),
+    );
+    let result: Awaited<ReturnType<typeof runTest>> | "cancelled";
+    try {
+      result = await Promise.race([runTest(answers, env, cancel.signal), cancelledByUser]);
+    } finally {
+      process.removeListener("SIGINT", onInterrupt);
+    }
+    if (result === "cancelled") {
+      prompts.cancel("Setup cancelled; nothing was written.");
+      throw new UserCancel("setup cancelled");
+    }
     if (result.ok) {
-      spinner.stop(`Connected: ${result.detail}`);
+      prompts.log.success(`Connected: ${result.detail}`);
       return true;
     }
-    spinner.error("Connection test failed");
+    prompts.log.error("Connection test failed");
     prompts.log.error(result.detail);
     const choice = await prompts.select({
       message: "What do you want to change?",
