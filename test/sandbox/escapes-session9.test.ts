@@ -258,9 +258,15 @@ describe("all of a command's processes together", () => {
     expect(line).toMatch(/total memory: a memory cgroup per command/);
     const under = await runChain(300 * 1024 ** 2);
     expect(under).toContain("holding 2");
-    expect(under).not.toContain("all held");
+    // The group's OOM killer kills one of the three (SIGKILL), not necessarily the one allocating:
+    // when it picks an ancestor, the third may still print "all held" (seen in a fresh-clone CI run).
+    // What the limit guarantees is that one of them is killed: a killed child makes its parent exit
+    // with -9 (247), a killed first process ends the command by SIGKILL (137).
+    expect(under).toMatch(/exit code: (247|137)\b|signal: SIGKILL/);
     // The same program with room for all three: the limit made the difference, not the program.
-    expect(await runChain(1024 ** 3)).toContain("all held");
+    const room = await runChain(1024 ** 3);
+    expect(room).toContain("all held");
+    expect(room).not.toMatch(/exit code: (247|137)\b|signal: SIGKILL/);
     // Each command's group is removed when it ends.
     const parent = /below (\S+)/.exec(line)?.[1] ?? "";
     expect(readdirSync(parent).filter((name) => name.startsWith(`mercury-${process.pid}-`))).toEqual([]);
