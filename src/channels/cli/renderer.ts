@@ -121,16 +121,20 @@ export function reasonShownAbove(
 const providerFailurePrefix = "every provider failed: ";
 
 /**
- * The banner's first line. A failure of the model provider says so in words: its stream-level end
- * cause ("interrupted") read as if the user or the task had stopped it.
+ * The banner's first line. A failure of the model provider (endCauseLabel, shared with Telegram) says
+ * so in words, its cause once: its stream-level end cause ("interrupted") read as if the user or the
+ * task had stopped it.
  */
 function headline(event: Extract<AgentEvent, { type: "task-end" }>, reasonShown: boolean): string {
-  if (event.outcome === "failed" && event.reason?.startsWith(providerFailurePrefix)) {
-    return reasonShown
-      ? "failed: the model provider failed (the cause is above)"
-      : `failed: the model provider failed: ${event.reason.slice(providerFailurePrefix.length)}`;
+  const label = endCauseLabel(event);
+  if (label !== event.endCause) {
+    const cause = event.reason?.startsWith(providerFailurePrefix)
+      ? event.reason.slice(providerFailurePrefix.length)
+      : event.reason;
+    if (reasonShown) return `${event.outcome}: ${label} (the cause is above)`;
+    return `${event.outcome}: ${label}${cause ? `: ${cause}` : ""}`;
   }
-  return `${event.outcome} (${endCauseLabel(event)})${event.reason && !reasonShown ? `: ${event.reason}` : ""}`;
+  return `${event.outcome} (${label})${event.reason && !reasonShown ? `: ${event.reason}` : ""}`;
 }
 
 export function banner(
