@@ -2,16 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { Clock } from "../agent/clock.js";
 import type { SqliteDatabase } from "../storage/database.js";
 import { changeJobStatus } from "./job-pause.js";
-import {
-  type JobBudget,
-  type JobStatus,
-  type ScheduledJob,
-  type ScheduledRun,
-  toJob,
-  toRun,
-} from "./job-rows.js";
-import type { PermissionProfile } from "./request.js";
-import type { DuePlan, ScheduleSpec } from "./timing.js";
+import { type JobStatus, type ScheduledJob, type ScheduledRun, toJob, toRun } from "./job-rows.js";
+import type { DuePlan } from "./timing.js";
 
 export type { JobBudget, JobStatus, RunStatus, RunTiming, ScheduledJob, ScheduledRun } from "./job-rows.js";
 
@@ -19,22 +11,11 @@ export type { JobBudget, JobStatus, RunStatus, RunTiming, ScheduledJob, Schedule
 // without this store.
 export { type PermissionProfile, permissionProfileSchema } from "./request.js";
 
-export interface NewJob {
-  name: string;
-  spec: ScheduleSpec;
-  task: string;
-  owner: string;
-  workspace: string;
-  delivery: string;
-  silent: boolean;
-  graceMs: number;
-  budget: JobBudget;
-  permissions: PermissionProfile | null;
-  nextDueMs: number | null;
-  createdBy: string;
+/** What `add` takes: a job's own fields, without what the store sets (status, times; id unless fixed). */
+export type NewJob = Omit<ScheduledJob, "id" | "status" | "statusReason" | "createdAt" | "updatedAt"> & {
   /** A fixed id (the heartbeat job); random otherwise. */
   id?: string;
-}
+};
 
 export class JobNotFoundError extends Error {
   override name = "JobNotFoundError";
