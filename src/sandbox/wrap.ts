@@ -7,7 +7,7 @@ import { seatbeltLaunch } from "./seatbelt.js";
 import { sandboxEntry } from "./seccomp.js";
 import { bwrapSizesTmpfs } from "./tmpfs-size.js";
 import type { Launch, SandboxPolicy, SandboxStatus } from "./types.js";
-import { workspaceRefusal } from "./workspace.js";
+import { realOrResolved, workspaceRefusal } from "./workspace.js";
 
 /**
  * How to start `command` inside the OS sandbox that `status` names. Throws SandboxUnavailableError
@@ -27,7 +27,13 @@ export function sandboxProgramLaunch(argv: string[], policy: SandboxPolicy, stat
     const extraRefusal = workspaceRefusal(extra, policy.userHome, policy.mercuryHome);
     if (extraRefusal) throw new SandboxRefusedError(extraRefusal);
   }
-  const masks = secretMasks(policy.userHome, policy.mercuryHome);
+  const given = [
+    policy.workspace,
+    policy.cwd,
+    ...(policy.extraWritable ?? []),
+    ...(policy.extraReadable ?? []),
+  ];
+  const masks = secretMasks(policy.userHome, policy.mercuryHome, process.env, given.map(realOrResolved));
   if (status.kind === "sandbox-exec") return seatbeltLaunch(policy, masks, argv);
   const tools = linuxSandboxTools();
   if (!tools) throw new SandboxUnavailableError("bubblewrap was found unusable", "run `mercury doctor`");

@@ -1,0 +1,128 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const environmentLocations = (v: Record<string, string>) => (Object.values(v).length ? [""] : []);
+
+import { scrubbedEnv } from "../../src/tools/process-group.js";
+import { createRunCommandTool } from "../../src/tools/run-command.js";
+import { fakeContext } from "../tools/helpers.js";
+import { type FakeUser, makeFakeUser, requireSandbox } from "./fixture.js";
+
+/**
+ * Red-team pass 10 against the second wall alone: the authorizer allows everything (as `--yes`
+ * does) and each command runs in the real bubblewrap sandbox, in a fake home under /var/tmp.
+ */
+let user: FakeUser;
+const servers: Server[] = [];
+const connections: string[] = [];
+
+beforeAll(async () => {
+  requireSandbox();
+  user = await makeFakeUser();
+});
+afterAll(async () => {
+  for (const server of servers) await new Promise((closed) => server.close(() => closed(undefined)));
+  await user?.cleanup();
+});
+
+async function run(command: string, cwd = user.workspace) {
+  const tool = createRunCommandTool({
+    killGraceMs: 300,
+    env: { ...scrubbedEnv(), HOME: user.home, MERCURY_HOME: user.mercuryHome },
+    sandbox: { userHome: user.home, require: true },
+  });
+  const result = await tool.execute({ command }, fakeContext({ cwd, home: user.mercuryHome }, "allow"));
+  return { ok: result.ok, text: result.ok ? result.output : result.error };
+}
+
+/** A host service on a unix socket that answers every connection with `name`. */
+async function hostService(path: string, name: string): Promise<void> {
+  const server = createServer((socket) => {
+    connections.push(name);
+    socket.end(`${name}-answered\n`);
+  });
+  await new Promise((listening) => server.listen(path, () => listening(undefined)));
+  servers.push(server);
+}
+
+/** Sets variables in Mercury's own environment for one test. */
+async function withEnvironment<T>(variables: Record<string, string>, body: () => Promise<T>): Promise<T> {
+  const before = Object.fromEntries(Object.keys(variables).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, variables);
+  try {
+    return await body();
+  } finally {
+    for (const [name, value] of Object.entries(before)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+}
+
+const connectAll = (paths: string[]) =>
+  `python3 -c "
+import socket, sys
+for path in sys.argv[1:]:
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect(path); print('connected', s.recv(64).decode().strip())
+    except OSError as error:
+        print('refused', path, error.errno)
+" ${paths.map((path) => `'${path}'`).join(" ")} 2>&1`;
+
+describe("sockets and credential files that Mercury's environment names, outside the known list", () => {
+  it("an ssh-agent, a Neovim server, tmux, a Docker engine and a session bus at unusual paths cannot be reached", async () => {
+    const sockets = join(user.home, ".local", "state");
+    mkdirSync(sockets, { recursive: true });
+    const agent = join(sockets, "agent.sock");
+    const nvim = join(user.home, "nvim-server.sock");
+    const tmux = join(sockets, "tmux-default");
+    const docker = join(sockets, "docker.sock");
+    const bus = join(sockets, "bus");
+    await hostService(agent, "ssh-agent");
+    await hostService(nvim, "nvim");
+    await hostService(tmux, "tmux");
+    await hostService(docker, "docker");
+    await hostService(bus, "dbus");
+    const variables = {
+      SSH_AUTH_SOCK: agent,
+      NVIM: nvim,
+      TMUX: `${tmux},4242,0`,
+      DOCKER_HOST: `unix://${docker}`,
+      DBUS_SESSION_BUS_ADDRESS: `unix:path=${bus},guid=0123`,
+    };
+    expect(environmentLocations(variables).sort()).toEqual([agent, bus, docker, nvim, tmux].sort());
+    const result = await withEnvironment(variables, () => run(connectAll([agent, nvim, tmux, docker, bus])));
+    expect(result.text).not.toContain("answered");
+    expect(result.text.match(/refused/g)).toHaveLength(5);
+    expect(connections).toEqual([]);
+  });
+
+  it("a service-account key and a kubeconfig named by variables cannot be read; the project still can", async () => {
+    const keys = join(user.home, "keys");
+    mkdirSync(keys, { recursive: true });
+    const serviceAccount = join(keys, "sa-prod.json");
+    const kubeconfig = join(user.home, "clusters.yaml");
+    writeFileSync(serviceAccount, '{"private_key": "gcp-key-s10-5e1"}\n');
+    writeFileSync(kubeconfig, "token: kube-token-s10-9a0\n");
+    const result = await withEnvironment(
+      { GOOGLE_APPLICATION_CREDENTIALS: serviceAccount, KUBECONFIG: `${kubeconfig}:/nonexistent/config` },
+      () => run(`cat '${serviceAccount}' '${kubeconfig}' README.md 2>&1`),
+    );
+    expect(result.text).not.toContain("gcp-key-s10");
+    expect(result.text).not.toContain("kube-token-s10");
+    expect(result.text).toContain("project readme");
+  });
+
+  it("a variable naming a folder that holds the workspace hides nothing the command was given", async () => {
+    // GNUPGHOME set to the home folder: hiding it would hide the project too, so it is left as it is.
+    const result = await withEnvironment({ GNUPGHOME: user.home, XDG_RUNTIME_DIR: user.root }, () =>
+      run("cat README.md && echo written > out.txt && cat out.txt"),
+    );
+    expect(result.ok, result.text).toBe(true);
+    expect(result.text).toContain("project readme");
+    expect(result.text).toContain("written");
+  });
+});
