@@ -36,6 +36,12 @@ export interface SandboxLimits {
    * fixed size). Without it a command could fill them with many files, each under fileSizeBytes.
    */
   tmpBytes?: number;
+  /**
+   * Free space kept on the disks of the workspace and MERCURY_HOME while the command runs, bytes: the
+   * command is stopped below it (disk-guard.ts). Default: the larger of 1 GiB and 2% of the disk,
+   * never more than half of what was free at the start.
+   */
+  diskFloorBytes?: number;
 }
 
 export const defaultSandboxLimits: SandboxLimits = {

@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
 import { detectSandbox } from "../sandbox/detect.js";
+import { watchDiskSpace } from "../sandbox/disk-guard.js";
 import { isSandboxError } from "../sandbox/errors.js";
 import { guardGitState } from "../sandbox/git-guard.js";
 import { networkPatternFor } from "../sandbox/network-grants.js";
@@ -105,13 +106,22 @@ export async function runCommandCall(
   }
   // What git would run later, outside the sandbox, is compared before and after (git-guard.ts).
   const gitGuard = decision.byPerson === true ? null : guardGitState(context.cwd);
+  // A sandboxed command that drives the workspace's or Mercury's disk near full is stopped (disk-guard.ts).
+  const diskFull = new AbortController();
+  const disk = launch
+    ? watchDiskSpace(
+        [context.cwd, context.home],
+        () => diskFull.abort(),
+        (options.sandbox?.limits ?? defaultSandboxLimits).diskFloorBytes,
+      )
+    : null;
   let run: CommandRun;
   try {
     run = await runInProcessGroup(input.command, {
       cwd,
       timeoutMs,
       killGraceMs,
-      signal: context.signal,
+      signal: disk ? AbortSignal.any([context.signal, diskFull.signal]) : context.signal,
       env: { ...(options.env ?? scrubbedEnv()), ...(launch ? { TMPDIR: "/tmp" } : {}) },
       onOutput: (chunk) => context.reportActivity(chunk),
       outputLimitBytes,
@@ -120,12 +130,15 @@ export async function runCommandCall(
   } catch (error) {
     return { ok: false, error: error instanceof Error ? error.message : String(error) };
   } finally {
+    disk?.stop();
     const leftover = await cgroup?.release();
     if (leftover) process.emitWarning(`mercury: ${leftover}`);
   }
   const putBack = gitGuard?.check() ?? null;
   const report = formatRun(run, timeoutMs, sandboxLine);
   if (putBack) return { ok: false, error: `${putBack}\n${report}` };
+  const diskReason = disk?.reason();
+  if (diskReason) return { ok: false, error: `Stopped: ${diskReason}.\n${report}` };
   if (run.limitExceeded === "output")
     return {
       ok: false,

@@ -1,10 +1,9 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, statfsSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-
-const environmentLocations = (v: Record<string, string>) => (Object.values(v).length ? [""] : []);
-
+import { environmentLocations } from "../../src/sandbox/environment-locations.js";
+import { defaultSandboxLimits, type SandboxLimits } from "../../src/sandbox/types.js";
 import { scrubbedEnv } from "../../src/tools/process-group.js";
 import { createRunCommandTool } from "../../src/tools/run-command.js";
 import { fakeContext } from "../tools/helpers.js";
@@ -27,11 +26,11 @@ afterAll(async () => {
   await user?.cleanup();
 });
 
-async function run(command: string, cwd = user.workspace) {
+async function run(command: string, cwd = user.workspace, limits: SandboxLimits = defaultSandboxLimits) {
   const tool = createRunCommandTool({
     killGraceMs: 300,
     env: { ...scrubbedEnv(), HOME: user.home, MERCURY_HOME: user.mercuryHome },
-    sandbox: { userHome: user.home, require: true },
+    sandbox: { userHome: user.home, require: true, limits },
   });
   const result = await tool.execute({ command }, fakeContext({ cwd, home: user.mercuryHome }, "allow"));
   return { ok: result.ok, text: result.ok ? result.output : result.error };
@@ -124,5 +123,39 @@ describe("sockets and credential files that Mercury's environment names, outside
     expect(result.ok, result.text).toBe(true);
     expect(result.text).toContain("project readme");
     expect(result.text).toContain("written");
+  });
+});
+
+describe("filling the disk that holds the workspace and Mercury's home", () => {
+  const freeBytes = () => {
+    const info = statfsSync(user.workspace);
+    return info.bavail * info.bsize;
+  };
+
+  it("a command that takes the disk below the floor is stopped and told why", async () => {
+    // The floor is put 256 MiB under what is free now; the command allocates 512 MiB, then waits.
+    const floor = freeBytes() - 256 * 1024 ** 2;
+    const fill = join(user.workspace, "fill.bin");
+    try {
+      const result = await run(
+        "fallocate -l 512M fill.bin && echo allocated && exec sleep 600",
+        user.workspace,
+        { ...defaultSandboxLimits, diskFloorBytes: floor },
+      );
+      expect(result.ok).toBe(false);
+      expect(result.text).toContain("allocated");
+      expect(result.text).toMatch(/Stopped: the disk holding .* fell to \d+ MiB free/);
+      expect(result.text).toContain("Remove what the command wrote");
+    } finally {
+      if (existsSync(fill)) rmSync(fill);
+    }
+  });
+
+  it("ordinary writes well above the floor run to the end", async () => {
+    const result = await run(
+      "head -c 1048576 /dev/zero > one-mib.bin && wc -c < one-mib.bin && rm one-mib.bin",
+    );
+    expect(result.ok, result.text).toBe(true);
+    expect(result.text).toContain("1048576");
   });
 });
