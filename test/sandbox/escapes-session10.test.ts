@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, rmSync, statfsSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { environmentLocations } from "../../src/sandbox/environment-locations.js";
 import { defaultSandboxLimits, type SandboxLimits } from "../../src/sandbox/types.js";
@@ -157,5 +158,81 @@ describe("filling the disk that holds the workspace and Mercury's home", () => {
     );
     expect(result.ok, result.text).toBe(true);
     expect(result.text).toContain("1048576");
+  });
+});
+
+describe("the user's terminal", () => {
+  it("Mercury in a real terminal: the command gets no handle on it, and TIOCSTI is refused even on a terminal of its own", async () => {
+    // The host allows TIOCSTI (dev.tty.legacy_tiocsti=1 here), so only the sandbox stands in the way.
+    const attack = join(user.root, "tiocsti.py");
+    writeFileSync(
+      attack,
+      `import fcntl, os, pty, termios
+def inject(fd, label):
+    try:
+        fcntl.ioctl(fd, termios.TIOCSTI, b"x")
+        print("INJECTED", label)
+    except OSError as error:
+        print("refused", label, error.errno)
+for fd in range(0, 64):
+    try:
+        os.fstat(fd)
+    except OSError:
+        continue
+    inject(fd, "fd%d" % fd)
+try:
+    inject(os.open("/dev/tty", os.O_RDWR), "/dev/tty")
+except OSError as error:
+    print("no /dev/tty", error.errno)
+# A terminal of its own, made its controlling one: the kernel alone would allow TIOCSTI on it.
+main, secondary = pty.openpty()
+name = os.ttyname(secondary)
+os.setsid()
+own = os.open(name, os.O_RDWR)
+inject(own, "own-pty")
+`,
+    );
+    const resultFile = join(user.root, "tiocsti-result.json");
+    const pendingFile = join(user.root, "tiocsti-pending.txt");
+    const driver = join(user.root, "mercury-in-a-terminal.mts");
+    writeFileSync(
+      driver,
+      `import { writeFileSync } from "node:fs";
+import { createRunCommandTool } from ${JSON.stringify(resolve("src/tools/run-command.ts"))};
+import { scrubbedEnv } from ${JSON.stringify(resolve("src/tools/process-group.ts"))};
+const run = createRunCommandTool({ env: { ...scrubbedEnv(), HOME: ${JSON.stringify(user.home)} }, sandbox: { userHome: ${JSON.stringify(user.home)}, require: true } });
+const result = await run.execute({ command: ${JSON.stringify(`python3 ${attack} 2>&1; echo "tty: $(tty)"`)} }, {
+  signal: new AbortController().signal, cwd: ${JSON.stringify(user.workspace)}, home: ${JSON.stringify(user.mercuryHome)},
+  sessionId: "s", taskId: "t", userKey: "owner", authorize: async () => ({ allowed: true, rule: "test.allow" }), reportActivity: () => {},
+});
+writeFileSync(${JSON.stringify(resultFile)}, JSON.stringify({ mercuryHasTerminal: process.stdin.isTTY === true, result }));
+`,
+    );
+    // After Mercury, the terminal's input queue is read: an injection would be waiting there.
+    const pending = `import fcntl, termios, struct; open(${JSON.stringify(pendingFile)}, "w").write(str(struct.unpack("i", fcntl.ioctl(0, termios.FIONREAD, b"\\0\\0\\0\\0"))[0]))`;
+    const inner = `${process.execPath} --import tsx ${driver}; python3 -c '${pending}'`;
+    const child = spawn("script", ["-q", "-e", "-c", inner, "/dev/null"], {
+      cwd: resolve("."),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const code = await new Promise<number | null>((done) => child.on("close", done));
+    expect(code, output).toBe(0);
+    const { mercuryHasTerminal, result } = JSON.parse(readFileSync(resultFile, "utf8")) as {
+      mercuryHasTerminal: boolean;
+      result: { ok: boolean; output?: string; error?: string };
+    };
+    const text = result.output ?? result.error ?? "";
+    expect(mercuryHasTerminal).toBe(true);
+    expect(text).not.toContain("INJECTED");
+    expect(text).toContain("refused own-pty 1");
+    expect(text).toContain("tty: not a tty");
+    expect(readFileSync(pendingFile, "utf8")).toBe("0");
   });
 });
