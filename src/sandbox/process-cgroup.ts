@@ -93,6 +93,62 @@ export function processCgroup(limits: CgroupLimits, root = process.getuid?.() ==
   };
 }
 
+/**
+ * The same limits for a program whose caller holds no handle to release them (Mercury's own git calls,
+ * MCP servers: session 9 left them with per-process limits only). A shell outside the sandbox makes
+ * the groups (`mercury-<its pid>-0` below Mercury's own), joins them, runs the program, and when it
+ * ends leaves and removes them. A signal to the shell (a caller's timeout, a server stopped) is passed
+ * to the program; killed outright, the shell leaves an empty group that the next command's setup
+ * removes (its pid is gone). Returns null where no group applies.
+ */
+export function selfManagedCgroup(
+  limits: CgroupLimits,
+  root = process.getuid?.() === 0,
+): ((launch: Launch) => Launch) | null {
+  const wanted: string[] = [];
+  const pids = root ? writableHierarchy("pids") : null;
+  if (pids) wanted.push(pids.parent, pids.limitFile, String(limits.processes));
+  const memory = limits.totalMemoryBytes === undefined ? null : writableHierarchy("memory");
+  if (memory && limits.totalMemoryBytes !== undefined)
+    wanted.push(memory.parent, memory.limitFile, String(limits.totalMemoryBytes));
+  if (wanted.length === 0) return null;
+  for (const hierarchy of [pids, memory]) if (hierarchy) removeStale(hierarchy.parent);
+  return (launch) => ({
+    file: "/bin/sh",
+    args: ["-c", selfManagedScript, "sh", String(wanted.length / 3), ...wanted, launch.file, ...launch.args],
+  });
+}
+
+/**
+ * `sh -c SCRIPT sh N (PARENT LIMIT-FILE VALUE)×N PROGRAM ARGS…`. The program runs in the background,
+ * so that the shell is still there to remove the groups after it, with the shell's own stdin (an MCP
+ * server's protocol channel): dash points a background job's fd 0 at /dev/null before its
+ * redirections, so stdin goes through fd 3.
+ */
+const selfManagedScript = `n=$1; shift; name="mercury-$$-0"; parents=""
+while [ "$n" -gt 0 ]; do
+  group="$1/$name"
+  mkdir "$group" && echo "$3" > "$group/$2" && echo $$ > "$group/cgroup.procs" || { echo "mercury: could not set up the cgroup limits in $group" >&2; exit 125; }
+  parents="$parents
+$1"; shift 3; n=$((n-1))
+done
+child=""
+trap '[ -n "$child" ] && kill -TERM "$child" 2>/dev/null' TERM INT HUP
+exec 3<&0
+"$@" 0<&3 3<&- &
+child=$!
+wait "$child"; status=$?
+while kill -0 "$child" 2>/dev/null; do wait "$child"; status=$?; done
+# No pipe here: a subshell would stay in the group it is trying to remove.
+IFS='
+'
+for parent in $parents; do
+  echo $$ > "$parent/cgroup.procs"
+  tries=0
+  until rmdir "$parent/$name" 2>/dev/null || [ $tries -ge 250 ]; do sleep 0.02; tries=$((tries+1)); done
+done
+exit $status`;
+
 /** `sh -c SCRIPT sh N PROCS… PROGRAM ARGS…`: joins the N groups, then execs the program. */
 const enterScript =
   'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"';

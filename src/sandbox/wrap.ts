@@ -3,6 +3,7 @@ import { linuxSandboxTools } from "./detect.js";
 import { SandboxRefusedError, SandboxUnavailableError } from "./errors.js";
 import { secretMasks } from "./masks.js";
 import { filteredNetworkLaunch } from "./network-filter.js";
+import { selfManagedCgroup } from "./process-cgroup.js";
 import { seatbeltLaunch } from "./seatbelt.js";
 import { sandboxEntry } from "./seccomp.js";
 import { bwrapSizesTmpfs } from "./tmpfs-size.js";
@@ -15,11 +16,30 @@ import { realOrResolved, workspaceRefusal } from "./workspace.js";
  * SandboxRefusedError when the workspace is one the sandbox never makes writable.
  */
 export function sandboxLaunch(command: string, policy: SandboxPolicy, status: SandboxStatus): Launch {
-  return sandboxProgramLaunch(["/bin/sh", "-c", command], policy, status);
+  // run_command makes and releases the command's cgroups itself (tools/run-command-exec.ts).
+  return containedLaunch(["/bin/sh", "-c", command], policy, status);
 }
 
-/** The same for a program and its arguments, without a shell (Mercury's own git calls). */
+/**
+ * The same for a program and its arguments, without a shell (Mercury's own git calls, MCP servers),
+ * with the limits on all its processes together (pids and memory cgroups) that run_command's commands
+ * get: the groups are made and removed around the program by a shell of their own (process-cgroup.ts).
+ */
 export function sandboxProgramLaunch(argv: string[], policy: SandboxPolicy, status: SandboxStatus): Launch {
+  const launch = containedLaunch(argv, policy, status);
+  if (status.available && status.kind === "bubblewrap") {
+    const inGroups = selfManagedCgroup({
+      processes: policy.limits.processes,
+      ...(policy.limits.totalMemoryBytes !== undefined
+        ? { totalMemoryBytes: policy.limits.totalMemoryBytes }
+        : {}),
+    });
+    if (inGroups) return inGroups(launch);
+  }
+  return launch;
+}
+
+function containedLaunch(argv: string[], policy: SandboxPolicy, status: SandboxStatus): Launch {
   if (!status.available) throw new SandboxUnavailableError(status.reason, status.fix);
   const refusal = workspaceRefusal(policy.workspace, policy.userHome, policy.mercuryHome);
   if (refusal) throw new SandboxRefusedError(refusal);

@@ -1,10 +1,12 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { detectSandbox } from "../../src/sandbox/detect.js";
 import { environmentLocations } from "../../src/sandbox/environment-locations.js";
 import { defaultSandboxLimits, type SandboxLimits } from "../../src/sandbox/types.js";
+import { sandboxProgramLaunch } from "../../src/sandbox/wrap.js";
 import { scrubbedEnv } from "../../src/tools/process-group.js";
 import { createRunCommandTool } from "../../src/tools/run-command.js";
 import { fakeContext } from "../tools/helpers.js";
@@ -234,5 +236,106 @@ writeFileSync(${JSON.stringify(resultFile)}, JSON.stringify({ mercuryHasTerminal
     expect(text).toContain("refused own-pty 1");
     expect(text).toContain("tty: not a tty");
     expect(readFileSync(pendingFile, "utf8")).toBe("0");
+  });
+});
+
+describe("Mercury's own git calls and MCP servers (sandboxProgramLaunch) are held by cgroups too", () => {
+  /** Mercury's own group per v1 controller (or "" for v2), as the host sees it. */
+  const groupsOf = (pid: number) =>
+    new Map(
+      readFileSync(`/proc/${pid}/cgroup`, "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => {
+          const [, controllers = "", path = ""] = /^\d+:([^:]*):(.*)$/.exec(line) ?? [];
+          return [controllers, path] as const;
+        }),
+    );
+  const memoryFolder = (pid: number) => {
+    const path = groupsOf(pid).get("memory");
+    return path === undefined ? null : join("/sys/fs/cgroup/memory", path);
+  };
+  const canMakeMemoryGroups = () => {
+    const own = memoryFolder(process.pid);
+    return own !== null && existsSync(join(own, "cgroup.procs"));
+  };
+
+  function launch(argv: string[], limits: SandboxLimits) {
+    return sandboxProgramLaunch(
+      argv,
+      {
+        workspace: user.workspace,
+        cwd: user.workspace,
+        userHome: user.home,
+        mercuryHome: user.mercuryHome,
+        network: false,
+        limits,
+      },
+      detectSandbox(),
+    );
+  }
+
+  it("a long-running program (an MCP server) sits in a memory group of its own with the limit, and it is removed when the program ends", async () => {
+    if (!canMakeMemoryGroups()) return;
+    const limits = { ...defaultSandboxLimits, totalMemoryBytes: 3 * 1024 ** 3 };
+    const { file, args } = launch(["/bin/sh", "-c", "echo ready; read line; echo got $line"], limits);
+    const child = spawn(file, args, { stdio: ["pipe", "pipe", "pipe"] });
+    let output = "";
+    let group = "";
+    const ready = new Promise<void>((resolved) => {
+      child.stdout.on("data", (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes("ready")) resolved();
+      });
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    await ready;
+    group = memoryFolder(child.pid as number) ?? "";
+    expect(group).toMatch(new RegExp(`/mercury-${child.pid}-0$`));
+    expect(readFileSync(join(group, "memory.limit_in_bytes"), "utf8").trim()).toBe(String(3 * 1024 ** 3));
+    // Its stdin is the server's protocol channel: it must reach the program through the shell.
+    child.stdin.end("ping\n");
+    const code = await new Promise<number | null>((done) => child.on("close", done));
+    expect(code, output).toBe(0);
+    expect(output).toContain("got ping");
+    expect(existsSync(group)).toBe(false);
+  });
+
+  it("a program stopped by its caller (a git timeout, a server shut down) ends and its group is removed", async () => {
+    if (!canMakeMemoryGroups()) return;
+    const { file, args } = launch(["/bin/sh", "-c", "echo ready; exec sleep 600"], defaultSandboxLimits);
+    const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"] });
+    await new Promise<void>((resolved) => {
+      child.stdout.on("data", (chunk: Buffer) => {
+        if (chunk.toString().includes("ready")) resolved();
+      });
+    });
+    const group = memoryFolder(child.pid as number) ?? "";
+    expect(group).toMatch(/mercury-\d+-0$/);
+    child.kill("SIGTERM");
+    await new Promise((done) => child.on("close", done));
+    expect(existsSync(group)).toBe(false);
+  });
+
+  it("as root, the process count holds for a program too (RLIMIT_NPROC does not bind root)", async () => {
+    if (process.getuid?.() !== 0 || !existsSync("/sys/fs/cgroup/pids/cgroup.procs")) return;
+    const loop =
+      'i=0; while [ $i -lt 300 ]; do sleep 30 >/dev/null 2>&1 & [ $? -eq 0 ] || break; i=$((i+1)); done; echo "started $i"';
+    const { file, args } = launch(["/bin/sh", "-c", loop], { ...defaultSandboxLimits, processes: 40 });
+    const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    for (const stream of [child.stdout, child.stderr])
+      stream.on("data", (chunk: Buffer) => {
+        output += chunk.toString();
+      });
+    await new Promise((done) => child.on("close", done));
+    expect(output).toMatch(/Cannot fork|Resource temporarily unavailable/i);
+    const started = /started (\d+)/.exec(output);
+    if (started) expect(Number(started[1])).toBeLessThan(40);
+    expect(readdirSync("/sys/fs/cgroup/pids").filter((name) => name === `mercury-${child.pid}-0`)).toEqual(
+      [],
+    );
   });
 });
