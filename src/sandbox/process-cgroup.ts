@@ -99,7 +99,8 @@ export function processCgroup(limits: CgroupLimits, root = process.getuid?.() ==
  * the groups (`mercury-<its pid>-0` below Mercury's own), joins them, runs the program, and when it
  * ends leaves and removes them. A signal to the shell (a caller's timeout, a server stopped) is passed
  * to the program; killed outright, the shell leaves an empty group that the next command's setup
- * removes (its pid is gone). Returns null where no group applies.
+ * removes (its pid is gone). Returns null where no group applies, or without util-linux's setpriv
+ * (the shell must die with Mercury; see below): such a program keeps its per-process limits only.
  */
 export function selfManagedCgroup(
   limits: CgroupLimits,
@@ -111,11 +112,25 @@ export function selfManagedCgroup(
   const memory = limits.totalMemoryBytes === undefined ? null : writableHierarchy("memory");
   if (memory && limits.totalMemoryBytes !== undefined)
     wanted.push(memory.parent, memory.limitFile, String(limits.totalMemoryBytes));
-  if (wanted.length === 0) return null;
+  // The shell stands between Mercury and bwrap, so bwrap's --die-with-parent would watch the shell:
+  // setpriv makes the shell die with Mercury, and bwrap (with everything it runs) with the shell.
+  const setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].find((path) => existsSync(path));
+  if (wanted.length === 0 || !setpriv) return null;
   for (const hierarchy of [pids, memory]) if (hierarchy) removeStale(hierarchy.parent);
   return (launch) => ({
-    file: "/bin/sh",
-    args: ["-c", selfManagedScript, "sh", String(wanted.length / 3), ...wanted, launch.file, ...launch.args],
+    file: setpriv,
+    args: [
+      "--pdeathsig",
+      "KILL",
+      "/bin/sh",
+      "-c",
+      selfManagedScript,
+      "sh",
+      String(wanted.length / 3),
+      ...wanted,
+      launch.file,
+      ...launch.args,
+    ],
   });
 }
 

@@ -10,7 +10,7 @@ import { sandboxProgramLaunch } from "../../src/sandbox/wrap.js";
 import { scrubbedEnv } from "../../src/tools/process-group.js";
 import { createRunCommandTool } from "../../src/tools/run-command.js";
 import { fakeContext } from "../tools/helpers.js";
-import { type FakeUser, makeFakeUser, requireSandbox } from "./fixture.js";
+import { type FakeUser, hostPidsWith, makeFakeUser, requireSandbox, waitFor } from "./fixture.js";
 
 /**
  * Red-team pass 10 against the second wall alone: the authorizer allows everything (as `--yes`
@@ -317,6 +317,30 @@ describe("Mercury's own git calls and MCP servers (sandboxProgramLaunch) are hel
     child.kill("SIGTERM");
     await new Promise((done) => child.on("close", done));
     expect(existsSync(group)).toBe(false);
+  });
+
+  it("a program in its groups still dies with Mercury (SIGKILL): the shell between them does not keep it alive", async () => {
+    const marker = "876.5431";
+    const script = join(user.root, "mercury-with-a-server.mts");
+    writeFileSync(
+      script,
+      `import { spawn } from "node:child_process";
+import { sandboxProgramLaunch } from ${JSON.stringify(resolve("src/sandbox/wrap.ts"))};
+import { detectSandbox } from ${JSON.stringify(resolve("src/sandbox/detect.ts"))};
+import { defaultSandboxLimits } from ${JSON.stringify(resolve("src/sandbox/types.ts"))};
+const launch = sandboxProgramLaunch(["/bin/sh", "-c", "sleep ${marker} & sleep ${marker}; wait"], {
+  workspace: ${JSON.stringify(user.workspace)}, cwd: ${JSON.stringify(user.workspace)}, userHome: ${JSON.stringify(user.home)},
+  mercuryHome: ${JSON.stringify(user.mercuryHome)}, network: false, limits: defaultSandboxLimits,
+}, detectSandbox());
+// A server that ignores the end of its stdin: only the death of its parent chain stops it.
+spawn(launch.file, launch.args, { stdio: "ignore" });
+`,
+    );
+    const mercury = spawn(process.execPath, ["--import", "tsx", script], { stdio: "ignore" });
+    const sleeps = async () => (await hostPidsWith(marker, (argv) => argv[0] === "sleep")).length;
+    expect(await waitFor(async () => (await sleeps()) === 2)).toBe(true);
+    mercury.kill("SIGKILL");
+    expect(await waitFor(async () => (await sleeps()) === 0)).toBe(true);
   });
 
   it("as root, the process count holds for a program too (RLIMIT_NPROC does not bind root)", async () => {
