@@ -1,7 +1,18 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statfsSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join, resolve } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { detectSandbox } from "../../src/sandbox/detect.js";
 import { environmentLocations } from "../../src/sandbox/environment-locations.js";
@@ -361,5 +372,29 @@ spawn(launch.file, launch.args, { stdio: "ignore" });
     expect(readdirSync("/sys/fs/cgroup/pids").filter((name) => name === `mercury-${child.pid}-0`)).toEqual(
       [],
     );
+  });
+});
+
+describe("descriptors Mercury itself holds open", () => {
+  it("the database (and its WAL) and an appended log file do not reach the command", async () => {
+    const database = new Database(join(user.mercuryHome, "mercury.db"));
+    database.pragma("journal_mode = WAL");
+    database.exec(
+      "create table if not exists secrets (value text); insert into secrets values ('db-row-s10-71c')",
+    );
+    const log = openSync(join(user.mercuryHome, "mercury.log"), "a");
+    try {
+      const result = await run('for fd in /proc/self/fd/*; do echo "$fd -> $(readlink $fd)"; done');
+      expect(result.ok, result.text).toBe(true);
+      // 0-2, and the descriptor the shell's glob itself opened at most: nothing of Mercury's.
+      expect(result.text).not.toMatch(/mercury\.db|mercury\.log/);
+      const listed = [...result.text.matchAll(/\/proc\/self\/fd\/(\d+) ->/g)].map((match) =>
+        Number(match[1]),
+      );
+      expect(Math.max(...listed)).toBeLessThanOrEqual(3);
+    } finally {
+      closeSync(log);
+      database.close();
+    }
   });
 });
