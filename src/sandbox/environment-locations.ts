@@ -104,7 +104,6 @@ export const systemSocketLocations = [
   "/var/snap/lxd/common/lxd/unix.socket",
   "/var/lib/lxd/unix.socket",
   "/var/lib/incus/unix.socket",
-  "/var/snap/docker/common/var-lib-docker",
 ];
 
 /** Absolute paths that `env` names as secret places (not checked for existence). */
