@@ -51,3 +51,26 @@ describe("a runner's configuration changed by the task is a change to the judge 
     expect(report.reason).toMatch(/local\.mk \(file the check runs created\)/);
   });
 });
+
+describe("a check that exits 0 having run no test (built binary, loopback model)", {
+  timeout: 300_000,
+}, () => {
+  it("`node --test` whose every test is skipped: paused as 'ran no tests', never completed", async () => {
+    const cwd = gitProject({
+      "package.json": JSON.stringify({ name: "p", scripts: { test: "node --test" } }),
+      "math.test.js":
+        "const test = require('node:test');\ntest('adds', { skip: 'later' }, () => { throw new Error('wrong'); });\n",
+      "notes.txt": "old\n",
+    });
+    const fake = await server({
+      replies: [
+        { toolCalls: [{ name: "write_file", input: { path: "notes.txt", content: "new\n" } }] },
+        { text: "Done, all tests pass." },
+      ],
+    });
+    const { report } = await runTask("update the notes", cwd, fake.url);
+    expect(report.verification).toEqual([{ command: "npm test", exitCode: 0, outputSays: "no tests" }]);
+    expect(report.outcome).toBe("paused");
+    expect(report.reason).toMatch(/`npm test` exited 0 but ran no tests/);
+  });
+});
