@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { ToolCallRequest } from "../../model/types.js";
 import { parseExitCode } from "../../tools/run-command.js";
 import type { ToolContext } from "../../tools/types.js";
-import type { LoopDependencies } from "../loop.js";
+import type { LoopDependencies } from "../loop-types.js";
 import type { TaskState } from "../state.js";
 import { uncheckedDelegation } from "../subagents/unchecked.js";
 import { type ExecutedCall, executeToolCall, toolResultMessage } from "../tool-executor.js";
