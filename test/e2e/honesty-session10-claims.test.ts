@@ -16,8 +16,14 @@ describe("an answer that claims work no fact of the task shows (built binary, lo
     ["I ran the tests and all tests pass.", /no check ran in this task; the answer's claim/],
     ["所有测试都通过了。", /no check ran in this task; the answer's claim \("所有测试都通过了。"\)/],
     ["Alle Tests sind bestanden.", /no check ran in this task/],
-    ["I fixed the bug in the parser.", /this task only read .*not borne out/],
-    ["He corregido el error.", /this task only read .*not borne out/],
+    [
+      "I fixed the bug in the parser.",
+      /no tool that changes anything succeeded in this task\); the answer's claim .* is not borne out/,
+    ],
+    [
+      "He corregido el error.",
+      /no tool that changes anything succeeded in this task\); the answer's claim .* is not borne out/,
+    ],
   ])(
     "over a failing suite, after only reads, %j is responded with the note in --json and the ledger",
     async (answer, note) => {

@@ -207,7 +207,7 @@ export function unsupportedClaim(text: string, actions: TaskActions, checkPassed
       return `nothing was changed and ${why}; the answer's claim ("${claim.sentence}") is not verified`;
     }
     if (!actions.acted)
-      return `nothing was changed: this task only read (no file changed, no change succeeded); the answer's claim ("${claim.sentence}") is not borne out`;
+      return `nothing was changed (no file changed and no tool that changes anything succeeded in this task); the answer's claim ("${claim.sentence}") is not borne out`;
   }
   return null;
 }

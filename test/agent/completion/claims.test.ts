@@ -109,7 +109,7 @@ describe("whether the task's record bears a claim out", () => {
       /^nothing was changed and no check ran in this task; the answer's claim \("All tests pass\."\) is not verified$/,
     );
     expect(unsupportedClaim("I fixed the bug.", readsOnly, false)).toMatch(
-      /^nothing was changed: this task only read .*"I fixed the bug\."/,
+      /^nothing was changed \(no file changed and no tool that changes anything succeeded in this task\); the answer's claim \("I fixed the bug\."\) is not borne out$/,
     );
   });
 
