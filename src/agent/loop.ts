@@ -1,91 +1,25 @@
-import type { AttemptUsage, ModelMessage, ModelStepper, StepFailure, StepRequest } from "../model/types.js";
-import type { StoredMessage } from "../storage/transcripts.js";
-import type { AnyTool, ToolContext } from "../tools/types.js";
-import type { BudgetCheck } from "./budget.js";
-import type { ChangeReport, ChangeTracker } from "./completion/changes.js";
-import type { CheckChange } from "./completion/check-changes.js";
-import type { HeapGovernorSettings } from "./completion/compaction.js";
+import type { ModelStepper, StepRequest } from "../model/types.js";
 import type { VerificationLookup } from "./completion/gate.js";
 import { governBetweenSteps } from "./completion/governors.js";
 import { prepareMessages, sumUsage, withoutSdkToolResults } from "./completion/messages.js";
 import { guardLevel, guardNote, maxGuardRounds, unfinishedWork } from "./completion/narration.js";
 import { ToolRunner } from "./completion/tool-runner.js";
-import type { VerificationCommand } from "./completion/verification.js";
-import { defaultStallSettings, type StallSettings, StallWatchdog } from "./completion/watchdog.js";
-import type { AgentEventBody, EndCause, FileChange, Outcome, VerificationRecord } from "./events.js";
+import { defaultStallSettings, StallWatchdog } from "./completion/watchdog.js";
 import { boundHistory } from "./history.js";
-import { interruptedToolMessage } from "./ledger-repair.js";
+import {
+  guardPause,
+  keepInterruptedText,
+  modelFailure,
+  rejectsOutputLimit,
+  seconds,
+  stopped,
+  truncatedPause,
+} from "./loop-endings.js";
+import type { Ending, LoopDependencies, LoopResult } from "./loop-types.js";
 import type { TaskState } from "./state.js";
-import { workSoFar } from "./work-so-far.js";
+import { claimCutOffChanges, completionModules, gateEnding, lookupVerification } from "./turn-end.js";
 
-export interface LoopDependencies {
-  model: ModelStepper;
-  tools: readonly AnyTool[];
-  systemPrompt: string;
-  /**
-   * After a memory was forgotten during the task: the history as now stored (redacted) and a fresh
-   * system prompt, so no later step sends the forgotten text; null when nothing was forgotten.
-   */
-  afterForget?(): Promise<{ history: StoredMessage[]; systemPrompt: string } | null>;
-  maxSteps: number;
-  maxOutputTokens: number;
-  /** Tokens of history we may send (context window minus reply and system prompt). */
-  historyBudgetTokens: number;
-  signal: AbortSignal;
-  emit(body: AgentEventBody): void;
-  /** Writes messages to the transcript and returns them as stored. */
-  persist(messages: ModelMessage[]): StoredMessage[];
-  recordUsage(attempts: AttemptUsage[]): void;
-  checkBudget(): BudgetCheck;
-  /** User messages that arrived while the task ran (steering); each is taken once. */
-  takeSteering(): string[];
-  toolContext(callId: string): ToolContext;
-  /** Stall watchdog limits; defaults 3 min / 8 min. */
-  stall?: StallSettings;
-  /** Records the files before the first mutating call; absent = no evidence gate (changes unknown). */
-  changes?: ChangeTracker;
-  /** The project's verification command (configured or detected); may throw on a broken project file. */
-  verification?(): VerificationCommand | null;
-  /** The chain started at another provider for the n-th rotation (narration guard); null when there is no other. */
-  rotatedModel?(rotation: number): ModelStepper | null;
-  /** Asks the task's owner (auto-continue before the last fresh budget). */
-  askUser?(question: string, choices?: string[]): Promise<string>;
-  heap?: HeapGovernorSettings;
-  /** What the task changed about its own checks (judge fixed at the start); absent = not checked. */
-  checkChanges?(report: ChangeReport): Promise<CheckChange[]>;
-  /** Why a pass is an old build's (see completion/stale-output.ts), or null. */
-  staleOutputs?(files: FileChange[]): Promise<string | null>;
-  /** The user's explicit approval of changed checks. */
-  acceptCheckChanges?(changes: CheckChange[]): Promise<boolean>;
-  /** The task's folder is no project: changes complete with "no checks to run here". */
-  plainFolder?: boolean;
-  /** The project above the task's subfolder (see enclosingProject), named when no check is found. */
-  enclosingProject?: { folder: string; manifest: string; check: string | null } | null;
-  /** Called after every fact the evidence gate relies on (a change, a verification run). */
-  recordEvidence?(): void;
-}
-
-export interface ToolErrorRecord {
-  tool: string;
-  error: string;
-  step: number;
-}
-
-export interface LoopResult {
-  endCause: EndCause;
-  outcome: Outcome;
-  text: string;
-  reason?: string;
-  filesChanged: FileChange[];
-  verification: VerificationRecord[];
-  checksChanged: CheckChange[];
-  toolErrors: ToolErrorRecord[];
-}
-
-type Ending = Omit<LoopResult, "filesChanged" | "verification" | "checksChanged" | "toolErrors"> & {
-  filesChanged?: FileChange[];
-  checksChanged?: CheckChange[];
-};
+export type { LoopDependencies, LoopResult, ToolErrorRecord } from "./loop-types.js";
 
 const maxTruncationContinuations = 3;
 const maxTokenReductions = 3;
@@ -299,180 +233,8 @@ async function loop(
     }
 
     verification ??= lookupVerification(deps);
-    const { evidenceGate } = await completionModules(watchdog);
-    const decision = await evidenceGate({
-      state,
-      changes: deps.changes,
-      verification,
-      runVerification: (command) => runner.verify(command, step),
-      ...(deps.checkChanges ? { checkChanges: deps.checkChanges } : {}),
-      ...(deps.staleOutputs ? { staleOutputs: deps.staleOutputs } : {}),
-      ...(deps.acceptCheckChanges ? { acceptCheckChanges: deps.acceptCheckChanges } : {}),
-      ...(deps.plainFolder ? { plainFolder: true } : {}),
-      ...(deps.enclosingProject ? { enclosingProject: deps.enclosingProject } : {}),
-    });
-    deps.recordEvidence?.();
-    if (signal.aborted) return stopped(state, watchdog);
-    switch (decision.kind) {
-      case "fix":
-        deps.emit({
-          type: "notice",
-          level: "warn",
-          message: "verification failed; asking the model to fix it",
-        });
-        state.append(deps.persist([{ role: "user", content: decision.note }]));
-        continue;
-      case "responded":
-        return {
-          endCause: "text-stop",
-          outcome: "responded",
-          text: state.finalText,
-          ...(decision.note ? { reason: decision.note } : {}),
-          filesChanged: decision.files,
-        };
-      case "completed":
-        return {
-          endCause: "text-stop",
-          outcome: "completed",
-          text: state.finalText,
-          ...(decision.note ? { reason: decision.note } : {}),
-          filesChanged: decision.files,
-          ...(decision.checksChanged ? { checksChanged: decision.checksChanged } : {}),
-        };
-      case "failed":
-        return {
-          endCause: "text-stop",
-          outcome: "failed",
-          text: state.finalText,
-          reason: decision.reason,
-          filesChanged: decision.files,
-        };
-      case "paused":
-        return {
-          endCause: "text-stop",
-          outcome: "paused",
-          text: state.finalText,
-          reason: decision.reason,
-          filesChanged: decision.files,
-          ...(decision.checksChanged ? { checksChanged: decision.checksChanged } : {}),
-        };
-    }
+    const ending = await gateEnding(deps, state, watchdog, signal, runner, verification, step);
+    if (ending === null) continue;
+    return ending;
   }
-}
-
-/**
- * The evidence gate (with the change tracker's diff and the check-change rules under it) and the
- * budget verdict run after a model answer, never before the first request: they load then, once per
- * process. The watchdog is suspended while they load, so loading code is never counted as a stall.
- */
-let completionLoad:
-  | Promise<[typeof import("./completion/gate.js"), typeof import("./completion/auto-continue.js")]>
-  | undefined;
-
-async function completionModules(watchdog: StallWatchdog) {
-  const [gate, autoContinue] = completionLoad
-    ? await completionLoad
-    : await watchdog.whileWaiting(() => {
-        completionLoad = Promise.all([
-          import("./completion/gate.js"),
-          import("./completion/auto-continue.js"),
-        ]);
-        return completionLoad;
-      });
-  return { evidenceGate: gate.evidenceGate, budgetExhausted: autoContinue.budgetExhausted };
-}
-
-/**
- * A change a crash cut off (kill -9 during a command) had an unknown effect: when the resumed run then
- * changes nothing and only says "done", the answer carries it (session 9: it read as a plain answer).
- * A later passing check does not bear it out: the check ran on whatever the cut-off call left.
- */
-function claimCutOffChanges(deps: LoopDependencies, state: TaskState): void {
-  for (const failure of state.toolErrors) {
-    if (failure.step !== 0 || failure.error !== interruptedToolMessage) continue;
-    if (!deps.tools.some((tool) => tool.name === failure.toolName && tool.mutating)) continue;
-    state.uncheckedClaims.push({
-      sequence: state.callSequence,
-      why: `${failure.toolName} was cut off by a crash before it finished (its effect is unknown)`,
-      change: true,
-    });
-  }
-}
-
-function lookupVerification(deps: LoopDependencies): VerificationLookup {
-  if (!deps.verification) return { ok: true, command: null };
-  try {
-    return { ok: true, command: deps.verification() };
-  } catch (error) {
-    return { ok: false, error: error instanceof Error ? error.message : String(error) };
-  }
-}
-
-function guardPause(state: TaskState, why: string): Ending {
-  const failure = state.lastToolFailure;
-  const blocker = failure
-    ? `the last failed tool call was ${failure.toolName}: ${failure.error}`
-    : "no tool failed; the model kept stopping without acting";
-  return {
-    endCause: "text-stop",
-    outcome: "paused",
-    text: state.finalText,
-    reason: `the model stopped ${maxGuardRounds} times with work left (${why}). Blocker: ${blocker}`,
-  };
-}
-
-/** Whole seconds, or one decimal under 10 s (short limits in tests and tight configs). */
-function seconds(ms: number): string {
-  return ms < 10_000 ? (ms / 1000).toFixed(1) : String(Math.round(ms / 1000));
-}
-
-function truncatedPause(state: TaskState): Ending {
-  return {
-    endCause: "truncated",
-    outcome: "paused",
-    text: state.finalText,
-    reason: 'the answer kept hitting the output token limit; raise agent.maxOutputTokens or say "continue".',
-  };
-}
-
-/**
- * What the person already read of an answer cut short stays in the transcript, marked as cut: the
- * next turn's model knows what it said, and a resumed session shows it. Nothing is kept when no
- * text had streamed.
- */
-function keepInterruptedText(deps: LoopDependencies, state: TaskState, streamed: string): void {
-  if (streamed.trim() === "") return;
-  // Not the task's answer (`text` of the report): a cut-off reply is not one.
-  state.append(deps.persist([{ role: "assistant", content: `${streamed}\n\n[interrupted here]` }]));
-}
-
-function stopped(state: TaskState, watchdog: StallWatchdog): Ending {
-  if (watchdog.fired) {
-    return {
-      endCause: "aborted",
-      outcome: "paused",
-      text: state.finalText,
-      reason: `stalled: no activity for ${seconds(watchdog.idleMs)} s. Say "continue" to resume.`,
-    };
-  }
-  return { endCause: "aborted", outcome: "cancelled", text: state.finalText, reason: "stopped by the user" };
-}
-
-const outputLimitRejection =
-  /max_tokens|max_output_tokens|max_completion_tokens|maximum context|context length|too many (output )?tokens/i;
-
-function rejectsOutputLimit(result: StepFailure): boolean {
-  return result.failures.some(
-    (failure) => failure.status === 400 && outputLimitRejection.test(failure.cause),
-  );
-}
-
-function modelFailure(result: StepFailure, state: TaskState, deps: LoopDependencies): Ending {
-  deps.emit({ type: "notice", level: "error", message: result.message });
-  return {
-    endCause: "interrupted",
-    outcome: "failed",
-    text: state.finalText,
-    reason: `${result.message}${workSoFar(state)}`,
-  };
 }

@@ -10,7 +10,7 @@ import {
   type VerificationCommand,
 } from "./completion/verification.js";
 import { emptyEvidence, type TaskEvidence, type TaskEvidenceStore } from "./evidence.js";
-import type { LoopDependencies } from "./loop.js";
+import type { LoopDependencies } from "./loop-types.js";
 import type { TaskState } from "./state.js";
 
 export interface TaskEvidenceWiring {

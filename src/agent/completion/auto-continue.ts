@@ -1,4 +1,4 @@
-import type { LoopDependencies } from "../loop.js";
+import type { LoopDependencies } from "../loop-types.js";
 import type { TaskState } from "../state.js";
 import type { StallWatchdog } from "./watchdog.js";
 

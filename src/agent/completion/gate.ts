@@ -2,6 +2,7 @@ import type { FileChange } from "../events.js";
 import type { TaskState } from "../state.js";
 import { type ChangeReport, type ChangeTracker, workspaceFingerprint } from "./changes.js";
 import { type CheckChange, describeCheckChanges } from "./check-changes.js";
+import { claimsInAnswer, taskActions, unsupportedClaim } from "./claims.js";
 import { describeRun, type OutputVerdict, passed, readTestOutput } from "./test-summary.js";
 import type { VerificationCommand } from "./verification.js";
 
@@ -118,12 +119,16 @@ async function judge(input: GateInput): Promise<GateDecision> {
   if (!input.verification.ok)
     return { kind: "paused", reason: `cannot verify the changes: ${input.verification.error}`, files };
   const command = input.verification.command;
-  if (!command && input.plainFolder && report.confirmed)
+  if (!command && input.plainFolder && report.confirmed) {
+    const claim = claimsInAnswer(state.finalText).find((found) => found.kind === "checks");
     return {
       kind: "completed",
       files,
-      note: `${noChecksNote} (not a project: no manifest, no test command)`,
+      note:
+        `${noChecksNote} (not a project: no manifest, no test command)` +
+        (claim ? `; the answer's claim ("${claim.sentence}") is not verified: no check ran` : ""),
     };
+  }
   if (!command && input.enclosingProject) {
     const { folder, manifest, check } = input.enclosingProject;
     const its = check ? `its check \`${check}\`` : "its checks";
@@ -202,7 +207,11 @@ function responded(state: TaskState, files: FileChange[]): GateDecision {
       files,
       note: `nothing was changed; ${unchecked.why}, so nothing the answer says about it is verified`,
     };
-  if (!last || passed(last)) return { kind: "responded", files };
+  if (!last || passed(last)) {
+    // Nothing else to say: the answer's own words are read for a claim no fact of the task bears out.
+    const claim = unsupportedClaim(state.finalText, taskActions(state.ownMessages()), last !== undefined);
+    return claim ? { kind: "responded", files, note: claim } : { kind: "responded", files };
+  }
   const how = last.exitCode === null ? "did not finish" : describeRun(last);
   return {
     kind: "responded",

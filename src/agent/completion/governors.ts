@@ -1,6 +1,6 @@
 import { getHeapStatistics } from "node:v8";
 import type { EndCause, Outcome } from "../events.js";
-import type { LoopDependencies } from "../loop.js";
+import type { LoopDependencies } from "../loop-types.js";
 import type { TaskState } from "../state.js";
 import { compactToolResults, type HeapGovernorSettings } from "./compaction.js";
 import { sumUsage } from "./messages.js";

@@ -21,12 +21,13 @@ const maxNames = 200;
 export function judgeFiles(cwd: string, verification: VerificationCommand | null): JudgeFiles {
   if (!verification) return {};
   const texts = [verification.command];
-  const script = /^npm (?:test|run (\S+))$/.exec(verification.command.trim());
+  const script = /^(?:npm|yarn|pnpm) (?:test|run (\S+))$/.exec(verification.command.trim());
   if (script) texts.push(...packageScript(cwd, script[1] ?? "test"));
   const paths = new Set<string>();
   for (const text of texts) {
     for (const token of text.split(/[\s;&|()<>"'`=]+/)) {
       if (!/^[\w@.+-]+$/.test(token) || paths.size >= maxNames) continue;
+      for (const name of runnerConfigFiles(cwd, token)) paths.add(join(cwd, name));
       // Absent ones too: npm puts node_modules/.bin first on a script's PATH, so a program created
       // there later under a word the script runs (`node check.js` → node_modules/.bin/node) is the
       // judge replaced, though nothing resolved there when it was fixed.
@@ -58,13 +59,116 @@ export function judgeFileChanges(cwd: string, recorded: JudgeFiles | undefined):
     .filter(([path, hash]) => contentHash(join(cwd, path)) !== hash)
     .map(([path, hash]) => ({
       path,
-      change: `${path === npmConfig ? "npm configuration the check runs with" : "file the check runs"} ${
+      change: `${path === npmConfig ? "npm configuration the check runs with" : configNames.has(path) ? "configuration the check's runner reads" : "file the check runs"} ${
         hash === "absent" ? "created" : contentHash(join(cwd, path)) === "absent" ? "deleted" : "modified"
       }`,
     }));
 }
 
 const npmConfig = ".npmrc";
+
+const scriptExtensions = ["js", "cjs", "mjs", "ts", "cts", "mts"];
+const each = (stem: string, extensions: string[]) => extensions.map((extension) => `${stem}.${extension}`);
+
+/**
+ * The files each runner reads, at the check's folder, before it decides what to run and how: present
+ * or absent when the judge is fixed (a `bunfig.toml` with a test preload, a `.yarnrc.yml` whose
+ * yarnPath is a script that exits 0, a `.cargo/config.toml` test runner of `true`, a `go.work` that
+ * swaps the module under test, a pytest `conftest.py` that skips every test). The change picture
+ * names tracked ones by rule only where a rule lists them (check-files.ts); these are compared by
+ * content wherever git puts them (tracked, untracked, ignored).
+ */
+const runnerConfigs: { word: RegExp; files: string[] }[] = [
+  { word: /^(?:yarn|yarnpkg)$/, files: [".yarnrc", ".yarnrc.yml", npmConfig] },
+  { word: /^(?:pnpm|pnpx)$/, files: [".pnpmfile.cjs", npmConfig] },
+  { word: /^(?:bun|bunx)$/, files: ["bunfig.toml", npmConfig] },
+  {
+    word: /^vitest$/,
+    files: [
+      ...each("vitest.config", scriptExtensions),
+      ...each("vite.config", scriptExtensions),
+      ...each("vitest.workspace", [...scriptExtensions, "json"]),
+    ],
+  },
+  {
+    word: /^jest$/,
+    files: [
+      ...each("jest.config", [...scriptExtensions, "json"]),
+      ...each("babel.config", ["js", "cjs", "mjs", "json"]),
+      ".babelrc",
+      ".babelrc.js",
+    ],
+  },
+  { word: /^_?mocha$/, files: each(".mocharc", ["js", "cjs", "mjs", "json", "jsonc", "yaml", "yml"]) },
+  {
+    word: /^(?:pytest|py\.test|tox|nox)$/,
+    files: [
+      "pytest.ini",
+      ".pytest.ini",
+      "pytest.toml",
+      ".pytest.toml",
+      "pyproject.toml",
+      "tox.ini",
+      "setup.cfg",
+      "conftest.py",
+      "noxfile.py",
+    ],
+  },
+  { word: /^(?:make|gmake)$/, files: ["GNUmakefile", "makefile", "Makefile"] },
+  {
+    word: /^cargo$/,
+    files: [".cargo/config.toml", ".cargo/config", "rust-toolchain", "rust-toolchain.toml"],
+  },
+  { word: /^go$/, files: ["go.work"] },
+];
+
+const configNames = new Set([
+  ...runnerConfigs.flatMap((runner) => runner.files.filter((name) => name !== npmConfig)),
+]);
+
+/** The config files of the runner a word names, with a Makefile's includes for make. */
+function runnerConfigFiles(cwd: string, word: string): string[] {
+  const files = runnerConfigs.filter((runner) => runner.word.test(word)).flatMap((runner) => runner.files);
+  if (/^g?make$/.test(word)) files.push(...makeIncludes(cwd));
+  return files;
+}
+
+const includeLine = /^[ \t]*-?s?include[ \t]+(.+)$/gm;
+const maxIncludeDepth = 4;
+
+/**
+ * Files the project's makefiles include (`include rules.mk`, `-include local.mk`), followed a few
+ * levels deep; names built from variables or globs are left out (what they resolve to is make's).
+ */
+function makeIncludes(cwd: string): string[] {
+  const found = new Set<string>();
+  let pending = ["GNUmakefile", "makefile", "Makefile"];
+  for (let depth = 0; depth < maxIncludeDepth && pending.length > 0; depth += 1) {
+    const next: string[] = [];
+    for (const name of pending) {
+      const text = readIfFile(join(cwd, name));
+      if (text === null) continue;
+      for (const match of text.matchAll(includeLine)) {
+        for (const included of (match[1] ?? "").split(/\s+/)) {
+          if (included === "" || /[$*?[]/.test(included) || found.has(included)) continue;
+          found.add(included);
+          next.push(included);
+        }
+      }
+    }
+    pending = next;
+  }
+  return [...found];
+}
+
+function readIfFile(path: string): string | null {
+  try {
+    return statSync(path).isFile() ? readFileSync(path, "utf8") : null;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}
 
 function contentHash(path: string): string {
   try {

@@ -30,6 +30,8 @@ const failureSummaries: RegExp[] = [
   /\| \d+ passed \| [1-9]\d* failed\b/,
   /\btests passed, [1-9]\d* tests failed out of\b/,
   /^Failed!\s+- Failed:\s+[1-9]\d*/m,
+  // pytest -q prints its summary without the ===== rule.
+  /^(?:\d+ \w+, )*[1-9]\d* (?:failed|errors?)\b.* in [\d.]+s\b/m,
 ];
 
 /** A summary that says no test ran. */
@@ -49,6 +51,13 @@ const noTestSummaries: RegExp[] = [
   /\| 0 passed \| 0 failed\b/,
   /\bNo tests were found\b/i,
   /\bNo test is available\b/i,
+  // Session 10: every test skipped, deselected or only collected is no test run (exit 0 all the same).
+  /^=*\s*(?:\d+ (?:skipped|deselected|xfailed|warnings?)(?:, )?)+ in [\d.]+s\b/m,
+  /\b\d+ tests? collected in [\d.]+s\b/,
+  /^\s*Tests\s+(?:\d+ (?:skipped|todo)(?: \| )?)+\s*\(\d+\)/m,
+  /^Tests:\s+(?:\d+ (?:skipped|todo), )+\d+ total/m,
+  /^[#ℹ] pass 0$/m,
+  /\btest result: ok\. 0 passed\b/,
 ];
 
 /** A summary that counts tests that ran (overrides a "none" from another part of the same run). */
@@ -56,10 +65,12 @@ const ranSummaries: RegExp[] = [
   /^\s*[1-9]\d* passing\b/m,
   /^\s*Tests?:?\s+.*\b[1-9]\d* passed\b/m,
   /^=+ .*\b[1-9]\d* passed\b.* =+$/m,
-  /^# (pass|tests) [1-9]\d*$/m,
-  /^ℹ (pass|tests) [1-9]\d*$/m,
-  /^ok\s+[^\s|]/m, // go's "ok  pkg", not Deno's "ok | 0 passed"
-  /^running [1-9]\d* tests?$/m,
+  // TAP and node --test count passes ("# tests 3" counts skipped ones too).
+  /^[#ℹ] pass\s+[1-9]\d*$/m,
+  // go's "ok  pkg  0.01s", not Deno's "ok | 0 passed" nor TAP's "ok 1 - name # SKIP".
+  /^ok\s+\S+\s+(?:[\d.]+s|\(cached\))/m,
+  /\btest result: (?:ok|FAILED)\. [1-9]\d* passed\b/, // cargo ("running 2 tests" counts ignored ones)
+  /^(?:\d+ \w+, )*[1-9]\d* passed\b.* in [\d.]+s\b/m, // pytest -q
   /\bRan [1-9]\d* tests?\b/,
   /\b[1-9]\d* examples?, 0 failures\b/,
   /\b[1-9]\d* runs, \d+ assertions, 0 failures\b/,
@@ -67,8 +78,16 @@ const ranSummaries: RegExp[] = [
   /\| [1-9]\d* passed \| 0 failed\b/,
 ];
 
+/** unittest's "Ran 2 tests" over "OK (skipped=2)": every test that ran was skipped. */
+function unittestAllSkipped(output: string): boolean {
+  const ran = /\bRan (\d+) tests?\b/.exec(output)?.[1];
+  const skipped = /^OK \(skipped=(\d+)\)$/m.exec(output)?.[1];
+  return ran !== undefined && ran === skipped;
+}
+
 export function readTestOutput(output: string): OutputVerdict | null {
   if (failureSummaries.some((pattern) => pattern.test(output))) return "failures";
+  if (unittestAllSkipped(output)) return "no tests";
   if (ranSummaries.some((pattern) => pattern.test(output))) return null;
   if (noTestSummaries.some((pattern) => pattern.test(output))) return "no tests";
   return null;

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { ToolCallRequest } from "../../model/types.js";
 import { parseExitCode } from "../../tools/run-command.js";
 import type { ToolContext } from "../../tools/types.js";
-import type { LoopDependencies } from "../loop.js";
+import type { LoopDependencies } from "../loop-types.js";
 import type { TaskState } from "../state.js";
 import { uncheckedDelegation } from "../subagents/unchecked.js";
 import { type ExecutedCall, executeToolCall, toolResultMessage } from "../tool-executor.js";
@@ -36,9 +36,10 @@ export class ToolRunner {
     deps.emit({ type: "tool-call", callId: call.callId, toolName: call.toolName, input: call.input });
     const tool = deps.tools.find((candidate) => candidate.name === call.toolName);
     const verification = call.toolName === "run_command" ? this.verificationOf(call.input) : null;
-    if (tool?.mutating) await this.beginTracking();
+    const mayChange = tool?.mutating === true || mayChangeUnannounced(call.toolName);
+    if (mayChange) await this.beginTracking();
     const sequence = ++state.callSequence;
-    if (tool?.mutating && !verification) {
+    if (mayChange && !verification) {
       // Recorded (and saved) before the call runs: a crash in the middle of it leaves files changed
       // that no later record mentions, and an earlier passing run must not pass for evidence then.
       state.lastChangeSequence = sequence;
@@ -207,6 +208,15 @@ export class ToolRunner {
         : {}),
     };
   }
+}
+
+/**
+ * An MCP tool's read-only mark is its server's word: it decides what the permission engine asks, not
+ * whether the gate looks at the files. A server that marks a writing tool read-only otherwise ended a
+ * task `responded` with files changed and no check run (session 10).
+ */
+function mayChangeUnannounced(toolName: string): boolean {
+  return toolName.startsWith("mcp__");
 }
 
 function firstLine(text: string): string {
