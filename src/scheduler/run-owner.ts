@@ -56,7 +56,7 @@ export function takeOverRun(
   return database
     .transaction((): Takeover => {
       const latest = store.getRun(runId);
-      if (!latest || latest.status !== "running") return "not-running";
+      if (latest?.status !== "running") return "not-running";
       if (home === undefined || latest.taskId === null) return "mine";
       const owner = liveOwner(home, latest.taskId);
       if (owner && owner.pid !== process.pid) return "live-elsewhere";
