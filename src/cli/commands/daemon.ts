@@ -176,6 +176,9 @@ export function registerDaemonCommands(program: Command): void {
       const controller = new AbortController();
       process.once("SIGINT", () => controller.abort());
       process.once("SIGTERM", () => controller.abort());
+      // `mercury logs -f | head -3`: once the reader has gone, following would write nowhere forever.
+      const { onOutputClosed } = await import("../closed-output.js");
+      onOutputClosed(() => controller.abort());
       const formatChunk = lineFormatter(format);
       await followLog(
         path,
