@@ -93,6 +93,15 @@ describe("a scheduled run whose process is killed (session 10)", { timeout: 180_
     expect(schedule?.detail).toContain(`run ${interrupted?.id} of ${jobId}`);
     expect(schedule?.fix).toContain("mercury start");
 
+    // The work ledger's listing says the same of the run's task.
+    const tasks = JSON.parse((await home.cli(["tasks", "--json"])).stdout) as {
+      tasks: { id: string; status: string; interrupted: boolean }[];
+    };
+    expect(tasks.tasks).toEqual([
+      expect.objectContaining({ id: interrupted?.taskId, status: "running", interrupted: true }),
+    ]);
+    expect((await home.cli(["tasks"])).stdout).toMatch(/ {2}interrupted {2}session /);
+
     // The daemon's start resumes that same run, as the same ledger task.
     fixture.server.push({ text: "The slow report is written." });
     const started = await home.cli(["start"]);
