@@ -1,5 +1,9 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
+import { tolerateClosedOutput } from "./cli/closed-output.js";
+
+// Before anything writes: a reader that leaves early (`| head -1`) ends output, not with a stack trace.
+tolerateClosedOutput();
 
 /**
  * `--version` and the top-level help answer before the command-line parser or any command loads:

@@ -10,6 +10,7 @@ import {
   ScheduleError,
   systemTimezone,
 } from "./timing.js";
+import { validateToolNames } from "./tool-names.js";
 
 // The request schema lives in request.ts (the schedule_task tool carries it without loading this file).
 export { type JobRequest, jobRequestSchema } from "./request.js";
@@ -25,6 +26,8 @@ export interface JobCreationContext {
   defaultDelivery: string;
   userHome: string;
   mercuryHome: string;
+  /** How the request named its tools, for the error: "--tools" from the CLI. */
+  toolsFlag?: string;
 }
 
 /** Validates every field (clear errors naming the field) and stores the job; returns it. */
@@ -38,6 +41,14 @@ export function createJob(request: JobRequest, context: JobCreationContext): Sch
     context.mercuryHome,
   );
   const delivery = validateDeliveryTarget(request.delivery ?? context.defaultDelivery);
+  const permissions = request.permissions
+    ? {
+        ...request.permissions,
+        ...(request.permissions.tools
+          ? { tools: validateToolNames(request.permissions.tools, context.toolsFlag ?? "permissions.tools") }
+          : {}),
+      }
+    : null;
   const firstDue = nextDueAfter(spec, nowMs);
   if (firstDue === null)
     throw new ScheduleError(`the schedule "${request.schedule}" is never due; nothing to schedule`);
@@ -59,7 +70,7 @@ export function createJob(request: JobRequest, context: JobCreationContext): Sch
       dayTokens: request.dayTokens ?? null,
       dayUsd: request.dayUsd ?? null,
     },
-    permissions: request.permissions ?? null,
+    permissions,
     nextDueMs: firstDue,
     createdBy: context.createdBy,
   });

@@ -79,6 +79,7 @@ export function createDaemonScheduler(app: MercuryApp, options: DaemonSchedulerO
     clock: app.clock,
     logger: options.logger,
     maxSleepMs: schedulerMaxSleepMs(app.env),
+    home: app.paths.home,
   });
   return { store, runner, scheduler };
 }

@@ -2,13 +2,14 @@ import type { Clock } from "../agent/clock.js";
 import type { WorkLedger } from "../agent/ledger.js";
 import { closeDanglingToolCalls } from "../agent/ledger-repair.js";
 import type { Agent, TaskIdentity, TaskReport } from "../agent/runtime.js";
-import { liveOwner } from "../agent/task-owner.js";
+import { liveOwner, releaseTask } from "../agent/task-owner.js";
 import type { Logger } from "../app/logger.js";
 import { maxCrashResumes, resumeInput } from "../channels/gateway.js";
 import type { SqliteDatabase } from "../storage/database.js";
 import type { AnyTool, AuthorizationRequest, AuthorizationResult } from "../tools/types.js";
 import { scheduledRunTools } from "./authorization.js";
 import { formatDuration, type JobStore, type ScheduledJob, type ScheduledRun } from "./jobs.js";
+import { startOwnedRun, takeOverRun } from "./run-owner.js";
 import {
   jobBudgetCheck,
   jobBudgetPrefix,
@@ -93,7 +94,13 @@ export class ScheduledRunner {
           "scheduled run failed outside the agent",
         );
       })
-      .finally(() => this.active.delete(run.id));
+      .finally(() => {
+        this.active.delete(run.id);
+        // The owner file goes after the run's last write (finished, or waiting for a retry), never
+        // before: a running row without a live owner reads as a run whose process is gone.
+        const taskId = this.deps.store.getRun(run.id)?.taskId;
+        if (this.deps.home !== undefined && taskId) releaseTask(this.deps.home, taskId);
+      });
     return entry.done;
   }
 
@@ -106,11 +113,16 @@ export class ScheduledRunner {
     while (this.active.size > 0) await Promise.all([...this.active.values()].map((entry) => entry.done));
   }
 
-  private async execute(claimedJob: ScheduledJob, run: ScheduledRun, signal: AbortSignal): Promise<void> {
+  private async execute(
+    claimedJob: ScheduledJob,
+    claimedRun: ScheduledRun,
+    signal: AbortSignal,
+  ): Promise<void> {
     const { store, ledger, clock } = this.deps;
     // The job as it is now: it may have been removed or paused since the run was claimed or began
     // waiting for a retry (another process, the dashboard); such a run does not start.
     const job = store.get(claimedJob.id) ?? claimedJob;
+    let run = claimedRun;
     if (run.status === "claimed" || run.status === "retry-wait") {
       const stop =
         job.status === "removed"
@@ -130,17 +142,20 @@ export class ScheduledRunner {
         return;
       }
     }
-    if (run.status === "running" && run.taskId && this.deps.home) {
-      // Running in another live process (a `schedule run-now` without the daemon, a second
-      // daemon): that process finishes it; resuming it here ran it twice.
-      const owner = liveOwner(this.deps.home, run.taskId);
-      if (owner && owner.pid !== process.pid) {
+    if (run.status === "running") {
+      // Running in another live process (a `schedule run-now` without the daemon, a second daemon):
+      // that process finishes it, and resuming it here ran it twice. Finished since it was read: done.
+      const takeover = takeOverRun(this.deps.database, store, this.deps.home, run.id);
+      if (takeover !== "mine") {
         this.deps.logger.info(
-          { component: "scheduler", runId: run.id, taskId: run.taskId, pid: owner.pid },
-          "run is running in another live process; left to it",
+          { component: "scheduler", runId: run.id, taskId: run.taskId, takeover },
+          takeover === "live-elsewhere"
+            ? "run is running in another live process; left to it"
+            : "run is no longer running; nothing to resume",
         );
         return;
       }
+      run = store.requireRun(run.id);
     }
     const prefix = runTaskPrefix(job.id, run.id);
     let taskId: string;
@@ -153,6 +168,13 @@ export class ScheduledRunner {
     ) {
       // A crash interrupted this run: resume the same task (its transcript is kept), never start another.
       taskId = previous.id;
+      if (job.status === "removed") {
+        // Removed while its process was gone: nobody wants the rest of it any more.
+        const reason = "interrupted (the process running it was gone) and not resumed: the job was removed";
+        ledger.cancel(taskId, reason);
+        await this.finish(job, run, taskId, null, "cancelled", reason);
+        return;
+      }
       if (previous.resumes >= maxCrashResumes) {
         const reason = `the process stopped unexpectedly ${previous.resumes + 1} times during this run; paused`;
         ledger.pause(taskId, reason);
@@ -175,7 +197,7 @@ export class ScheduledRunner {
       taskId = run.status === "running" && run.taskId ? run.taskId : `${prefix}${run.attempts + 1}`;
       if (run.status === "running") {
         // Claimed and marked running, but the crash came before the ledger task existed.
-      } else if (!store.startRun(run.id, taskId)) {
+      } else if (!startOwnedRun(this.deps.database, store, this.deps.home, run.id, taskId)) {
         return;
       }
       if (text === null) {

@@ -6,6 +6,7 @@ import type { ScheduledRunner } from "./runner.js";
 /** What the scheduler needs of an executor (the ScheduledRunner; a recorder in the benchmark). */
 export type RunStarter = Pick<ScheduledRunner, "isActive" | "jobActive" | "start" | "stopAll">;
 
+import { runInterrupted } from "./run-owner.js";
 import { sleepUntilNextDue, tick } from "./tick.js";
 
 export interface SchedulerOptions {
@@ -15,6 +16,8 @@ export interface SchedulerOptions {
   logger: Logger;
   /** The longest the daemon sleeps between ticks (it wakes earlier for the next due time). */
   maxSleepMs: number;
+  /** MERCURY_HOME: where runs' owner files are, so a run whose process is gone is resumed at a tick. */
+  home?: string;
 }
 
 /**
@@ -54,6 +57,30 @@ export class Scheduler {
   tickNow(): { fired: number; recorded: number } {
     const { store, runner, clock, logger } = this.options;
     const nowMs = clock.now().getTime();
+    // Retries whose backoff has passed, runs claimed by another process (`schedule run-now`), and
+    // runs whose process is gone (a `run-now` killed with kill -9): resumed now, not at the next start;
+    // first, so a due time of the same job meanwhile sees its run going and is not stacked on it.
+    const home = this.options.home;
+    for (const run of [
+      ...store.retriesDue(nowMs),
+      ...store
+        .unfinished()
+        .filter(
+          (r) =>
+            r.status === "claimed" ||
+            (home !== undefined && !runner.isActive(r.id) && runInterrupted(r, home)),
+        ),
+    ]) {
+      if (runner.isActive(run.id)) continue;
+      const job = store.get(run.jobId);
+      if (!job) continue;
+      if (run.status === "running")
+        logger.info(
+          { component: "scheduler", jobId: job.id, runId: run.id, taskId: run.taskId },
+          "resuming a run whose process is gone",
+        );
+      void runner.start(job, run);
+    }
     const result = tick(store, nowMs);
     for (const run of result.recorded) {
       logger.info(
@@ -81,15 +108,6 @@ export class Scheduler {
         "scheduled run fired",
       );
       void runner.start(job, run);
-    }
-    // Retries whose backoff has passed, and runs claimed by another process (`schedule run-now`).
-    for (const run of [
-      ...store.retriesDue(nowMs),
-      ...store.unfinished().filter((r) => r.status === "claimed"),
-    ]) {
-      if (runner.isActive(run.id)) continue;
-      const job = store.get(run.jobId);
-      if (job) void runner.start(job, run);
     }
     return { fired: result.fire.length, recorded: result.recorded.length };
   }

@@ -10,11 +10,12 @@ import { type JobRequest, jobRequestSchema } from "./request.js";
  * carries (timing rules and croner, delivery, workspace checks).
  */
 async function toolWork() {
-  const [create, authorization, delivery, timing] = await Promise.all([
+  const [create, authorization, delivery, timing, toolNames] = await Promise.all([
     import("./create.js"),
     import("./authorization.js"),
     import("./delivery.js"),
     import("./timing.js"),
+    import("./tool-names.js"),
   ]);
   return {
     createJob: create.createJob,
@@ -24,6 +25,7 @@ async function toolWork() {
     validateDeliveryTarget: delivery.validateDeliveryTarget,
     parseSchedule: timing.parseSchedule,
     systemTimezone: timing.systemTimezone,
+    validateToolNames: toolNames.validateToolNames,
   };
 }
 
@@ -77,6 +79,7 @@ export function schedulerTools(deps: SchedulerToolDeps): ToolDefinition[] {
         validateDeliveryTarget,
         parseSchedule,
         systemTimezone,
+        validateToolNames,
       } = await toolWork();
       const store = await jobStore();
       const nowMs = deps.clock.now().getTime();
@@ -90,6 +93,8 @@ export function schedulerTools(deps: SchedulerToolDeps): ToolDefinition[] {
         parseSchedule(input.schedule, { timezone: input.timezone ?? systemTimezone(), nowMs });
         workspace = validateWorkspace(input.workspace ?? context.cwd, deps.userHome, deps.mercuryHome);
         validateDeliveryTarget(delivery);
+        // Before the user is asked to confirm: a job narrowed to a misspelt tool could do nothing.
+        if (input.permissions?.tools) validateToolNames(input.permissions.tools, "permissions.tools");
       } catch (error) {
         return { ok: false, error: error instanceof Error ? error.message : String(error) };
       }

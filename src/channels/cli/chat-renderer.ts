@@ -4,6 +4,7 @@ import type { AgentEvent } from "../../agent/events.js";
 import { relativeTime } from "./relative-time.js";
 import { banner, reasonShownAbove } from "./renderer.js";
 import { type ChatScreen, paint } from "./screen.js";
+import { subagentLabel, subagentView } from "./subagent-events.js";
 import { toolActivity, toolLine } from "./tool-line.js";
 
 const identity = (text: string) => text;
@@ -96,6 +97,31 @@ export function createChatRenderer(
   };
   const color = (code: number, line: string) => paint(code, line, options.colors);
   return (event: AgentEvent): void => {
+    const child = subagentLabel(event);
+    if (child !== null) {
+      const view = subagentView(event, child);
+      if (view.kind === "hidden") {
+        // The parent is still at work (its delegate_task call): the spinner says whose step it is.
+        if (event.type === "step-start" || event.type === "text-delta") screen.busy(`${child} thinking`);
+        return;
+      }
+      if (view.kind === "line") {
+        screen.print(color(view.tone, view.text));
+        return;
+      }
+      if (view.kind === "tool-result" && event.type === "tool-result") {
+        const call = calls.get(event.callId);
+        calls.delete(event.callId);
+        screen.print(
+          color(
+            event.ok ? 32 : 31,
+            `${view.prefix}${toolLine(event.toolName, call?.input, event.ok, event.output)}`,
+          ),
+        );
+        screen.busy(`${child} thinking`);
+        return;
+      }
+    }
     switch (event.type) {
       case "task-start":
       case "step-start":

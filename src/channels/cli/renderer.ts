@@ -2,6 +2,7 @@ import { passed } from "../../agent/completion/test-summary.js";
 import type { AgentEvent } from "../../agent/events.js";
 import { endCauseLabel } from "../end-cause.js";
 import { relativeTime } from "./relative-time.js";
+import { subagentLabel, subagentView } from "./subagent-events.js";
 import { toolLine } from "./tool-line.js";
 
 export interface RendererOutput {
@@ -28,6 +29,29 @@ export function createTerminalRenderer(
     midLine = false;
   };
   return (event: AgentEvent): void => {
+    const child = subagentLabel(event);
+    if (child !== null) {
+      const view = subagentView(event, child);
+      if (view.kind === "hidden") return;
+      if (view.kind === "line") {
+        endLine();
+        output.info(color(view.tone, view.text, options.colors));
+        return;
+      }
+      if (view.kind === "tool-result" && event.type === "tool-result") {
+        const input = calls.get(event.callId);
+        calls.delete(event.callId);
+        endLine();
+        output.info(
+          color(
+            event.ok ? 32 : 31,
+            `${view.prefix}${toolLine(event.toolName, input, event.ok, event.output)}`,
+            options.colors,
+          ),
+        );
+        return;
+      }
+    }
     switch (event.type) {
       case "text-delta":
         output.text(event.text);

@@ -35,7 +35,7 @@ export function toolActivity(toolName: string, input: unknown): string {
 
 /** The short subject of a call: the command, the path, the URL or the query. */
 function subject(toolName: string, input: unknown): string {
-  for (const name of ["command", "path", "url", "query", "pattern", "glob", "question"]) {
+  for (const name of ["command", "path", "url", "query", "pattern", "glob", "question", "task"]) {
     const value = field(input, name);
     if (value) return oneLine(value, 60);
   }
@@ -44,6 +44,9 @@ function subject(toolName: string, input: unknown): string {
 
 /** The result in a few words: exit code for commands, lines changed for edits, else the first line. */
 function outcome(output: string, ok: boolean): string {
+  // delegate_task answers with the child's whole result as JSON: its id and outcome say how it went.
+  const child = /"agentId":"[^"]*\/(child-\d+)","outcome":"(\w+)"/.exec(output);
+  if (child) return `${child[1]} ${child[2]}`;
   const exit = /^exit code: (-?\d+|none)/.exec(output);
   if (exit) {
     const timedOut = /timed out after/.test(output) ? ", timed out" : "";

@@ -161,8 +161,12 @@ export function registerDaemonCommands(program: Command): void {
       // Silence would read as "nothing happened" or as a broken command; stdout stays empty for scripts.
       if (!existsSync(path))
         process.stderr.write(
-          `mercury: no daemon log yet (${path}); \`mercury start\` runs the daemon, which writes it.\n`,
+          options.follow
+            ? `mercury: no daemon log yet (${path}); waiting for its first line (Ctrl+C to stop). \`mercury start\` runs the daemon, which writes it.\n`
+            : `mercury: no daemon log yet (${path}); \`mercury start\` runs the daemon, which writes it.\n`,
         );
+      else if (options.follow && printedUpTo === 0)
+        process.stderr.write(`mercury: ${path} is empty; waiting for its first line (Ctrl+C to stop).\n`);
       const { formatLogLine, lineFormatter } = await import("../../daemon/log-format.js");
       const colors = stdoutColors();
       const format = (line: string) => (options.json ? line : formatLogLine(line, colors));
@@ -172,6 +176,9 @@ export function registerDaemonCommands(program: Command): void {
       const controller = new AbortController();
       process.once("SIGINT", () => controller.abort());
       process.once("SIGTERM", () => controller.abort());
+      // `mercury logs -f | head -3`: once the reader has gone, following would write nowhere forever.
+      const { onOutputClosed } = await import("../closed-output.js");
+      onOutputClosed(() => controller.abort());
       const formatChunk = lineFormatter(format);
       await followLog(
         path,

@@ -11,6 +11,7 @@ import {
   soulCheck,
 } from "../doctor/checks-install.js";
 import { sandboxCheck } from "../doctor/checks-sandbox.js";
+import { scheduleCheck } from "../doctor/checks-schedule.js";
 import { vectorSearchCheck } from "../doctor/checks-search.js";
 import type { Check, DoctorCheck } from "../doctor/types.js";
 
@@ -28,6 +29,7 @@ export const doctorChecks: DoctorCheck[] = [
   mcpCheck,
   providersCheck,
   daemonCheck,
+  scheduleCheck,
   serviceCheck,
   telegramCheck,
 ];

@@ -8,6 +8,7 @@ import { readLiveLock } from "../../daemon/lock.js";
 import { createJob, type JobRequest, jobRequestSchema, presentJob } from "../../scheduler/create.js";
 import { createDaemonScheduler } from "../../scheduler/daemon.js";
 import { formatDuration, JobNotFoundError, JobStore, type ScheduledRun } from "../../scheduler/jobs.js";
+import { interruptedReason, runInterrupted } from "../../scheduler/run-owner.js";
 import { ScheduleError } from "../../scheduler/timing.js";
 import { openDatabase } from "../../storage/database.js";
 import { exitCodes } from "../exit-codes.js";
@@ -26,21 +27,30 @@ export async function scheduleAction(name: string, args: unknown[]): Promise<num
       case "add":
         return add(store, settings, String(args[0]), String(args[1]), args[2] as ScheduleAddOptions);
       case "list": {
-        const jobs = store.list().map(presentJob);
+        const jobs = store.list().map((job) => ({
+          ...presentJob(job),
+          interruptedRuns: store
+            .runningRuns(job.id)
+            .filter((run) => runInterrupted(run, settings.home))
+            .map((run) => run.id),
+        }));
         if ((args[0] as { json?: boolean }).json) out(`${JSON.stringify({ jobs })}\n`);
         else if (jobs.length === 0)
           out('No scheduled jobs. Add one: mercury schedule add "every 30 minutes" "…"\n');
         else
-          for (const job of jobs)
+          for (const job of jobs) {
             out(
               `${job.id}  ${job.status.padEnd(6)}  ${job.schedule}  next ${whenDue(job.nextDueAt, "-")}  ${job.name}\n`,
             );
+            for (const runId of job.interruptedRuns)
+              out(`  run ${runId} ${interruptedReason}; see \`mercury schedule history ${job.id}\`\n`);
+          }
         return exitCodes.success;
       }
       case "show": {
         const options = args[1] as { json?: boolean };
         const job = presentJob(store.require(String(args[0])));
-        const runs = store.runs(job.id, 5).map(presentRun);
+        const runs = store.runs(job.id, 5).map((run) => presentRun(run, settings.home));
         if (options.json) out(`${JSON.stringify({ job, runs })}\n`);
         else {
           for (const [key, value] of Object.entries(job))
@@ -74,7 +84,9 @@ export async function scheduleAction(name: string, args: unknown[]): Promise<num
           // later result reads as if the job had not been stopped.
           for (const running of store.runningRuns(id))
             out(
-              `Its run ${running.id} (started ${new Date(running.firedMs).toISOString()}) is still going; it finishes and is reported (\`mercury schedule history ${id}\`).\n`,
+              runInterrupted(running, settings.home)
+                ? `Its run ${running.id} (started ${new Date(running.firedMs).toISOString()}) was ${interruptedReason}; it finishes and is reported (\`mercury schedule history ${id}\`).\n`
+                : `Its run ${running.id} (started ${new Date(running.firedMs).toISOString()}) is still going; it finishes and is reported (\`mercury schedule history ${id}\`).\n`,
             );
         }
         return exitCodes.success;
@@ -87,7 +99,7 @@ export async function scheduleAction(name: string, args: unknown[]): Promise<num
           err(`mercury: --limit must be a positive whole number, got "${options.limit}"\n`);
           return exitCodes.usage;
         }
-        const runs = store.runs(job.id, limit).map(presentRun);
+        const runs = store.runs(job.id, limit).map((run) => presentRun(run, settings.home));
         if (options.json) out(`${JSON.stringify({ job: presentJob(job), runs })}\n`);
         else if (runs.length === 0)
           out(`No runs of ${job.id} yet; next due ${whenDue(presentJob(job).nextDueAt, "never")}.\n`);
@@ -130,8 +142,12 @@ function add(
     const raw = options[key];
     if (raw === undefined) continue;
     const value = Number(raw);
-    if (!Number.isFinite(value) || value <= 0) {
+    if (raw.trim() === "" || !Number.isFinite(value) || value <= 0) {
       err(`mercury: ${flag} must be a positive number, got "${raw}"\n`);
+      return exitCodes.usage;
+    }
+    if ((key === "runTokens" || key === "dayTokens") && !Number.isInteger(value)) {
+      err(`mercury: ${flag} is a number of tokens, a whole number; got "${raw}"\n`);
       return exitCodes.usage;
     }
     numbers[key] = value;
@@ -139,13 +155,13 @@ function add(
   const request: JobRequest = {
     schedule: when,
     task,
-    ...(options.name ? { name: options.name } : {}),
+    ...(options.name !== undefined ? { name: options.name.trim() } : {}),
     ...(options.tz ? { timezone: options.tz } : {}),
     ...(options.workspace ? { workspace: options.workspace } : {}),
     ...(options.deliver ? { delivery: options.deliver } : {}),
     ...(options.silent ? { silent: true } : {}),
     ...numbers,
-    ...(options.tools
+    ...(options.tools !== undefined
       ? {
           permissions: {
             tools: options.tools
@@ -156,6 +172,16 @@ function add(
         }
       : {}),
   };
+  if (when.trim() === "") {
+    err(
+      'mercury: <when> is empty; write "every 30 minutes", 5 cron fields such as "0 9 * * 1-5", "at 2026-12-24T18:00" or "in 20 minutes"\n',
+    );
+    return exitCodes.usage;
+  }
+  if (options.name !== undefined && options.name.trim() === "") {
+    err("mercury: --name is empty; give a short name, or leave --name out to use the task's start\n");
+    return exitCodes.usage;
+  }
   if (task.trim() === "") {
     err(
       'mercury: the task is empty; say what the job should do, e.g. "check the build and tell me if it fails"\n',
@@ -165,7 +191,7 @@ function add(
   const parsed = jobRequestSchema.safeParse(request);
   if (!parsed.success) {
     err(
-      `mercury: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}\n`,
+      `mercury: ${parsed.error.issues.map((issue) => `${flagOf(issue.path)}: ${issue.message}`).join("; ")}\n`,
     );
     return exitCodes.usage;
   }
@@ -179,6 +205,7 @@ function add(
       defaultDelivery: "terminal",
       userHome: settings.env.HOME && settings.env.HOME.trim() !== "" ? settings.env.HOME : homedir(),
       mercuryHome: settings.home,
+      toolsFlag: "--tools",
     });
     if (options.json) out(`${JSON.stringify({ job: presentJob(job) })}\n`);
     else
@@ -193,6 +220,26 @@ function add(
     }
     throw error;
   }
+}
+
+/** The command-line spelling of a request field, so an error names what the person typed. */
+function flagOf(path: readonly PropertyKey[]): string {
+  const field = String(path[0] ?? "");
+  const flags: Record<string, string> = {
+    schedule: "<when>",
+    task: "<task>",
+    name: "--name",
+    timezone: "--tz",
+    workspace: "--workspace",
+    delivery: "--deliver",
+    graceMinutes: "--grace-minutes",
+    runTokens: "--run-tokens",
+    runUsd: "--run-usd",
+    dayTokens: "--day-tokens",
+    dayUsd: "--day-usd",
+    permissions: "--tools",
+  };
+  return flags[field] ?? path.map(String).join(".");
 }
 
 /**
@@ -227,7 +274,8 @@ async function runNow(
   }
   if (readLiveLock(settings.paths.lock)) {
     const run = store.claimManual(job, Date.now());
-    if (options.json) out(`${JSON.stringify({ run: presentRun(run), executedBy: "daemon" })}\n`);
+    if (options.json)
+      out(`${JSON.stringify({ run: presentRun(run, settings.home), executedBy: "daemon" })}\n`);
     else out(`Run ${run.id} queued; the daemon runs it now. See \`mercury schedule history ${id}\`.\n`);
     return exitCodes.success;
   }
@@ -245,7 +293,7 @@ async function runNow(
     });
     const run = appStore.claimManual(appStore.require(id), app.clock.now().getTime());
     await runner.start(appStore.require(id), run);
-    const finished = presentRun(appStore.requireRun(run.id));
+    const finished = presentRun(appStore.requireRun(run.id), settings.home);
     if (options.json) out(`${JSON.stringify({ run: finished, executedBy: "cli" })}\n`);
     else out(`${runLine(finished)}\n`);
     return finished.outcome === "completed" || finished.outcome === "responded"
@@ -256,7 +304,12 @@ async function runNow(
   }
 }
 
-export function presentRun(run: ScheduledRun) {
+/**
+ * One run as list, show and history give it. A run marked running whose process is gone (kill -9,
+ * a crash) is shown "interrupted" with why and what resumes it, never as still running.
+ */
+export function presentRun(run: ScheduledRun, home: string) {
+  const interrupted = runInterrupted(run, home);
   return {
     id: run.id,
     jobId: run.jobId,
@@ -266,12 +319,16 @@ export function presentRun(run: ScheduledRun) {
     firedAt: new Date(run.firedMs).toISOString(),
     lateMs: run.lateMs,
     timing: run.timing,
-    status: run.status,
+    status: interrupted ? ("interrupted" as const) : run.status,
     taskId: run.taskId,
     attempts: run.attempts,
     nextAttemptAt: run.nextAttemptMs === null ? null : new Date(run.nextAttemptMs).toISOString(),
     outcome: run.outcome,
-    reason: run.reason,
+    reason: interrupted
+      ? run.reason
+        ? `${interruptedReason}; ${run.reason}`
+        : interruptedReason
+      : run.reason,
     usage: run.usage,
     refusals: run.refusals,
     delivery: run.delivery,

@@ -1,4 +1,5 @@
 import { type LedgerStatus, ledgerStatuses, WorkLedger } from "../../agent/ledger.js";
+import { liveOwner } from "../../agent/task-owner.js";
 import { relativeTime } from "../../channels/cli/relative-time.js";
 import { ConfigError } from "../../config/errors.js";
 import { loadSettings } from "../../config/settings.js";
@@ -17,15 +18,21 @@ const orderWords = "most recently written first";
 export async function listTasks(options: TasksOptions): Promise<number> {
   const status = statusOption(options.status);
   const limit = limitOption(options.limit);
-  const { paths } = loadSettings();
+  const { paths, home } = loadSettings();
   const database = await openCurrentDatabase(paths.database);
   try {
-    const tasks = new WorkLedger(database).list({
+    const listed = new WorkLedger(database).list({
       by: "write",
       limit,
       ...(status ? { statuses: [status] } : {}),
       ...(options.session !== undefined ? { sessionId: options.session } : {}),
     });
+    // "running" is also what a kill -9 leaves: a task whose process is gone is said to be interrupted
+    // (the next daemon start or a "continue" resumes it), never shown as still going.
+    const tasks = listed.map((task) => ({
+      ...task,
+      interrupted: task.status === "running" && liveOwner(home, task.id) === null,
+    }));
     if (options.json) {
       process.stdout.write(`${JSON.stringify({ ok: true, order: orderWords, tasks })}\n`);
       return exitCodes.success;
@@ -38,7 +45,7 @@ export async function listTasks(options: TasksOptions): Promise<number> {
     for (const task of tasks) {
       const input = task.input.replace(/\s+/g, " ").trim();
       process.stdout.write(
-        `${task.id.slice(0, 8)}  ${task.status.padEnd(9)}  session ${task.sessionId}  ${task.channel}  written ${relativeTime(task.updatedAt)}  ${input.length > 60 ? `${input.slice(0, 57)}…` : input}\n`,
+        `${task.id.slice(0, 8)}  ${(task.interrupted ? "interrupted" : task.status).padEnd(9)}  session ${task.sessionId}  ${task.channel}  written ${relativeTime(task.updatedAt)}  ${input.length > 60 ? `${input.slice(0, 57)}…` : input}\n`,
       );
     }
     return exitCodes.success;
