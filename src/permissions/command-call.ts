@@ -1,6 +1,7 @@
 import { basename } from "node:path";
 import { hostsNamed, needsNetwork } from "./command-network.js";
 import { interpreterChecks, outsideOperands, readonlyChecks } from "./command-operands.js";
+import { parallelOperands } from "./command-feeds.js";
 import { commandValuedOptions, gitEnvironmentScripts } from "./command-options.js";
 import { globSecrets, pathFinding, sensitiveArgument } from "./command-paths.js";
 import { type Analysis, expandBraces, interpreters } from "./command-rules.js";
@@ -111,6 +112,7 @@ export function callChecks(
     if (hard) scope().add(hard);
   }
   for (const script of unwrapped.innerScripts) scope().analyze(script, walk.out);
+  for (const invocation of unwrapped.invocations) parallelOperands(invocation, scope());
   // `bash <(echo 'rm -rf ~')`, `source <(curl …)`, `python3 <(printf …)`: a substituted script file.
   const reader = unwrapped.invocations[unwrapped.invocations.length - 1]?.program ?? "";
   const runsFile = isShell(reader) || reader === "source" || reader === ".";

@@ -1,3 +1,4 @@
+import { arithmeticBodies, plantedSubscripts } from "./arithmetic-names.js";
 import {
   type Analysis,
   choose,
@@ -94,6 +95,17 @@ export function decideCommand(
       const shadow: Analysis = { findings: [] };
       analyzeSource(subject, speculative, fsApi, shadow, 0);
       analysis.findings.push(...shadow.findings.filter(isHardDenial));
+    }
+  }
+  // `x='a[$(rm -rf ~)]'; echo $((x))`: arithmetic expands the subscript of a value planted in a name.
+  if (parsed !== null && arithmeticBodies(subject).length > 0) {
+    const variables = speculativeContexts(parsed, local)[0]?.speculation?.variables ?? new Map();
+    const planted = plantedSubscripts(subject, variables);
+    analysis.findings.push(...planted.findings);
+    for (const script of planted.scripts) {
+      const shadow: Analysis = { findings: [] };
+      analyzeSource(script, local, fsApi, shadow, 1);
+      analysis.findings.push(...shadow.findings.filter((finding) => finding.decision === "deny"));
     }
   }
   // `/proc/$$/environ`, `/proc/*/mem`, `/proc/self/task/*/environ`: whatever the pid spelling, a process's
