@@ -15,6 +15,7 @@ import { gitDiscardFinding, gitEnvironmentOptions, gitPlaceVariable } from "./gi
 import { downloaders, hardlineCheck, protectedWriteTarget } from "./hardline.js";
 import { type CreatedLink, linksCreatedBy } from "./link-overlay.js";
 import { subscriptScripts } from "./name-subscripts.js";
+import { programFileChecks, unknownFileRun } from "./program-file-checks.js";
 import { persistenceFinding } from "./persistence.js";
 import { powershellFindings, powershellPrograms } from "./powershell-code.js";
 import { projectScriptText } from "./project-scripts.js";
@@ -131,6 +132,8 @@ export function callChecks(
     const scriptFile = runner.words
       .slice(1)
       .find((word) => !word.text.startsWith("-") && !word.text.startsWith("+"));
+    if (scriptFile?.exact && walk.written.unknown(scriptFile.text, scope().context.cwd))
+      scope().add(unknownFileRun(scriptFile.text));
     if (scriptFile?.exact)
       scope().innerDenies(
         walk.written.text(scriptFile.text, scope().context.cwd) ??
@@ -196,6 +199,7 @@ export function callChecks(
     for (const script of gitEnvironmentScripts(environment, finalArgs)) scope().innerDenies(script);
     gitPlaceChecks(environment, final, scope());
   }
+  for (const invocation of unwrapped.invocations) programFileChecks(invocation, unwrapped.invocations, walk.written, scope());
   for (const invocation of unwrapped.invocations) {
     const valued = commandValuedOptions(
       invocation.program,
@@ -245,6 +249,8 @@ export function callChecks(
 function scriptFileChecks(final: Invocation, walk: CallWalk, scope: WalkScope): void {
   const argv0 = final.words[0];
   const cwd = scope.context.cwd;
+  if (argv0?.exact && argv0.text.includes("/") && walk.written.unknown(argv0.text, cwd))
+    scope.add(unknownFileRun(argv0.text));
   if (argv0?.exact && argv0.text.includes("/")) {
     const text = walk.written.script(argv0.text, cwd);
     if (text !== null) {
@@ -269,6 +275,7 @@ function scriptFileChecks(final: Invocation, walk: CallWalk, scope: WalkScope): 
   if (args.some((word) => /^-[a-zA-Z]*[mce]$|^--eval$/.test(word.text))) return;
   const file = args.find((word) => !word.text.startsWith("-"));
   if (!file?.exact) return;
+  if (walk.written.unknown(file.text, cwd)) scope.add(unknownFileRun(file.text));
   const text = walk.written.script(file.text, cwd);
   if (text !== null) scope.inlineCode(text, hardlineOnly);
 }

@@ -24,7 +24,12 @@ export function inputWords(text: string): EvaluatedWord[] {
 export function feedBuilder(element: Stmt, fed: EvaluatedWord[], scope: WalkScope): void {
   if (element.command?.type !== "call" || element.command.args.length === 0 || fed.length === 0) return;
   const words = element.command.args.map((word) => evaluateWord(word, scope.context));
-  const invocations = unwrap(words).invocations;
+  feedInvocations(unwrap(words).invocations, fed, scope);
+}
+
+/** The command xargs or parallel builds from `invocations` (one command's wrappers and program), with `fed`. */
+export function feedInvocations(invocations: Invocation[], fed: EvaluatedWord[], scope: WalkScope): void {
+  if (fed.length === 0) return;
   const xargsAt = invocations.findIndex((invocation) => invocation.program === "xargs");
   const built = xargsAt >= 0 ? invocations[xargsAt + 1] : parallelCommand(invocations);
   if (!built) return;
