@@ -16,6 +16,7 @@ import { downloaders, hardlineCheck, protectedWriteTarget } from "./hardline.js"
 import { type CreatedLink, linksCreatedBy } from "./link-overlay.js";
 import { subscriptScripts } from "./name-subscripts.js";
 import { programFileChecks, unknownFileRun } from "./program-file-checks.js";
+import { assignedNames, injectedLibraryFinding, loadedBuiltinFinding } from "./injected-code.js";
 import { persistenceFinding } from "./persistence.js";
 import { powershellFindings, powershellPrograms } from "./powershell-code.js";
 import { projectScriptText } from "./project-scripts.js";
@@ -65,6 +66,8 @@ export function callChecks(
       rule: "command.assignment",
       reason: `the command sets ${assign.name}, which can change what runs`,
     });
+    const injected = injectedLibraryFinding(assign.name);
+    if (injected) scope().add(injected);
   }
   if (call.args.length === 0) return;
   const words = call.args.map((word) => walk.evaluate(word));
@@ -177,6 +180,13 @@ export function callChecks(
       const discard = gitDiscardFinding(args, scope());
       if (discard) scope().add(discard);
     }
+    const loaded = loadedBuiltinFinding(invocation.program, args);
+    if (loaded) scope().add(loaded);
+    if (/^(export|declare|typeset|readonly|local|env|sudo)$/.test(invocation.program))
+      for (const name of assignedNames(args)) {
+        const injected = injectedLibraryFinding(name);
+        if (injected) scope().add(injected);
+      }
     const persistence = persistenceFinding(invocation.program, args);
     if (persistence) scope().add(persistence);
     const toolState = toolStateFinding(invocation.program, args);
@@ -346,6 +356,8 @@ function hardlineOnly(finding: Finding): boolean {
 function startupFileChecks(name: string, value: string, walk: CallWalk, scope: WalkScope): void {
   const cwd = scope.context.cwd;
   if (name === "BASH_ENV" || name === "ENV") scope.innerDenies(walk.written.text(value, cwd) ?? null);
+  // `PERL5OPT='-Mstrict;system("rm -rf ~")'`: perl turns `-M` into `use …;` code before the program.
+  if (name === "PERL5OPT") scope.inlineCode(value, (finding) => finding.decision === "deny");
   if (name !== "NODE_OPTIONS") return;
   const words = value.split(/\s+/);
   words.forEach((word, index) => {

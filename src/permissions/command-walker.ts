@@ -16,6 +16,7 @@ import type { WalkScope } from "./command-walk-scope.js";
 import type { PermissionContext } from "./context.js";
 import { decoderOf, pipedText } from "./decoders.js";
 import { downloaders, protectedWriteTarget } from "./hardline.js";
+import { injectedLibraryFinding } from "./injected-code.js";
 import { inlineCodeFindings } from "./inline-code.js";
 import { type CreatedLink, withLinks } from "./link-overlay.js";
 import { subscriptScripts } from "./name-subscripts.js";
@@ -226,6 +227,8 @@ class Walker {
         for (const inner of command.stmts) this.stmt(inner);
         // `export GIT_SSH_COMMAND='rm -rf ~'`: a command-valued variable set for what follows.
         for (const assign of command.assigns ?? []) {
+          const injected = injectedLibraryFinding(assign.name);
+          if (injected) this.add(injected);
           const value = assign.value ? evaluateWord(assign.value, this.context) : null;
           if (value?.exact) this.innerDenies(variableScript(assign.name, value.text));
         }

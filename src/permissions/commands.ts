@@ -9,7 +9,7 @@ import {
 import { analyzeSource } from "./command-walker.js";
 import type { PermissionContext } from "./context.js";
 import { checkPath, nodePathFs, type PathFs, resolveReal } from "./paths.js";
-import { isHardDenial, speculativeContexts } from "./speculation.js";
+import { isHardDenial, resplitSource, speculativeContexts } from "./speculation.js";
 import type { Decision } from "./types.js";
 import { hasInvisibleCharacters } from "./unicode.js";
 
@@ -94,6 +94,8 @@ export function decideCommand(
     for (const speculative of speculativeContexts(parsed, local)) {
       const shadow: Analysis = { findings: [] };
       analyzeSource(subject, speculative, fsApi, shadow, 0);
+      const resplit = resplitSource(subject, speculative);
+      if (resplit !== null) analyzeSource(resplit, speculative, fsApi, shadow, 0);
       analysis.findings.push(...shadow.findings.filter(isHardDenial));
     }
   }
