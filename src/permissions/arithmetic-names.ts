@@ -1,4 +1,4 @@
-import { substitutionsIn, subscriptScripts } from "./name-subscripts.js";
+import { subscriptScripts, substitutionsIn } from "./name-subscripts.js";
 import type { Finding } from "./shell-words.js";
 
 /**
@@ -32,7 +32,9 @@ export function arithmeticBodies(source: string): string[] {
 /** Variable names an arithmetic body reads, with or without `$`. */
 export function arithmeticNames(body: string): string[] {
   const names = new Set<string>();
-  for (const match of body.replace(/'[^']*'/g, " ").matchAll(/(?:^|[^A-Za-z0-9_])\$?\{?([A-Za-z_][A-Za-z0-9_]*)/g))
+  for (const match of body
+    .replace(/'[^']*'/g, " ")
+    .matchAll(/(?:^|[^A-Za-z0-9_])\$?\{?([A-Za-z_][A-Za-z0-9_]*)/g))
     names.add(match[1] as string);
   return [...names];
 }
@@ -59,7 +61,8 @@ export function plantedSubscripts(
       if (bracket >= 0) scripts.push(...substitutionsIn(text.slice(bracket)));
     }
     for (const name of arithmeticNames(body)) {
-      for (const value of variables.get(name) ?? []) scripts.push(...subscriptScripts("let", [value]).scripts);
+      for (const value of variables.get(name) ?? [])
+        scripts.push(...subscriptScripts("let", [value]).scripts);
     }
   }
   const findings: Finding[] =

@@ -1,7 +1,7 @@
 import { basename } from "node:path";
+import { parallelOperands } from "./command-feeds.js";
 import { hostsNamed, needsNetwork } from "./command-network.js";
 import { interpreterChecks, outsideOperands, readonlyChecks } from "./command-operands.js";
-import { parallelOperands } from "./command-feeds.js";
 import { commandValuedOptions, gitEnvironmentScripts } from "./command-options.js";
 import { globSecrets, pathFinding, sensitiveArgument } from "./command-paths.js";
 import { type Analysis, expandBraces, interpreters } from "./command-rules.js";
@@ -13,12 +13,12 @@ import { configWriteFindings } from "./config-writers.js";
 import { embeddedWriteTargets } from "./embedded-writes.js";
 import { gitDiscardFinding, gitEnvironmentOptions, gitPlaceVariable } from "./git-discards.js";
 import { downloaders, hardlineCheck, protectedWriteTarget } from "./hardline.js";
+import { assignedNames, injectedLibraryFinding, loadedBuiltinFinding } from "./injected-code.js";
 import { type CreatedLink, linksCreatedBy } from "./link-overlay.js";
 import { subscriptScripts } from "./name-subscripts.js";
-import { programFileChecks, unknownFileRun } from "./program-file-checks.js";
-import { assignedNames, injectedLibraryFinding, loadedBuiltinFinding } from "./injected-code.js";
 import { persistenceFinding } from "./persistence.js";
 import { powershellFindings, powershellPrograms } from "./powershell-code.js";
+import { programFileChecks, unknownFileRun } from "./program-file-checks.js";
 import { projectScriptText } from "./project-scripts.js";
 import { type Command, stmtsInWord, type Word } from "./shell-ast.js";
 import { type EvaluatedWord, evaluateWord, type Finding } from "./shell-words.js";
@@ -209,7 +209,8 @@ export function callChecks(
     for (const script of gitEnvironmentScripts(environment, finalArgs)) scope().innerDenies(script);
     gitPlaceChecks(environment, final, scope());
   }
-  for (const invocation of unwrapped.invocations) programFileChecks(invocation, unwrapped.invocations, walk.written, scope());
+  for (const invocation of unwrapped.invocations)
+    programFileChecks(invocation, unwrapped.invocations, walk.written, scope());
   for (const invocation of unwrapped.invocations) {
     const valued = commandValuedOptions(
       invocation.program,

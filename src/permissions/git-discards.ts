@@ -98,11 +98,15 @@ export function gitDiscardFinding(args: string[], scope: PathScope): Finding | n
     // `checkout-index -f` overwrites files with the index's copies.
     case "read-tree":
       return rest.includes("-u") && rest.includes("--reset")
-        ? discards("rewrites the work tree from a commit, dropping uncommitted changes (read-tree -u --reset)")
+        ? discards(
+            "rewrites the work tree from a commit, dropping uncommitted changes (read-tree -u --reset)",
+          )
         : null;
     case "checkout-index":
       return rest.includes("--force") || hasShort(rest, "f")
-        ? discards("overwrites files with the index's copies, dropping uncommitted changes (checkout-index -f)")
+        ? discards(
+            "overwrites files with the index's copies, dropping uncommitted changes (checkout-index -f)",
+          )
         : null;
     case "gc":
       return rest.some((arg) => /^--prune(=now|=all)?$/.test(arg) && arg !== "--prune")

@@ -73,7 +73,9 @@ function rewritesWholeTree(sub: string | undefined, rest: string[]): boolean {
     case "read-tree":
       return rest.includes("-u") && rest.includes("--reset");
     case "checkout-index":
-      return (rest.includes("-a") || rest.includes("--all")) && (short(rest, "f") || rest.includes("--force"));
+      return (
+        (rest.includes("-a") || rest.includes("--all")) && (short(rest, "f") || rest.includes("--force"))
+      );
     case "rm":
       return (short(rest, "r") || rest.includes("-r")) && rest.some(wholeSpec);
     default:

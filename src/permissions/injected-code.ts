@@ -8,7 +8,8 @@ import type { Finding } from "./shell-words.js";
  * assignment: it only changes where a program's own libraries are found (running a freshly built
  * binary with `LD_LIBRARY_PATH=./build` is everyday work).
  */
-const preloadVariables = /^(LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES|DYLD_LIBRARY_PATH|DYLD_FRAMEWORK_PATH)$/;
+const preloadVariables =
+  /^(LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES|DYLD_LIBRARY_PATH|DYLD_FRAMEWORK_PATH)$/;
 
 export function injectedLibraryFinding(name: string): Finding | null {
   if (!preloadVariables.test(name)) return null;

@@ -53,7 +53,8 @@ export function programFiles(program: string, args: string[]): ProgramFile[] {
     if (arg === "--") break;
     for (const { names, kind } of options) {
       for (const name of names) {
-        if (arg === name && args[index + 1] !== undefined) found.push({ file: args[index + 1] as string, kind });
+        if (arg === name && args[index + 1] !== undefined)
+          found.push({ file: args[index + 1] as string, kind });
         else if (name.startsWith("--") && arg.startsWith(`${name}=`))
           found.push({ file: arg.slice(name.length + 1), kind });
         else if (/^-[A-Za-z]$/.test(name) && arg.startsWith(name) && arg.length > 2 && kind !== "roots")
@@ -68,7 +69,8 @@ export function programFiles(program: string, args: string[]): ProgramFile[] {
 export function sshConfigCommands(text: string): string[] {
   const commands: string[] = [];
   for (const line of text.split("\n")) {
-    const keyed = /^\s*(?:ProxyCommand|LocalCommand|KnownHostsCommand|RemoteCommand)\s*(?:=\s*|\s+)(.+)$/i.exec(line);
+    const keyed =
+      /^\s*(?:ProxyCommand|LocalCommand|KnownHostsCommand|RemoteCommand)\s*(?:=\s*|\s+)(.+)$/i.exec(line);
     if (keyed?.[1]) commands.push(keyed[1]);
     const match = /^\s*Match\b.*?\bexec\s+(?:"([^"]*)"|(\S+))/i.exec(line);
     if (match) commands.push(match[1] ?? match[2] ?? "");
@@ -78,9 +80,7 @@ export function sshConfigCommands(text: string): string[] {
 
 /** Files an ssh configuration pulls in (`Include`), which may hold commands too. */
 export function sshConfigIncludes(text: string): string[] {
-  return text
-    .split("\n")
-    .flatMap((line) => /^\s*Include\s+(.+)$/i.exec(line)?.[1]?.split(/\s+/) ?? []);
+  return text.split("\n").flatMap((line) => /^\s*Include\s+(.+)$/i.exec(line)?.[1]?.split(/\s+/) ?? []);
 }
 
 /**

@@ -30,7 +30,9 @@ export function persistenceFinding(program: string, args: string[]): Finding | n
   if (program === "git") {
     const at = operands.indexOf("maintenance");
     if (at >= 0 && /^(start|register)$/.test(operands[at + 1] ?? ""))
-      return why(`git maintenance ${operands[at + 1]} installs a scheduled job (cron, systemd timer or launchd) and changes the user's git configuration`);
+      return why(
+        `git maintenance ${operands[at + 1]} installs a scheduled job (cron, systemd timer or launchd) and changes the user's git configuration`,
+      );
   }
   if (program === "incrontab" && !args.every((arg) => arg === "-l" || !arg.startsWith("-")))
     return why("incrontab changes the jobs run on file events");

@@ -28,7 +28,9 @@ export function evaluateWord(word: Word, context: PermissionContext): EvaluatedW
   });
   // `{rm,-rf,$HOME}`: bash expands braces before parameters, so a brace list split across literal and
   // expansion parts is a brace expansion too (pass 10); each literal part alone showed none.
-  const skeleton = word.parts.map((part) => (part.type === "lit" ? part.value.replace(/\\./g, "__") : "x")).join("");
+  const skeleton = word.parts
+    .map((part) => (part.type === "lit" ? part.value.replace(/\\./g, "__") : "x"))
+    .join("");
   if (
     word.parts.length > 1 &&
     /\{[^{}]*(,|\.\.)[^{}]*\}/.test(skeleton) &&

@@ -176,7 +176,7 @@ export function resplitSource(source: string, context: PermissionContext): strin
     return values[Math.min(speculation.pass, values.length - 1)];
   };
   const separators = pick("IFS") ?? " \t\n";
-  const valueOf = (name: string): string | undefined => (name === "IFS" ? separators : pick(name));
+  const candidate = (name: string): string | undefined => (name === "IFS" ? separators : pick(name));
   let out = "";
   let changed = false;
   let quote: "'" | '"' | null = null;
@@ -192,10 +192,12 @@ export function resplitSource(source: string, context: PermissionContext): strin
     if (char === "$" && quote === null) {
       const match = /^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/.exec(source.slice(index));
       const name = match?.[1] ?? match?.[2];
-      const value = name === undefined ? undefined : valueOf(name);
+      const value = name === undefined ? undefined : candidate(name);
       if (match && value !== undefined && [...value].some((letter) => separators.includes(letter))) {
         out += [...value]
-          .map((letter) => (separators.includes(letter) ? " " : /[\w/.,:=+@%-]/.test(letter) ? letter : `\\${letter}`))
+          .map((letter) =>
+            separators.includes(letter) ? " " : /[\w/.,:=+@%-]/.test(letter) ? letter : `\\${letter}`,
+          )
           .join("");
         index += match[0].length - 1;
         changed = true;

@@ -25,7 +25,8 @@ export class WrittenFiles {
       const target = evaluateWord(redirect.word, context);
       const text = target.exact ? producedText(stmt, context) : null;
       if (text === null) {
-        if (target.exact && !target.text.startsWith("/dev/")) this.unknownFiles.add(resolve(context.cwd, target.text));
+        if (target.exact && !target.text.startsWith("/dev/"))
+          this.unknownFiles.add(resolve(context.cwd, target.text));
         continue;
       }
       const path = resolve(context.cwd, target.text);
@@ -75,7 +76,10 @@ export class WrittenFiles {
       return;
     }
     // Downloads and copies whose content the engine does not see: `curl -o x.sh URL`, `wget -O x.sh`.
-    const output = downloadTarget(program, words.map((word) => word.text));
+    const output = downloadTarget(
+      program,
+      words.map((word) => word.text),
+    );
     if (output !== null) this.unknownFiles.add(resolve(context.cwd, output));
   }
 
