@@ -24,7 +24,7 @@ import { type PathFs, resolveReal } from "./paths.js";
 import { makefileRecipes } from "./project-scripts.js";
 import { type Command, parseShell, type Redirect, type Stmt, stmtsInWord } from "./shell-ast.js";
 import { type EvaluatedWord, evaluateWord, type Finding } from "./shell-words.js";
-import { isShell, variableScript } from "./wrappers.js";
+import { isShell, unwrap, variableScript } from "./wrappers.js";
 import { WrittenFiles } from "./written-files.js";
 
 /** Walks the parsed command and records a finding for everything that stops it from being allowed. */
@@ -264,11 +264,14 @@ class Walker {
           : null;
         if (text !== null && judge && judge !== "builder") this.judgeInput(judge, text);
         // `… | base64 -d | sh` with input nobody can read: the shell runs text unknown until it runs.
-        if (fed && text === null && decoderOf(previous, this.context)) {
+        // Pass 10: so does any pipe into a shell (or an interpreter reading its program) whose text
+        // the engine cannot compute (`make cmds | sh`, `awk '{print "rm " $0}' | sh`), like `eval`.
+        const readsProgram = isShell(last) || (judge === "code" && !hasOperands(element, this.context));
+        if (fed && text === null && (decoderOf(previous, this.context) || readsProgram)) {
           this.add({
             decision: "ask",
             rule: "command.eval",
-            reason: `decoded text is piped into ${last}; what it runs cannot be read before it runs`,
+            reason: `text the engine cannot compute is piped into ${last}; what it runs cannot be read before it runs`,
           });
         }
       }
@@ -381,4 +384,12 @@ class Walker {
     const resolved = resolveReal(destination, this.context.cwd, this.context.home, this.fsApi);
     if (resolved.ok) this.context = { ...this.context, cwd: resolved.realPath };
   }
+}
+
+/** Whether the statement's program is given operands (a script file: its input is then data). */
+function hasOperands(stmt: Stmt, context: PermissionContext): boolean {
+  if (stmt.command?.type !== "call") return false;
+  const words = stmt.command.args.map((word) => evaluateWord(word, context));
+  const final = unwrap(words).invocations.at(-1);
+  return (final?.words.slice(1) ?? []).some((word) => !word.text.startsWith("-"));
 }

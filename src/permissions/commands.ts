@@ -9,6 +9,7 @@ import {
 import { analyzeSource } from "./command-walker.js";
 import type { PermissionContext } from "./context.js";
 import { checkPath, nodePathFs, type PathFs, resolveReal } from "./paths.js";
+import { rebindSource } from "./rebinding.js";
 import { isHardDenial, resplitSource, speculativeContexts } from "./speculation.js";
 import type { Decision } from "./types.js";
 import { hasInvisibleCharacters } from "./unicode.js";
@@ -98,6 +99,13 @@ export function decideCommand(
       if (resplit !== null) analyzeSource(resplit, speculative, fsApi, shadow, 0);
       analysis.findings.push(...shadow.findings.filter(isHardDenial));
     }
+  }
+  // `alias x='rm -rf'; x ~`, `f() { rm -rf "$1"; }; f ~`: names bound to commands, judged as what they run.
+  const rebound = parsed !== null ? rebindSource(subject) : null;
+  if (rebound !== null) {
+    const shadow: Analysis = { findings: [] };
+    analyzeSource(rebound, local, fsApi, shadow, 1);
+    analysis.findings.push(...shadow.findings.filter(isHardDenial));
   }
   // `x='a[$(rm -rf ~)]'; echo $((x))`: arithmetic expands the subscript of a value planted in a name.
   if (parsed !== null && arithmeticBodies(subject).length > 0) {
