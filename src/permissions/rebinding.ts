@@ -32,17 +32,20 @@ export function rebindSource(source: string): string | null {
   const positional = /\bset\s+--\s+([^;&|\n]*)/.exec(source)?.[1]?.trim();
 
   for (const [array, elements] of arrays)
-    out = out.replace(new RegExp(String.raw`"?\$\{${escape(array)}\[[@*]\]\}"?`, "g"), elements);
+    out = out.replace(new RegExp(String.raw`"?\$\{${escapeRegExp(array)}\[[@*]\]\}"?`, "g"), elements);
   if (positional !== undefined) out = withArguments(out, splitWords(positional));
   for (const [bound, text] of commands)
     out = out.replace(
-      new RegExp(String.raw`${commandStart}${escape(bound)}(?=\s|$|;)`, "g"),
+      new RegExp(String.raw`${commandStart}${escapeRegExp(bound)}(?=\s|$|;)`, "g"),
       (_all, before: string) => `${before}${text}`,
     );
   for (const [bound, body] of functions)
     out = out.replace(
-      new RegExp(String.raw`${commandStart}${escape(bound)}((?:[ \t]+[^;&|\n(){}]*)?)(?=[;&|\n)]|$)`, "g"),
-      (all, before: string, args: string) =>
+      new RegExp(
+        String.raw`${commandStart}${escapeRegExp(bound)}((?:[ \t]+[^;&|\n(){}]*)?)(?=[;&|\n)]|$)`,
+        "g",
+      ),
+      (_all, before: string, args: string) =>
         args.trim() === "" && !/\$/.test(body)
           ? `${before}${body}`
           : `${before}${withArguments(body, splitWords(args))}`,
@@ -65,6 +68,6 @@ function splitWords(text: string): string[] {
   return text.match(/(?:[^\s'"]+|'[^']*'|"[^"]*")+/g) ?? [];
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&");
 }
