@@ -20,6 +20,7 @@ import { injectedLibraryFinding } from "./injected-code.js";
 import { inlineCodeFindings } from "./inline-code.js";
 import { type CreatedLink, withLinks } from "./link-overlay.js";
 import { subscriptScripts } from "./name-subscripts.js";
+import { patchChecks } from "./patch-targets.js";
 import { type PathFs, resolveReal } from "./paths.js";
 import { makefileRecipes } from "./project-scripts.js";
 import { type Command, parseShell, type Redirect, type Stmt, stmtsInWord } from "./shell-ast.js";
@@ -131,8 +132,21 @@ class Walker {
       this.add({ decision: "ask", rule: "command.compound", reason: "coproc starts a background process" });
     for (const redirect of stmt.redirects) this.redirect(redirect);
     if (stmt.command) this.command(stmt.command);
+    this.patches(stmt);
     this.written.record(stmt, this.context);
     this.scriptOnStdin(stmt);
+  }
+
+  /** `git apply x.patch`, `patch -p1 < x.patch`: the files named inside the patch are write targets. */
+  private patches(stmt: Stmt): void {
+    if (stmt.command?.type !== "call" || stmt.command.args.length === 0) return;
+    const words = stmt.command.args.map((word) => evaluateWord(word, this.context));
+    const final = unwrap(words).invocations.at(-1);
+    if (!final || (final.program !== "git" && final.program !== "patch")) return;
+    const redirect = stmt.redirects.find((candidate) => candidate.op === "<" && candidate.word);
+    const stdin = redirect?.word ? evaluateWord(redirect.word, this.context) : null;
+    const args = final.words.slice(1).map((word) => word.text);
+    patchChecks(final.program, args, stdin?.exact ? stdin.text : null, this.scope());
   }
 
   /**
