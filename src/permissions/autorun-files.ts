@@ -27,11 +27,31 @@ function inRunFolder(parts: string[]): boolean {
   );
 }
 
+/**
+ * Pass 10: build scripts and tool settings another program runs on its own — when the folder is opened
+ * in an editor or IDE (rust-analyzer runs `build.rs`, CMake Tools configures `CMakeLists.txt`, Gradle
+ * import runs the build scripts), or at every command of the tool (bundler's `.bundle/config`, bun's
+ * `bunfig.toml` preloads, rustup's `rust-toolchain` `path`, `.bazelrc`'s status command, the Gradle
+ * and Maven wrappers and `.mvn/` extensions, git's `.gitmodules` for submodule commands), and a
+ * jujutsu repository's settings (`.jj/`, its `.git`).
+ */
+const buildRunNames =
+  /^(build\.rs|CMakeLists\.txt|CMakePresets\.json|CMakeUserPresets\.json|[\w.-]+\.cmake|\.gitmodules|bunfig\.toml|rust-toolchain(\.toml)?|\.bazelrc|(build|settings|init)\.gradle(\.kts)?|gradlew(\.bat)?|mvnw(\.cmd)?)$/;
+
+function buildRunByTool(parts: string[], name: string, parent: string): boolean {
+  if (buildRunNames.test(name)) return true;
+  if (parent === ".bundle" && name === "config") return true;
+  const folders = parts.slice(0, -1);
+  if (folders.includes(".mvn") || folders.includes(".jj")) return true;
+  return parent === "wrapper" && parts[parts.length - 3] === "gradle";
+}
+
 export function runLaterByTool(path: string): boolean {
   const parts = path.split(sep);
   const name = parts[parts.length - 1] ?? "";
   const parent = parts[parts.length - 2] ?? "";
   if (laterRunNames.test(name)) return true;
+  if (buildRunByTool(parts, name, parent)) return true;
   if (inRunFolder(parts)) return true;
   if (parent === ".vscode" && name === "launch.json") return true;
   if (parent === ".zed" && (name === "tasks.json" || name === "settings.json")) return true;

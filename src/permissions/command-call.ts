@@ -1,4 +1,5 @@
 import { basename } from "node:path";
+import { parallelOperands } from "./command-feeds.js";
 import { hostsNamed, needsNetwork } from "./command-network.js";
 import { interpreterChecks, outsideOperands, readonlyChecks } from "./command-operands.js";
 import { commandValuedOptions, gitEnvironmentScripts } from "./command-options.js";
@@ -12,10 +13,12 @@ import { configWriteFindings } from "./config-writers.js";
 import { embeddedWriteTargets } from "./embedded-writes.js";
 import { gitDiscardFinding, gitEnvironmentOptions, gitPlaceVariable } from "./git-discards.js";
 import { downloaders, hardlineCheck, protectedWriteTarget } from "./hardline.js";
+import { assignedNames, injectedLibraryFinding, loadedBuiltinFinding } from "./injected-code.js";
 import { type CreatedLink, linksCreatedBy } from "./link-overlay.js";
 import { subscriptScripts } from "./name-subscripts.js";
 import { persistenceFinding } from "./persistence.js";
 import { powershellFindings, powershellPrograms } from "./powershell-code.js";
+import { programFileChecks, unknownFileRun } from "./program-file-checks.js";
 import { projectScriptText } from "./project-scripts.js";
 import { type Command, stmtsInWord, type Word } from "./shell-ast.js";
 import { type EvaluatedWord, evaluateWord, type Finding } from "./shell-words.js";
@@ -63,6 +66,8 @@ export function callChecks(
       rule: "command.assignment",
       reason: `the command sets ${assign.name}, which can change what runs`,
     });
+    const injected = injectedLibraryFinding(assign.name);
+    if (injected) scope().add(injected);
   }
   if (call.args.length === 0) return;
   const words = call.args.map((word) => walk.evaluate(word));
@@ -111,6 +116,7 @@ export function callChecks(
     if (hard) scope().add(hard);
   }
   for (const script of unwrapped.innerScripts) scope().analyze(script, walk.out);
+  for (const invocation of unwrapped.invocations) parallelOperands(invocation, scope());
   // `bash <(echo 'rm -rf ~')`, `source <(curl …)`, `python3 <(printf …)`: a substituted script file.
   const reader = unwrapped.invocations[unwrapped.invocations.length - 1]?.program ?? "";
   const runsFile = isShell(reader) || reader === "source" || reader === ".";
@@ -129,6 +135,8 @@ export function callChecks(
     const scriptFile = runner.words
       .slice(1)
       .find((word) => !word.text.startsWith("-") && !word.text.startsWith("+"));
+    if (scriptFile?.exact && walk.written.unknown(scriptFile.text, scope().context.cwd))
+      scope().add(unknownFileRun(scriptFile.text));
     if (scriptFile?.exact)
       scope().innerDenies(
         walk.written.text(scriptFile.text, scope().context.cwd) ??
@@ -172,6 +180,13 @@ export function callChecks(
       const discard = gitDiscardFinding(args, scope());
       if (discard) scope().add(discard);
     }
+    const loaded = loadedBuiltinFinding(invocation.program, args);
+    if (loaded) scope().add(loaded);
+    if (/^(export|declare|typeset|readonly|local|env|sudo)$/.test(invocation.program))
+      for (const name of assignedNames(args)) {
+        const injected = injectedLibraryFinding(name);
+        if (injected) scope().add(injected);
+      }
     const persistence = persistenceFinding(invocation.program, args);
     if (persistence) scope().add(persistence);
     const toolState = toolStateFinding(invocation.program, args);
@@ -194,6 +209,8 @@ export function callChecks(
     for (const script of gitEnvironmentScripts(environment, finalArgs)) scope().innerDenies(script);
     gitPlaceChecks(environment, final, scope());
   }
+  for (const invocation of unwrapped.invocations)
+    programFileChecks(invocation, unwrapped.invocations, walk.written, scope());
   for (const invocation of unwrapped.invocations) {
     const valued = commandValuedOptions(
       invocation.program,
@@ -243,6 +260,8 @@ export function callChecks(
 function scriptFileChecks(final: Invocation, walk: CallWalk, scope: WalkScope): void {
   const argv0 = final.words[0];
   const cwd = scope.context.cwd;
+  if (argv0?.exact && argv0.text.includes("/") && walk.written.unknown(argv0.text, cwd))
+    scope.add(unknownFileRun(argv0.text));
   if (argv0?.exact && argv0.text.includes("/")) {
     const text = walk.written.script(argv0.text, cwd);
     if (text !== null) {
@@ -267,6 +286,7 @@ function scriptFileChecks(final: Invocation, walk: CallWalk, scope: WalkScope): 
   if (args.some((word) => /^-[a-zA-Z]*[mce]$|^--eval$/.test(word.text))) return;
   const file = args.find((word) => !word.text.startsWith("-"));
   if (!file?.exact) return;
+  if (walk.written.unknown(file.text, cwd)) scope.add(unknownFileRun(file.text));
   const text = walk.written.script(file.text, cwd);
   if (text !== null) scope.inlineCode(text, hardlineOnly);
 }
@@ -337,6 +357,8 @@ function hardlineOnly(finding: Finding): boolean {
 function startupFileChecks(name: string, value: string, walk: CallWalk, scope: WalkScope): void {
   const cwd = scope.context.cwd;
   if (name === "BASH_ENV" || name === "ENV") scope.innerDenies(walk.written.text(value, cwd) ?? null);
+  // `PERL5OPT='-Mstrict;system("rm -rf ~")'`: perl turns `-M` into `use …;` code before the program.
+  if (name === "PERL5OPT") scope.inlineCode(value, (finding) => finding.decision === "deny");
   if (name !== "NODE_OPTIONS") return;
   const words = value.split(/\s+/);
   words.forEach((word, index) => {

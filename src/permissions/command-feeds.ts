@@ -1,9 +1,10 @@
+import { readScript } from "./command-stdin.js";
 import { parallelCommand } from "./command-stdin-runners.js";
 import type { WalkScope } from "./command-walk-scope.js";
 import { hardlineCheck } from "./hardline.js";
 import type { Stmt } from "./shell-ast.js";
 import { type EvaluatedWord, evaluateWord } from "./shell-words.js";
-import { unwrap } from "./wrappers.js";
+import { type Invocation, unwrap } from "./wrappers.js";
 
 /**
  * xargs and parallel build a command from the words of their input (`echo ~ | xargs rm -rf`,
@@ -23,7 +24,12 @@ export function inputWords(text: string): EvaluatedWord[] {
 export function feedBuilder(element: Stmt, fed: EvaluatedWord[], scope: WalkScope): void {
   if (element.command?.type !== "call" || element.command.args.length === 0 || fed.length === 0) return;
   const words = element.command.args.map((word) => evaluateWord(word, scope.context));
-  const invocations = unwrap(words).invocations;
+  feedInvocations(unwrap(words).invocations, fed, scope);
+}
+
+/** The command xargs or parallel builds from `invocations` (one command's wrappers and program), with `fed`. */
+export function feedInvocations(invocations: Invocation[], fed: EvaluatedWord[], scope: WalkScope): void {
+  if (fed.length === 0) return;
   const xargsAt = invocations.findIndex((invocation) => invocation.program === "xargs");
   const built = xargsAt >= 0 ? invocations[xargsAt + 1] : parallelCommand(invocations);
   if (!built) return;
@@ -53,4 +59,41 @@ function replaceMarker(words: EvaluatedWord[]): string | null {
 
 function shellQuote(text: string): string {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+}
+
+/** GNU parallel's replacement strings: `{}`, `{.}`, `{/}`, `{//}`, `{/.}`, `{#}`, `{%}`, `{1}`… */
+const parallelMarker = /\{(?:\d*(?:\.|\/|\/\/|\/\.)?|#|%)\}/g;
+
+/**
+ * `parallel 'rm -rf {}' ::: ~`, `parallel rm -rf :::: list`, `parallel -a list rm`: the words after
+ * `:::` (or in the files `::::`/`-a` name) fill the command's replacement strings, or are appended;
+ * parallel hands the result to a shell, so it is judged as shell text (pass 10).
+ */
+export function parallelOperands(invocation: Invocation, scope: WalkScope): void {
+  if (invocation.program !== "parallel") return;
+  const built = parallelCommand([invocation]);
+  if (!built) return;
+  const words = invocation.words.slice(1);
+  const fed: string[] = [];
+  let mode: "none" | "words" | "files" = "none";
+  words.forEach((word, index) => {
+    if (word.text === ":::" || word.text === ":::+") mode = "words";
+    else if (word.text === "::::" || word.text === "::::+") mode = "files";
+    else if (mode === "words") fed.push(word.text);
+    else if (mode === "files") fed.push(...fileWords(word.text, scope));
+    else if ((word.text === "-a" || word.text === "--arg-file") && words[index + 1])
+      fed.push(...fileWords(words[index + 1]?.text ?? "", scope));
+    else if (word.text.startsWith("--arg-file=")) fed.push(...fileWords(word.text.slice(11), scope));
+  });
+  const template = built.words.map((word) => word.text).join(" ");
+  const marked = new RegExp(parallelMarker.source).test(template);
+  for (const value of fed.slice(0, 8)) {
+    const quoted = shellQuote(value);
+    scope.innerDenies(marked ? template.replace(parallelMarker, () => quoted) : `${template} ${quoted}`);
+  }
+}
+
+function fileWords(file: string, scope: WalkScope): string[] {
+  const text = readScript(file, scope.context.cwd);
+  return text === null ? [] : inputWords(text).map((word) => word.text);
 }

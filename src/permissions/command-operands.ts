@@ -10,7 +10,7 @@ import { hardlineCheck, writeTargets } from "./hardline.js";
 import { ownEntry } from "./own-key.js";
 import { resolveReal } from "./paths.js";
 import { judgeReadonly } from "./readonly.js";
-import { sensitiveRoots } from "./sensitive.js";
+import { isEnvFile, isPackageToolConfig, sensitiveRoots } from "./sensitive.js";
 import type { EvaluatedWord } from "./shell-words.js";
 import { secretInTree } from "./tree-secrets.js";
 import { type Invocation, isShell, programName } from "./wrappers.js";
@@ -157,13 +157,27 @@ export function outsideOperands(words: EvaluatedWord[], scope: WalkScope): void 
   for (const word of words.slice(1)) {
     if (!word.exact || word.glob) continue;
     // `--log-file=/x`, `-o/x`: an option's value is a path like an operand (`valgrind --log-file=~/.bashrc`).
-    const text = word.text.startsWith("-")
-      ? (/^--[\w-]+=(.+)$/.exec(word.text)?.[1] ?? /^-[a-zA-Z]([/~].*)$/.exec(word.text)?.[1] ?? "")
+    const spelled = word.text.startsWith("-")
+      ? (/^--[\w-]+=(.+)$/.exec(word.text)?.[1] ?? /^-[a-zA-Z]([/~@].*)$/.exec(word.text)?.[1] ?? "")
       : word.text;
-    if (text === "" || !/^(\/|~|\.)|\//.test(text)) continue;
+    // `curl -d @.env`, `curl -F f=@/etc/passwd`, `--data-binary @file`: curl reads the file after `@`/`<`.
+    const text = /^@./.test(spelled)
+      ? spelled.slice(1)
+      : (/^[\w.-]+=[@<](.+)$/.exec(spelled)?.[1] ?? spelled);
+    if (text === "" || (!/^(\/|~|\.)|\//.test(text) && !isEnvFile(text))) continue;
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text) || /^[^/]*:/.test(text)) continue;
     const resolved = resolveReal(text, scope.context.cwd, scope.context.home, scope.fsApi);
     if (!resolved.ok) continue;
+    // A project's `.env` handed to a program that is not read-only (`curl -T .env`, `scp .env host:`,
+    // `base64 .env`) is read like `cat .env`: a person's call (pass 10).
+    if (resolved.exists && (isEnvFile(resolved.realPath) || isPackageToolConfig(resolved.realPath))) {
+      scope.add({
+        decision: "ask",
+        rule: "path.env-file",
+        reason: `${text} (${resolved.realPath}) usually holds secrets, and the command reads it`,
+      });
+      return;
+    }
     // A file not there yet counts when it is spelled from `/` or `~` and its folder exists: the command
     // would create it there (`git bundle create ~/x.bundle`, `strace -o ~/log ls`).
     if (!resolved.exists && !(/^[/~]/.test(text) && parentExists(resolved.realPath))) continue;

@@ -2,6 +2,7 @@ import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { PermissionContext } from "./context.js";
 import { decodedHereText, printfEscapes } from "./decoders.js";
+import { printfOutput } from "./pipe-transforms.js";
 import type { Stmt, Word } from "./shell-ast.js";
 import { type EvaluatedWord, evaluateWord } from "./shell-words.js";
 import { unwrap } from "./wrappers.js";
@@ -32,9 +33,7 @@ export function producedText(stmt: Stmt, context: PermissionContext): string | n
     return args.some((arg) => /^-[nE]*e[nE]*$/.test(arg)) ? printfEscapes(text) : text;
   }
   if (program === "printf")
-    return printfEscapes(
-      args.map((arg) => arg.replace(/\\n/g, "\n").replace(/\\t/g, "\t").replace(/%[sb]/g, " ")).join(" "),
-    );
+    return printfEscapes(printfOutput(args.filter((arg, index) => index > 0 || arg !== "--")));
   const decoded = decodedHereText(stmt, context);
   if (decoded !== null) return decoded;
   if (program === "cat") {

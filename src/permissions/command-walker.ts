@@ -16,14 +16,16 @@ import type { WalkScope } from "./command-walk-scope.js";
 import type { PermissionContext } from "./context.js";
 import { decoderOf, pipedText } from "./decoders.js";
 import { downloaders, protectedWriteTarget } from "./hardline.js";
+import { injectedLibraryFinding } from "./injected-code.js";
 import { inlineCodeFindings } from "./inline-code.js";
 import { type CreatedLink, withLinks } from "./link-overlay.js";
 import { subscriptScripts } from "./name-subscripts.js";
+import { patchChecks } from "./patch-targets.js";
 import { type PathFs, resolveReal } from "./paths.js";
 import { makefileRecipes } from "./project-scripts.js";
 import { type Command, parseShell, type Redirect, type Stmt, stmtsInWord } from "./shell-ast.js";
 import { type EvaluatedWord, evaluateWord, type Finding } from "./shell-words.js";
-import { isShell, variableScript } from "./wrappers.js";
+import { isShell, unwrap, variableScript } from "./wrappers.js";
 import { WrittenFiles } from "./written-files.js";
 
 /** Walks the parsed command and records a finding for everything that stops it from being allowed. */
@@ -130,8 +132,21 @@ class Walker {
       this.add({ decision: "ask", rule: "command.compound", reason: "coproc starts a background process" });
     for (const redirect of stmt.redirects) this.redirect(redirect);
     if (stmt.command) this.command(stmt.command);
+    this.patches(stmt);
     this.written.record(stmt, this.context);
     this.scriptOnStdin(stmt);
+  }
+
+  /** `git apply x.patch`, `patch -p1 < x.patch`: the files named inside the patch are write targets. */
+  private patches(stmt: Stmt): void {
+    if (stmt.command?.type !== "call" || stmt.command.args.length === 0) return;
+    const words = stmt.command.args.map((word) => evaluateWord(word, this.context));
+    const final = unwrap(words).invocations.at(-1);
+    if (!final || (final.program !== "git" && final.program !== "patch")) return;
+    const redirect = stmt.redirects.find((candidate) => candidate.op === "<" && candidate.word);
+    const stdin = redirect?.word ? evaluateWord(redirect.word, this.context) : null;
+    const args = final.words.slice(1).map((word) => word.text);
+    patchChecks(final.program, args, stdin?.exact ? stdin.text : null, this.scope());
   }
 
   /**
@@ -226,6 +241,8 @@ class Walker {
         for (const inner of command.stmts) this.stmt(inner);
         // `export GIT_SSH_COMMAND='rm -rf ~'`: a command-valued variable set for what follows.
         for (const assign of command.assigns ?? []) {
+          const injected = injectedLibraryFinding(assign.name);
+          if (injected) this.add(injected);
           const value = assign.value ? evaluateWord(assign.value, this.context) : null;
           if (value?.exact) this.innerDenies(variableScript(assign.name, value.text));
         }
@@ -261,11 +278,14 @@ class Walker {
           : null;
         if (text !== null && judge && judge !== "builder") this.judgeInput(judge, text);
         // `… | base64 -d | sh` with input nobody can read: the shell runs text unknown until it runs.
-        if (fed && text === null && decoderOf(previous, this.context)) {
+        // Pass 10: so does any pipe into a shell (or an interpreter reading its program) whose text
+        // the engine cannot compute (`make cmds | sh`, `awk '{print "rm " $0}' | sh`), like `eval`.
+        const readsProgram = isShell(last) || (judge === "code" && !hasOperands(element, this.context));
+        if (fed && text === null && (decoderOf(previous, this.context) || readsProgram)) {
           this.add({
             decision: "ask",
             rule: "command.eval",
-            reason: `decoded text is piped into ${last}; what it runs cannot be read before it runs`,
+            reason: `text the engine cannot compute is piped into ${last}; what it runs cannot be read before it runs`,
           });
         }
       }
@@ -378,4 +398,12 @@ class Walker {
     const resolved = resolveReal(destination, this.context.cwd, this.context.home, this.fsApi);
     if (resolved.ok) this.context = { ...this.context, cwd: resolved.realPath };
   }
+}
+
+/** Whether the statement's program is given operands (a script file: its input is then data). */
+function hasOperands(stmt: Stmt, context: PermissionContext): boolean {
+  if (stmt.command?.type !== "call") return false;
+  const words = stmt.command.args.map((word) => evaluateWord(word, context));
+  const final = unwrap(words).invocations.at(-1);
+  return (final?.words.slice(1) ?? []).some((word) => !word.text.startsWith("-"));
 }

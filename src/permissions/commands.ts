@@ -1,3 +1,4 @@
+import { arithmeticBodies, plantedSubscripts } from "./arithmetic-names.js";
 import {
   type Analysis,
   choose,
@@ -8,7 +9,8 @@ import {
 import { analyzeSource } from "./command-walker.js";
 import type { PermissionContext } from "./context.js";
 import { checkPath, nodePathFs, type PathFs, resolveReal } from "./paths.js";
-import { isHardDenial, speculativeContexts } from "./speculation.js";
+import { rebindSource } from "./rebinding.js";
+import { isHardDenial, resplitSource, speculativeContexts } from "./speculation.js";
 import type { Decision } from "./types.js";
 import { hasInvisibleCharacters } from "./unicode.js";
 
@@ -93,7 +95,27 @@ export function decideCommand(
     for (const speculative of speculativeContexts(parsed, local)) {
       const shadow: Analysis = { findings: [] };
       analyzeSource(subject, speculative, fsApi, shadow, 0);
+      const resplit = resplitSource(subject, speculative);
+      if (resplit !== null) analyzeSource(resplit, speculative, fsApi, shadow, 0);
       analysis.findings.push(...shadow.findings.filter(isHardDenial));
+    }
+  }
+  // `alias x='rm -rf'; x ~`, `f() { rm -rf "$1"; }; f ~`: names bound to commands, judged as what they run.
+  const rebound = parsed !== null ? rebindSource(subject) : null;
+  if (rebound !== null) {
+    const shadow: Analysis = { findings: [] };
+    analyzeSource(rebound, local, fsApi, shadow, 1);
+    analysis.findings.push(...shadow.findings.filter(isHardDenial));
+  }
+  // `x='a[$(rm -rf ~)]'; echo $((x))`: arithmetic expands the subscript of a value planted in a name.
+  if (parsed !== null && arithmeticBodies(subject).length > 0) {
+    const variables = speculativeContexts(parsed, local)[0]?.speculation?.variables ?? new Map();
+    const planted = plantedSubscripts(subject, variables);
+    analysis.findings.push(...planted.findings);
+    for (const script of planted.scripts) {
+      const shadow: Analysis = { findings: [] };
+      analyzeSource(script, local, fsApi, shadow, 1);
+      analysis.findings.push(...shadow.findings.filter((finding) => finding.decision === "deny"));
     }
   }
   // `/proc/$$/environ`, `/proc/*/mem`, `/proc/self/task/*/environ`: whatever the pid spelling, a process's

@@ -1,4 +1,5 @@
 import type { PermissionContext } from "./context.js";
+import { transformOf } from "./pipe-transforms.js";
 import type { Stmt } from "./shell-ast.js";
 import { evaluateWord } from "./shell-words.js";
 import { unwrap } from "./wrappers.js";
@@ -47,7 +48,7 @@ export function decoderOf(stmt: Stmt, context: PermissionContext): Decode | null
   if (program === "uudecode" || program === "gunzip" || program === "zcat" || program === "xz")
     return () => null;
   if (program === "tr" && args.length >= 2) return () => null;
-  return null;
+  return transformOf(program, args);
 }
 
 /** A decoder's here-string or here-document input (`base64 -d <<< cm0g…`), decoded. */

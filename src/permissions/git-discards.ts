@@ -94,6 +94,20 @@ export function gitDiscardFinding(args: string[], scope: PathScope): Finding | n
       return operands[0] === "expire" || operands[0] === "delete"
         ? discards("deletes the reflog that undoes a reset")
         : null;
+    // Plumbing that does the same (pass 10): `read-tree -u --reset` rewrites the tree from a commit,
+    // `checkout-index -f` overwrites files with the index's copies.
+    case "read-tree":
+      return rest.includes("-u") && rest.includes("--reset")
+        ? discards(
+            "rewrites the work tree from a commit, dropping uncommitted changes (read-tree -u --reset)",
+          )
+        : null;
+    case "checkout-index":
+      return rest.includes("--force") || hasShort(rest, "f")
+        ? discards(
+            "overwrites files with the index's copies, dropping uncommitted changes (checkout-index -f)",
+          )
+        : null;
     case "gc":
       return rest.some((arg) => /^--prune(=now|=all)?$/.test(arg) && arg !== "--prune")
         ? discards("prunes the unreachable commits a reset left (gc --prune=now)")

@@ -23,7 +23,12 @@ export function deletedByOption(
   return [];
 }
 
-/** `git [-C DIR] [--work-tree=DIR] clean -f [PATHSPEC…]`: the folders it empties. */
+/**
+ * `git [-C DIR] [--work-tree=DIR] clean -f [PATHSPEC…]`: the folders it empties. Pass 10: every git
+ * command that overwrites or deletes the whole work tree (`reset --hard`, `checkout -f`/`checkout .`,
+ * `restore .`, `switch --discard-changes`, `read-tree -u --reset`, `checkout-index -a -f`, `rm -r .`)
+ * empties or rewrites its work tree the same way: with the work tree at the home folder it is `rm -rf ~`.
+ */
 function gitCleanTargets(args: string[]): EvaluatedWord[] {
   const folders: string[] = [];
   let index = 0;
@@ -34,16 +39,46 @@ function gitCleanTargets(args: string[]): EvaluatedWord[] {
     else if (arg === "-c" || arg === "--git-dir" || arg === "--namespace") index += 1;
     else if (!arg.startsWith("-")) break;
   }
-  if (args[index] !== "clean") return [];
+  const sub = args[index];
   const rest = args.slice(index + 1);
-  if (!rest.some((arg) => arg === "--force" || /^-[A-Za-z]*f/.test(arg))) return [];
-  const pathspecs = rest.filter((arg) => !arg.startsWith("-"));
   // `-C A -C B` nests: B is taken relative to A.
   const base = folders.reduce(
     (at, next) => (next.startsWith("/") || next.startsWith("~") ? next : `${at}/${next}`),
     ".",
   );
+  const word = (text: string): EvaluatedWord => ({ text, exact: true, glob: false, findings: [] });
+  if (sub !== "clean") return rewritesWholeTree(sub, rest) ? [word(base)] : [];
+  if (!rest.some((arg) => arg === "--force" || /^-[A-Za-z]*f/.test(arg))) return [];
+  const pathspecs = rest.filter((arg) => !arg.startsWith("-"));
   const targets =
     pathspecs.length > 0 ? pathspecs.map((spec) => (base === "." ? spec : `${base}/${spec}`)) : [base];
-  return targets.map((text) => ({ text, exact: true, glob: false, findings: [] }));
+  return targets.map(word);
+}
+
+const short = (rest: string[], letter: string) =>
+  rest.some((arg) => !arg.startsWith("--") && new RegExp(`^-[A-Za-z]*${letter}`).test(arg));
+const wholeSpec = (arg: string) => /^(\.\/?|:\/?\*?|\*|:\(top\)\S*|:\/\.)$/.test(arg);
+
+/** A git subcommand that overwrites or removes every tracked file of the work tree. */
+function rewritesWholeTree(sub: string | undefined, rest: string[]): boolean {
+  switch (sub) {
+    case "reset":
+      return rest.includes("--hard");
+    case "checkout":
+      return rest.includes("-f") || rest.includes("--force") || rest.some(wholeSpec);
+    case "restore":
+      return rest.some(wholeSpec);
+    case "switch":
+      return rest.some((arg) => arg === "-f" || arg === "--force" || arg === "--discard-changes");
+    case "read-tree":
+      return rest.includes("-u") && rest.includes("--reset");
+    case "checkout-index":
+      return (
+        (rest.includes("-a") || rest.includes("--all")) && (short(rest, "f") || rest.includes("--force"))
+      );
+    case "rm":
+      return (short(rest, "r") || rest.includes("-r")) && rest.some(wholeSpec);
+    default:
+      return false;
+  }
 }

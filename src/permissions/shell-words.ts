@@ -26,6 +26,23 @@ export function evaluateWord(word: Word, context: PermissionContext): EvaluatedW
   word.parts.forEach((part, index) => {
     appendPart(part, result, context, { quoted: false, wordStart: index === 0 });
   });
+  // `{rm,-rf,$HOME}`: bash expands braces before parameters, so a brace list split across literal and
+  // expansion parts is a brace expansion too (pass 10); each literal part alone showed none.
+  const skeleton = word.parts
+    .map((part) => (part.type === "lit" ? part.value.replace(/\\./g, "__") : "x"))
+    .join("");
+  if (
+    word.parts.length > 1 &&
+    /\{[^{}]*(,|\.\.)[^{}]*\}/.test(skeleton) &&
+    !result.findings.some((finding) => finding.rule === "command.brace-expansion")
+  ) {
+    result.exact = false;
+    result.findings.push({
+      decision: "ask",
+      rule: "command.brace-expansion",
+      reason: "a brace expansion spans literal text and expansions; it cannot be checked",
+    });
+  }
   return result;
 }
 

@@ -160,3 +160,51 @@ function collectVariables(stmts: readonly Stmt[], context: PermissionContext): M
   stmts.forEach(visit);
   return variables;
 }
+
+/**
+ * `x='rm -rf /'; $x`, `rm${IFS}-rf${IFS}/`, `IFS=,; x=rm,-rf,/; $x`: an unquoted expansion is split
+ * into words by IFS, so its value can be a whole command. The source is rewritten with each unquoted
+ * `$NAME`/`${NAME}` the speculation knows replaced by its value — split where IFS splits, every other
+ * character escaped (bash does not expand `~`, quotes or `;` in an expansion's result) — and judged
+ * again (pass 10). Null when nothing changed.
+ */
+export function resplitSource(source: string, context: PermissionContext): string | null {
+  const speculation = context.speculation;
+  if (!speculation) return null;
+  const pick = (name: string): string | undefined => {
+    const values = speculation.variables.get(name) ?? [];
+    return values[Math.min(speculation.pass, values.length - 1)];
+  };
+  const separators = pick("IFS") ?? " \t\n";
+  const candidate = (name: string): string | undefined => (name === "IFS" ? separators : pick(name));
+  let out = "";
+  let changed = false;
+  let quote: "'" | '"' | null = null;
+  for (let index = 0; index < source.length; index++) {
+    const char = source[index] as string;
+    if (char === "\\" && quote !== "'") {
+      out += source.slice(index, index + 2);
+      index += 1;
+      continue;
+    }
+    if (quote === null && (char === "'" || char === '"')) quote = char;
+    else if (quote === char) quote = null;
+    if (char === "$" && quote === null) {
+      const match = /^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/.exec(source.slice(index));
+      const name = match?.[1] ?? match?.[2];
+      const value = name === undefined ? undefined : candidate(name);
+      if (match && value !== undefined && [...value].some((letter) => separators.includes(letter))) {
+        out += [...value]
+          .map((letter) =>
+            separators.includes(letter) ? " " : /[\w/.,:=+@%-]/.test(letter) ? letter : `\\${letter}`,
+          )
+          .join("");
+        index += match[0].length - 1;
+        changed = true;
+        continue;
+      }
+    }
+    out += char;
+  }
+  return changed ? out : null;
+}

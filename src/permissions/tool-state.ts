@@ -66,10 +66,14 @@ const judges: Record<string, Judge> = {
     (/^(extension|extensions|ext)$/.test(operands[0] ?? "") && /^(install|upgrade)$/.test(operands[1] ?? ""))
       ? outside(`gh ${operands[0]} ${operands[1]} changes the user's gh settings`)
       : null,
-  git: (operands, args) =>
-    operands[0] === "lfs" && operands[1] === "install" && !has(args, "--local", "--worktree")
-      ? outside("git lfs install adds filters to the user's global git configuration")
-      : null,
+  git: (operands, args) => {
+    if (operands[0] === "lfs" && operands[1] === "install" && !has(args, "--local", "--worktree"))
+      return outside("git lfs install adds filters to the user's global git configuration");
+    // Pass 10: `.gitmodules` is a file git reads for every submodule command (path.autorun).
+    if (operands[0] === "submodule" && /^(add|set-url|set-branch)$/.test(operands[1] ?? ""))
+      return ask("path.autorun", `git submodule ${operands[1]} writes .gitmodules and .git/config`);
+    return null;
+  },
   npm: (operands) =>
     /^(link|ln)$/.test(operands[0] ?? "") && operands.length === 1
       ? outside("npm link links the package into the global node_modules")

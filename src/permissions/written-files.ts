@@ -15,6 +15,8 @@ import { evaluateWord } from "./shell-words.js";
  */
 export class WrittenFiles {
   private readonly files = new Map<string, string>();
+  /** Files this command writes with content the engine cannot read before it runs (`base64 -d > x.sh`). */
+  private readonly unknownFiles = new Set<string>();
 
   record(stmt: Stmt, context: PermissionContext, piped: string | null = null): void {
     this.recordCopies(stmt, context, piped);
@@ -22,8 +24,13 @@ export class WrittenFiles {
       if (![">", ">>", ">|", "&>", "&>>"].includes(redirect.op) || !redirect.word) continue;
       const target = evaluateWord(redirect.word, context);
       const text = target.exact ? producedText(stmt, context) : null;
-      if (text === null) continue;
+      if (text === null) {
+        if (target.exact && !target.text.startsWith("/dev/"))
+          this.unknownFiles.add(resolve(context.cwd, target.text));
+        continue;
+      }
       const path = resolve(context.cwd, target.text);
+      this.unknownFiles.delete(path);
       const before = redirect.op.endsWith(">>") ? (this.files.get(path) ?? "") : "";
       this.files.set(path, `${before}${text}\n`);
     }
@@ -41,7 +48,10 @@ export class WrittenFiles {
     if (operands.some((word) => !word.exact)) return;
     if (program === "tee") {
       const text = piped ?? stdinText(stmt, context);
-      if (text === null) return;
+      if (text === null) {
+        for (const operand of operands) this.unknownFiles.add(resolve(context.cwd, operand.text));
+        return;
+      }
       const append = words.some((word) => /^-[a-z]*a|^--append$/.test(word.text));
       for (const operand of operands) {
         const path = resolve(context.cwd, operand.text);
@@ -49,19 +59,39 @@ export class WrittenFiles {
       }
       return;
     }
-    if ((program === "cp" || program === "mv") && operands.length === 2) {
+    // `ln -s cleanup.sh y.sh`: the link says what its target says (pass 10).
+    const linked = program === "ln" && words.some((word) => /^-[a-zA-Z]*s|^--symbolic$/.test(word.text));
+    if ((program === "cp" || program === "mv" || linked) && operands.length === 2) {
       const [source, target] = operands.map((word) => word.text) as [string, string];
-      const text = this.text(source, context.cwd) ?? readScript(source, context.cwd);
-      if (text === null) return;
       const into = resolve(context.cwd, target);
       const path = isDirectory(into) ? resolve(into, basename(source)) : into;
+      // A relative link target is read from the link's folder.
+      const from = linked ? resolve(path, "..", source) : resolve(context.cwd, source);
+      const text = this.files.get(from) ?? readScript(from, context.cwd);
+      if (text === null) {
+        if (this.unknownFiles.has(from)) this.unknownFiles.add(path);
+        return;
+      }
       this.files.set(path, text);
+      return;
     }
+    // Downloads and copies whose content the engine does not see: `curl -o x.sh URL`, `wget -O x.sh`.
+    const output = downloadTarget(
+      program,
+      words.map((word) => word.text),
+    );
+    if (output !== null) this.unknownFiles.add(resolve(context.cwd, output));
   }
 
   /** The text of a script file a program runs: written by this command, or on disk. */
   script(path: string, cwd: string): string | null {
     return this.text(path, cwd) ?? readScript(path, cwd);
+  }
+
+  /** Whether this command writes `path` with content the engine cannot read before it runs. */
+  unknown(path: string, cwd: string): boolean {
+    const absolute = resolve(cwd, path);
+    return this.unknownFiles.has(absolute) && !this.files.has(absolute);
   }
 
   /** What the command itself wrote to `path`, if it did. */
@@ -82,6 +112,21 @@ export class WrittenFiles {
     }
     return lines.filter((line) => line !== "");
   }
+}
+
+/** The file `curl -o F`, `curl --output F`, `wget -O F` writes, or null. */
+function downloadTarget(program: string, args: string[]): string | null {
+  const names =
+    program === "curl" ? ["-o", "--output"] : program === "wget" ? ["-O", "--output-document"] : [];
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index] as string;
+    for (const name of names) {
+      if (arg === name) return args[index + 1] ?? null;
+      if (name.startsWith("--") && arg.startsWith(`${name}=`)) return arg.slice(name.length + 1);
+      if (!name.startsWith("--") && arg.startsWith(name) && arg.length > 2) return arg.slice(2);
+    }
+  }
+  return null;
 }
 
 function isDirectory(path: string): boolean {

@@ -220,11 +220,12 @@ export const redteamCommandAttacks: CommandAttack[] = [
   ]),
   // Class: find primaries the read-only list does not know.
   ...ask("find primaries not listed", "command.not-readonly", [
-    "find . -files0-from list.txt",
     "find . -D exec -name x",
     "find -O3 . -name x",
     "find . -name x -fake-primary",
   ]),
+  // Pass 10: the folders come from a file the engine cannot read (none here): opaque.
+  ...ask("find roots from an unreadable file", "command.eval", ["find . -files0-from list.txt"]),
   // Class: a recursive content search over a workspace tree that holds a secret file.
   ...deny("recursive searches over a hard link to a secret", "path.sensitive", [
     "grep -r BEGIN .",

@@ -116,8 +116,8 @@ export const session9PersonOnly = [
   "git reflog expire --expire=now --all",
   "git gc --prune=now",
   "git worktree remove --force x",
-  "git --work-tree=~ reset --hard",
-  "GIT_WORK_TREE=%HOME% git reset --hard",
+  // (`git --work-tree=~ reset --hard` and `GIT_WORK_TREE=%HOME% git reset --hard` are hardline
+  // denials since pass 10: attack-cases-session10.ts.)
   "export GIT_WORK_TREE=~; git clean -fdx",
   // Class: git pointed at a tree or repository outside the workspace by a variable.
   "GIT_DIR=%HOME%/.git git status",

@@ -272,7 +272,9 @@ export const commandAttacks: CommandAttack[] = [
     "echo x | xargs -I{} sh -c '{}'",
     "cat README.md | node",
   ]),
-  ...ask("xargs", "command.xargs", ["ls | xargs cat", "xargs -a list.txt cat"]),
+  ...ask("xargs", "command.xargs", ["ls | xargs cat"]),
+  // Pass 10: the words come from a file the engine cannot read (none here): opaque.
+  ...ask("xargs from an unreadable file", "command.eval", ["xargs -a list.txt cat"]),
   ...ask("find -exec", "command.find-exec", [
     "find . -name '*.tmp' -exec rm {} \\;",
     "find . -execdir sh -c x \\;",
@@ -329,17 +331,15 @@ export const commandAttacks: CommandAttack[] = [
     "ls ${X:-/}",
     "$CMD README.md",
   ]),
-  ...ask("IFS tricks", "command.variable", ["rm${IFS}-rf${IFS}/", "cat${IFS}README.md"]),
+  ...ask("IFS tricks", "command.variable", ["cat${IFS}README.md"]),
+  // Pass 10: unquoted expansions are split by IFS in the speculative pass, so this is `rm -rf /`.
+  ...deny("IFS tricks that delete", "hardline.rm-root", ["rm${IFS}-rf${IFS}/"]),
   ...ask("bidi and invisible characters", "command.unicode", ["cat README\u202emd.txt", "ls\u200b -la"]),
   ...ask("tilde", "command.tilde", ["cat ~bob/notes.txt", "ls ~bob"]),
   ...ask("brace expansion", "command.brace-expansion", ["echo {a,b}", "cat {README.md,package.json}"]),
-  ...ask("assignments", "command.assignment", [
-    "FOO=bar ls",
-    "LD_PRELOAD=/tmp/x.so ls",
-    "GIT_SSH_COMMAND='sh -c x' git status",
-    "env LD_PRELOAD=x ls",
-    "X=1",
-  ]),
+  ...ask("assignments", "command.assignment", ["FOO=bar ls", "GIT_SSH_COMMAND='sh -c x' git status", "X=1"]),
+  // Pass 10: a preloaded library changes what every program does: opaque.
+  ...ask("preloaded libraries", "command.eval", ["LD_PRELOAD=/tmp/x.so ls", "env LD_PRELOAD=x ls"]),
   ...ask("environment dumps", "command.environment-dump", ["printenv", "env", "set"]),
   ...ask("program paths", "command.program-path", ["./ls", "/tmp/cat README.md", "%OUT%/grep foo"]),
   ...ask("not read-only", "command.not-readonly", [

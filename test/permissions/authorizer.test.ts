@@ -86,7 +86,7 @@ describe("authorizer", () => {
       "rm -rf $TARGET",
       "npm test && echo $(cat x)",
       // biome-ignore lint/suspicious/noTemplateCurlyInString: bash syntax, not a template.
-      "rm${IFS}-rf${IFS}/",
+      "cat${IFS}README.md",
     ]) {
       const result = await authorize({ kind: "command", command, cwd: sandbox.project });
       expect(result.allowed).toBe(false);

@@ -1,0 +1,73 @@
+/**
+ * Names a command binds to other commands and then uses (pass 10): `alias x='rm -rf'; x ~`,
+ * `hash -p /bin/rm ls; ls -rf ~`, `f() { rm -rf "$1"; }; f ~`, `r=(rm -rf); "${r[@]}" ~`,
+ * `set -- rm -rf; "$@" ~`. The walker judges each statement by its own words, so the later use looked
+ * like an unknown program with a harmless word. Here the source is rewritten with every use replaced
+ * by what it stands for (a function's body with its arguments in place of `$1`, `$@`) and judged again;
+ * only hardline, secret and Mercury-state denials of that second look count. Null when nothing is bound.
+ */
+
+const name = String.raw`[A-Za-z_][\w.-]*`;
+/** Where a word is a command name: the start, or after `;`, `&`, `|`, `(`, `{`, `then`, `do`, `else`, `!`. */
+const commandStart = String.raw`(^|[;&|({\n]\s*|\b(?:then|do|else)\s+|!\s+)`;
+
+export function rebindSource(source: string): string | null {
+  if (!/\balias\s|\bhash\s+-p|\(\)\s*\{|\bfunction\s|=\(|\bset\s+--/.test(source)) return null;
+  let out = source;
+  const commands = new Map<string, string>();
+  for (const match of source.matchAll(
+    new RegExp(String.raw`\balias\s+(${name})=(?:'([^']*)'|"([^"]*)"|(\S+))`, "g"),
+  ))
+    commands.set(match[1] as string, match[2] ?? match[3] ?? match[4] ?? "");
+  for (const match of source.matchAll(new RegExp(String.raw`\bhash\s+-p\s+(\S+)\s+(${name})`, "g")))
+    commands.set(match[2] as string, match[1] as string);
+  const functions = new Map<string, string>();
+  for (const match of source.matchAll(
+    new RegExp(String.raw`(?:\bfunction\s+(${name})\s*(?:\(\s*\))?|(${name})\s*\(\s*\))\s*\{([^{}]*)\}`, "g"),
+  ))
+    functions.set((match[1] ?? match[2]) as string, (match[3] as string).trim().replace(/;\s*$/, ""));
+  const arrays = new Map<string, string>();
+  for (const match of source.matchAll(new RegExp(String.raw`\b(${name})=\(([^()]*)\)`, "g")))
+    arrays.set(match[1] as string, (match[2] as string).trim());
+  const positional = /\bset\s+--\s+([^;&|\n]*)/.exec(source)?.[1]?.trim();
+
+  for (const [array, elements] of arrays)
+    out = out.replace(new RegExp(String.raw`"?\$\{${escapeRegExp(array)}\[[@*]\]\}"?`, "g"), elements);
+  if (positional !== undefined) out = withArguments(out, splitWords(positional));
+  for (const [bound, text] of commands)
+    out = out.replace(
+      new RegExp(String.raw`${commandStart}${escapeRegExp(bound)}(?=\s|$|;)`, "g"),
+      (_all, before: string) => `${before}${text}`,
+    );
+  for (const [bound, body] of functions)
+    out = out.replace(
+      new RegExp(
+        String.raw`${commandStart}${escapeRegExp(bound)}((?:[ \t]+[^;&|\n(){}]*)?)(?=[;&|\n)]|$)`,
+        "g",
+      ),
+      (_all, before: string, args: string) =>
+        args.trim() === "" && !/\$/.test(body)
+          ? `${before}${body}`
+          : `${before}${withArguments(body, splitWords(args))}`,
+    );
+  return out === source ? null : out;
+}
+
+/** `"$@"`, `$*`, `"$1"`, `${2}` replaced by the words given (as written, so `~` still expands). */
+function withArguments(text: string, args: string[]): string {
+  return text
+    .replace(/"?\$(?:\{[@*]\}|[@*])"?/g, args.join(" "))
+    .replace(/"?\$(?:\{(\d)\}|(\d))"?/g, (_all, braced?: string, bare?: string) => {
+      const index = Number(braced ?? bare);
+      return index === 0 ? "$0" : (args[index - 1] ?? "");
+    });
+}
+
+/** Words as written, split on blanks outside quotes (the quotes kept). */
+function splitWords(text: string): string[] {
+  return text.match(/(?:[^\s'"]+|'[^']*'|"[^"]*")+/g) ?? [];
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&");
+}
