@@ -33,6 +33,28 @@ const FOREIGN_REPLACEMENT =
 /** "Now" in Spanish, German and French: "ahora", "jetzt", "mittlerweile", "maintenant", "désormais". */
 const FOREIGN_PRESENT =
   /(?:^|[^\p{L}])(?:ahora|actualmente|hoy en d[ií]a|jetzt|nun|inzwischen|mittlerweile|derzeit|maintenant|d[eé]sormais|actuellement)(?![\p{L}])/giu;
+/**
+ * A number said to have risen or fallen to a new value: "rent went up to $1350", "subió a 950 euros",
+ * "ist auf 1300 Euro gestiegen", "est passé à 950 euros", 涨到. Past forms only ("goes up in March" is a
+ * plan). Stripped like the other replacement phrases, so the words left must be the stored ones.
+ */
+const RISE =
+  /\b(?:went|has gone|have gone|had gone)\s+(?:up|down)\s+to\b|\b(?:rose|fell|dropped|climbed|increased|decreased)\s+to\b|(?:^|[^\p{L}])(?:subi[oó]|baj[oó])\s+a(?![\p{L}])|\b(?:ist|sind)\s+auf\b|\b(?:gestiegen|gesunken)\b|\best\s+pass[eé]e?\s+[aà](?![\p{L}])|涨到|降到|涨至|降至/giu;
+const RISE_PARTS = [
+  "went",
+  "gone",
+  "rose",
+  "fell",
+  "dropped",
+  "climbed",
+  "creased",
+  "subi",
+  "baj",
+  "auf",
+  "gesunken",
+  "gestiegen",
+  "pass",
+];
 const CJK_REPLACEMENT = /改主意了?|改变主意了?|换成|换到|改成|改为|搬到|搬去|搬家/gu;
 const CJK_PRESENT = /现在|如今|目前|最近/gu;
 /**
@@ -81,6 +103,7 @@ function hasPattern(text: string, pattern: RegExp): boolean {
 
 function stripPhrases(text: string): string {
   return text
+    .replace(RISE, " ")
     .replace(FOREIGN_PRESENT, " ")
     .replace(REPLACEMENT, (match) => (/moved|relocated/i.test(match) ? match : " "))
     .replace(PRESENT, " ")
@@ -132,11 +155,14 @@ function isAscii(text: string): boolean {
 }
 
 function phrasing(text: string): Phrasing {
-  const lower = normalize(text);
+  // "New York", "New Delhi": a capitalised "New" before a name is part of the name, not "new".
+  const lower = normalize(/New\s+\p{Lu}/u.test(text) ? text.replace(/\bNew(?=\s+\p{Lu})/gu, " ") : text);
   const folded = lower.toLowerCase();
   const ascii = isAscii(text);
   return {
     replacement:
+      (mayMatch(folded, RISE_PARTS) && hasPattern(lower, RISE)) ||
+      (!ascii && /涨|降/u.test(text) && hasPattern(text, RISE)) ||
       (mayMatch(folded, REPLACEMENT_PARTS) && hasPattern(lower, REPLACEMENT)) ||
       (!ascii && hasPattern(text, CJK_REPLACEMENT)) ||
       (mayMatch(folded, FOREIGN_REPLACEMENT_PARTS) && hasPattern(lower, FOREIGN_REPLACEMENT)),
