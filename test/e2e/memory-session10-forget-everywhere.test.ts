@@ -95,4 +95,46 @@ describe("forget leaves the text in no file under MERCURY_HOME (session 10)", ()
     const after = await runCli(["memory", "search", secret, "--episodes"], { home, userHome, env });
     expect(after.stdout).toMatch(/^no memories match/i);
   });
+
+  it("an extraction still waiting (its excerpt and the provider's error quoting it), a memory added by hand", {
+    timeout: 240_000,
+  }, async () => {
+    const secret = "marmotcello";
+    // Only the chat reply is scripted: every extraction call then gets the fake's 500, whose message
+    // quotes the prompt's last user message — as a provider's error can — and the job waits for a retry.
+    const fake = await server({ replies: [{ text: "Noted." }] });
+    const { home, userHome, workspace } = makeHome(fastRetryWithExtraction);
+    const env = providerEnv(fake.url);
+    const chat = await runChat(
+      ["chat", "--new"],
+      { home, userHome, workspace },
+      env,
+      `note for later: my bike lock combination word is ${secret}\n`,
+    );
+    expect(chat.code, chat.stderr).toBe(0);
+    const check = new Database(join(home, "mercury.db"), { readonly: true });
+    const waiting = check
+      .prepare("SELECT transcript_excerpt FROM extraction_jobs WHERE status != 'done'")
+      .all() as { transcript_excerpt: string | null }[];
+    check.close();
+    expect(waiting.map((row) => row.transcript_excerpt ?? "").join("\n")).toContain(secret);
+
+    const added = await runCli(
+      ["memory", "add", "--json", `The user's bike lock combination word is ${secret}`],
+      { home, userHome, env },
+    );
+    expect(added.code, added.stderr).toBe(0);
+    const listed = await runCli(["memory", "list", "--json"], { home, userHome, env });
+    const memories = (JSON.parse(listed.stdout) as { memories: { id: number; text: string }[] }).memories;
+    const target = memories.find((memory) => memory.text.includes(secret));
+    if (!target) throw new Error(`no memory holds ${secret}: ${listed.stdout}`);
+
+    const forgotten = await runCli(["memory", "forget", "--json", String(target.id)], {
+      home,
+      userHome,
+      env,
+    });
+    expect(forgotten.code, forgotten.stderr).toBe(0);
+    expect(holding(home, secret)).toEqual([]);
+  });
 });
