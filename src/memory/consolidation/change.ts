@@ -114,6 +114,8 @@ function stripPhrases(text: string): string {
 interface Phrasing {
   replacement: boolean;
   present: boolean;
+  /** Only "went up to / rose to / 涨到": the new value is a number, so no word may differ. */
+  risenOnly: boolean;
 }
 
 /**
@@ -159,18 +161,18 @@ function phrasing(text: string): Phrasing {
   const lower = normalize(/New\s+\p{Lu}/u.test(text) ? text.replace(/\bNew(?=\s+\p{Lu})/gu, " ") : text);
   const folded = lower.toLowerCase();
   const ascii = isAscii(text);
-  return {
-    replacement:
-      (mayMatch(folded, RISE_PARTS) && hasPattern(lower, RISE)) ||
-      (!ascii && /涨|降/u.test(text) && hasPattern(text, RISE)) ||
-      (mayMatch(folded, REPLACEMENT_PARTS) && hasPattern(lower, REPLACEMENT)) ||
-      (!ascii && hasPattern(text, CJK_REPLACEMENT)) ||
-      (mayMatch(folded, FOREIGN_REPLACEMENT_PARTS) && hasPattern(lower, FOREIGN_REPLACEMENT)),
-    present:
-      (mayMatch(folded, PRESENT_PARTS) && hasPattern(lower.replace(ANOTHER_ONE, " "), PRESENT)) ||
-      (!ascii && hasPattern(text, CJK_PRESENT)) ||
-      (mayMatch(folded, FOREIGN_PRESENT_PARTS) && hasPattern(lower, FOREIGN_PRESENT)),
-  };
+  const risen =
+    (mayMatch(folded, RISE_PARTS) && hasPattern(lower, RISE)) ||
+    (!ascii && /涨|降/u.test(text) && hasPattern(text, RISE));
+  const replaced =
+    (mayMatch(folded, REPLACEMENT_PARTS) && hasPattern(lower, REPLACEMENT)) ||
+    (!ascii && hasPattern(text, CJK_REPLACEMENT)) ||
+    (mayMatch(folded, FOREIGN_REPLACEMENT_PARTS) && hasPattern(lower, FOREIGN_REPLACEMENT));
+  const present =
+    (mayMatch(folded, PRESENT_PARTS) && hasPattern(lower.replace(ANOTHER_ONE, " "), PRESENT)) ||
+    (!ascii && hasPattern(text, CJK_PRESENT)) ||
+    (mayMatch(folded, FOREIGN_PRESENT_PARTS) && hasPattern(lower, FOREIGN_PRESENT));
+  return { replacement: risen || replaced, present, risenOnly: risen && !replaced && !present };
 }
 
 /**
@@ -301,6 +303,8 @@ export function readChange(newerText: string, olderText: string): ChangeReading 
       ? { kind: "update", reason: "the new statement gives a new number for the same attribute" }
       : { kind: "none" };
   }
+  // "My score in math is 80" / "My score in French dropped to 75": a risen number changes only the number.
+  if (said.risenOnly) return review("a number rose or fell, but other words differ too");
   // "I now work at Google and teach at MIT" adds to "I work at Google": a second fact, not a change.
   if (onlyOld.length === 0) return { kind: "none" };
   if (onlyNew.length === 0) return review("the new statement drops part of the stored one");
