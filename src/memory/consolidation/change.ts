@@ -101,8 +101,17 @@ function hasPattern(text: string, pattern: RegExp): boolean {
   return found;
 }
 
+/** German perfect puts the moving verb last ("bin nach Berlin gezogen"): read with the verb first, as "moved to Berlin". */
+const GERMAN_MOVED =
+  /\b(bin|ist|sind|seid|bist)\s+(nach|in|zu)\s+([^\s.,;!?]+(?:\s+[^\s.,;!?]+)?)\s+((?:um)?gezogen)\b/giu;
+
 function stripPhrases(text: string): string {
   return text
+    .replace(
+      GERMAN_MOVED,
+      (_match, auxiliary: string, to: string, place: string, moved: string) =>
+        `${auxiliary} ${moved} ${to} ${place}`,
+    )
     .replace(RISE, " ")
     .replace(FOREIGN_PRESENT, " ")
     .replace(REPLACEMENT, (match) => (/moved|relocated/i.test(match) ? match : " "))

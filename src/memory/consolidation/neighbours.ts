@@ -14,7 +14,8 @@ import { subjectOf } from "./roles.js";
  * in Paris" although the two share no word.
  */
 const ATTRIBUTE_WORDS: Readonly<Record<string, string>> = {
-  live: "live lives lived living moved relocated 住 搬 vivo vive wohne wohnt habite",
+  // "j'habite" is one search word ("jhabit"): the elided form is searched as written.
+  live: "live lives lived living moved relocated 住 搬 vivo vive wohne wohnt habite j'habite",
   work: "work works worked job employed 工作 上班 trabajo trabaja arbeite arbeitet travaille",
   favorit: "favorite favourite 最喜欢",
   marri: "married marriage divorced single 结婚 离婚",
