@@ -180,6 +180,8 @@ interface EndingShapes {
   jobNow: readonly RegExp[];
   job: readonly RegExp[];
   promoted: readonly RegExp[];
+  age: RegExp;
+  turned: RegExp;
   jobs: ReadonlySet<string>;
   when: RegExp;
   list: RegExp;
@@ -204,10 +206,10 @@ function endingShapes(): EndingShapes {
     ),
   );
   const whenWords =
-    "(?:last|this|in|on|ago|a|an|one|two|three|\\d+|week|weeks|month|months|year|years|wk|yr|spring|summer|autumn|fall|winter|january|february|march|april|may|june|july|august|september|october|november|december|yesterday|recently|finally|just|en|el|junio|enero|mayo|im|juni|mai|juin|janvier|mai)";
+    "(?:last|this|in|on|ago|a|an|one|two|three|\\d+|week|weeks|month|months|year|years|wk|yr|spring|summer|autumn|fall|winter|january|february|march|april|may|june|july|august|september|october|november|december|yesterday|recently|finally|just|weekend|en|el|la|semana|pasada|pasado|mes|año|junio|enero|mayo|im|letzte|letzten|letztes|woche|monat|jahr|juni|mai|juin|janvier|semaine|dernière|dernier|mois|année)";
   return {
     trigger:
-      /\b(?:left|quit|resign|laid off|fired|lost my job|sold|gave away|got rid|promoted|now|became|become)\b|dej[eé]|renunci|gekündigt|verlassen|quitt|démission|vend|verkauft|ahora|jetzt|nun|mittlerweile|maintenant|désormais|离职|辞职|被裁|卖|升职|晋升|被提拔|现在|如今|戒/u,
+      /\b(?:left|quit|resign|laid off|fired|lost my job|sold|gave away|got rid|promoted|now|became|become)\b|dej[eé]|renunci|gekündigt|verlassen|quitt|démission|vend|verkauft|ahora|jetzt|nun|mittlerweile|maintenant|désormais|turned|离职|辞职|被裁|卖|升职|晋升|被提拔|现在|如今|戒|满/u,
     leftJob: [
       /^(?:i\s+)?(?:just\s+|finally\s+)?(?:left|quit|resigned(?:\s+from)?|got\s+laid\s+off\s+from|was\s+laid\s+off\s+from|got\s+fired\s+from|lost\s+my\s+job\s+at)\s+(?:my\s+job\s+(?:at|with)\s+)?(.+)$/u,
       /^(?:i\s+)?(?:just\s+|finally\s+)?(?:quit|left)\s+my\s+job()$/u,
@@ -252,6 +254,9 @@ function endingShapes(): EndingShapes {
     promoted: [
       /^(?:i\s+)?(?:just\s+)?(?:got|was|have\s+been|i've\s+been)\s+promoted\s+to\s+(?:a\s+|an\s+)?(.+?)(?:\s+at\s+(.+))?$/u,
     ],
+    /** "I'm 34" / "just turned 35 (today)": the speaker's age, said again as a birthday. */
+    age: /^(?:i'm|i\s+am|im)\s+(\d{1,3})(?:\s+years?\s+old)?$/u,
+    turned: /^(?:i\s+)?(?:just\s+)?turned\s+(\d{1,3})(?:\s+today|\s+yesterday)?$/u,
     jobs,
     when: new RegExp(`(?:\\s+${whenWords})+$`, "u"),
     list: /\s(?:and|y|und|et|or)\s|,|、|和|与/u,
@@ -265,7 +270,11 @@ function plain(text: string): string {
     .toLowerCase()
     .replace(/[’‘`]/g, "'")
     .replace(/[\s.!?。！？]+$/u, "")
-    .replace(/^(?:btw|fyi|update|ps|note)\s*[:,\-–]?\s+/u, "")
+    .replace(
+      /^(?:btw|fyi|update|ps|note|big news|good news|news|so|well|anyway|right now|quick note|heads up|just so you know)\s*[:,\-–!]?\s+/u,
+      "",
+    )
+    .replace(/^(?:其实|顺便说一下|对了|另外)[，,]?/u, "")
     .replace(/\s+/g, " ")
     .trim()
     .replace(/^the user's\s/u, "my ")
@@ -327,6 +336,8 @@ const ENDING_PARTS = [
   "现在",
   "如今",
   "戒",
+  "turned",
+  "满",
 ];
 
 function mayEnd(text: string): boolean {
@@ -355,6 +366,9 @@ export function endedStateWords(text: string): string {
     /(?:现在|如今)是|升职|晋升|被提拔/u.test(said)
   )
     found.push([...shape.jobs].join(" "));
+  // "just turned 35" finds "I'm 34", "满35岁" finds "34岁".
+  const turned = shape.turned.exec(said)?.[1] ?? /满(\d{1,3})岁/u.exec(said)?.[1];
+  if (turned !== undefined) found.push(`${Number(turned) - 1} ${Number(turned) - 1}岁`);
   return found.join(" ");
 }
 
@@ -377,7 +391,8 @@ function endedInChinese(said: string, stored: string): string | undefined {
   const time =
     /^我|已经|刚刚|刚|上个月|上周|去年|今年|前年|\d+月|[一二三四五六七八九十两\d]+(?:个)?(?:月|年|周|天)(?:前)?|了$/gu;
   const rest = said.replace(time, "");
-  const employer = /^我在(.{1,12}?)(?:工作|上班)$/u.exec(stored)?.[1];
+  // 我在腾讯工作, 我在腾讯做产品经理: where the user works (and as what).
+  const employer = /^我在(.{1,12}?)(?:工作|上班|做.{1,8}|当.{1,8})$/u.exec(stored)?.[1];
   const left = /^(?:从(.{1,12}?))?(?:离职|辞职|被裁员?)$/u.exec(rest);
   if (employer !== undefined && left && (left[1] === undefined || left[1] === employer))
     return "the user left the job the stored statement names";
@@ -398,6 +413,23 @@ function endedInChinese(said: string, stored: string): string | undefined {
   const isJob = (value: string | undefined) =>
     value !== undefined && [...jobs].some((job) => /\p{Script=Han}/u.test(job) && value.endsWith(job));
   if (isJob(oldRole) && isJob(newRole) && oldRole !== newRole) return "the user's stated role changed";
+  // 我在腾讯做初级工程师 / 我在腾讯升职成高级工程师了: the same employer, a new role.
+  const heldRole = /^我在(.{1,12}?)(?:做|当)(.{1,8})$/u.exec(stored);
+  const raised = /^在(.{1,12}?)(?:升职|晋升|被提拔)(?:为|成|到)(.{1,8})$/u.exec(rest);
+  if (
+    heldRole &&
+    raised &&
+    heldRole[1] === raised[1] &&
+    isJob(heldRole[2]) &&
+    isJob(raised[2]) &&
+    heldRole[2] !== raised[2]
+  )
+    return "the user was promoted from the stored role";
+  // 我今年34岁 / 我今天满35岁了: the speaker's age, a year on.
+  const age = /^我(?:今年)?(\d{1,3})岁$/u.exec(stored)?.[1];
+  const turned = /^(?:今天)?满(\d{1,3})岁$/u.exec(rest)?.[1];
+  if (age !== undefined && turned !== undefined && Number(turned) === Number(age) + 1)
+    return "the user's age went up by a birthday";
   return undefined;
 }
 
@@ -452,13 +484,20 @@ export function jobOrThingEnded(candidate: string, existing: string): string | u
   const promotedTo = role(promotion?.[1], jobs);
   if (promotion && promotedTo !== undefined) {
     const atWork = /^i\s+work\s+(?:at|for)\s+(.+?)\s+as\s+(?:a|an)\s+(.+)$/u.exec(stored);
+    // "Right now I work as a junior designer at Figma": the role first, then the employer.
+    const asRole = /^(?:right now\s+)?i\s+work\s+as\s+(?:a|an)\s+(.+?)\s+(?:at|for)\s+(.+)$/u.exec(stored);
     const roleOnly = role(firstGroup(shape.job, stored), jobs);
-    const storedRole = role(atWork?.[2], jobs) ?? roleOnly;
-    const storedEmployer = atWork?.[1];
+    const storedRole = role(atWork?.[2], jobs) ?? role(asRole?.[1], jobs) ?? roleOnly;
+    const storedEmployer = atWork?.[1] ?? asRole?.[2];
     const sameEmployer =
       storedEmployer === undefined ? true : promotion[2] !== undefined && promotion[2] === storedEmployer;
     if (storedRole !== undefined && storedRole !== promotedTo && sameEmployer)
       return "the user was promoted from the stored role";
   }
+  // "I'm 34" / "just turned 35": a birthday, one year on (another number is a conflict for the user).
+  const age = shape.age.exec(stored)?.[1];
+  const turned = shape.turned.exec(said)?.[1];
+  if (age !== undefined && turned !== undefined && Number(turned) === Number(age) + 1)
+    return "the user's age went up by a birthday";
   return undefined;
 }
