@@ -47,16 +47,22 @@ describe("forget leaves the text in no file under MERCURY_HOME (session 10)", ()
     expect(first.code, first.stderr).toBe(0);
     // Planted where this test means to look: the failure record keeps the model's raw output.
     const check = new Database(join(home, "mercury.db"), { readonly: true });
-    const failures = check.prepare("SELECT raw_output FROM extraction_failures").all() as { raw_output: string }[];
+    const failures = check.prepare("SELECT raw_output FROM extraction_failures").all() as {
+      raw_output: string;
+    }[];
     check.close();
     expect(failures.map((row) => row.raw_output).join("\n")).toContain(secret);
 
     // The same conversation, said again: stored this time, then said a third time (a confirmation, a version).
     fake.push(
       { text: "Got it." },
-      { text: factExtraction(`The user's locker code word is ${secret}.`, `my locker code word is ${secret}`) },
+      {
+        text: factExtraction(`The user's locker code word is ${secret}.`, `my locker code word is ${secret}`),
+      },
       { text: "Yes, I have it." },
-      { text: factExtraction(`The user's locker code word is ${secret}.`, `my locker code word is ${secret}`) },
+      {
+        text: factExtraction(`The user's locker code word is ${secret}.`, `my locker code word is ${secret}`),
+      },
     );
     const second = await runChat(
       ["chat"],

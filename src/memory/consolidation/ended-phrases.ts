@@ -189,8 +189,13 @@ interface EndingShapes {
 
 let shapes: EndingShapes | undefined;
 
-/** Built on first use: most statements reach none of these readings (`trigger` turns them away). */
+/** Built on first use and kept: most statements reach none of these readings (`mayEnd` turns them away). */
 function endingShapes(): EndingShapes {
+  shapes ??= buildShapes();
+  return shapes;
+}
+
+function buildShapes(): EndingShapes {
   const jobs = new Set(
     `nurse teacher doctor physician engineer developer programmer lawyer accountant designer student architect
     pilot chef cook waiter waitress driver manager consultant analyst scientist researcher professor lecturer
