@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Statement-pair consolidation benchmark: `npm run build && node scripts/bench-pairs.mjs`.
-// Runs every labelled pair of test/memory/fixtures/statement-pairs{,-heldout,-adversarial,-classes,-reference-time-speech,-ended-session7,-session8,-session8-probe,-session9}.jsonl through the real memory
+// Runs every labelled pair of test/memory/fixtures/statement-pairs{,-heldout,-adversarial,-classes,-reference-time-speech,-ended-session7,-session8,-session8-probe,-session9,-session10}.jsonl through the real memory
 // service (in-memory SQLite) with the deterministic fallback, a scripted oracle judge and a noisy
 // scripted judge and a lying one, and prints one JSON report per mode.
 import { dirname, join } from "node:path";
@@ -8,7 +8,9 @@ import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const { loadPairs, runPairsBench } = await import(join(root, "dist/memory/bench/statement-pairs.js"));
-for (const file of [
+// `node scripts/bench-pairs.mjs statement-pairs-session10.jsonl` runs only the named files.
+const named = process.argv.slice(2);
+const files = [
   "statement-pairs.jsonl",
   "statement-pairs-heldout.jsonl",
   "statement-pairs-adversarial.jsonl",
@@ -18,7 +20,9 @@ for (const file of [
   "statement-pairs-session8.jsonl",
   "statement-pairs-session8-probe.jsonl",
   "statement-pairs-session9.jsonl",
-]) {
+  "statement-pairs-session10.jsonl",
+];
+for (const file of named.length > 0 ? named : files) {
   const pairs = loadPairs(join(root, "test/memory/fixtures", file));
   for (const mode of ["rules", "oracle", "noisy", "liar"]) {
     const report = await runPairsBench(pairs, mode);

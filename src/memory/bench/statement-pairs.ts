@@ -14,7 +14,7 @@ export type PairLabel = (typeof PAIR_LABELS)[number];
 const pairSchema = z.strictObject({
   id: z.number().int().positive(),
   label: z.enum(PAIR_LABELS),
-  lang: z.enum(["en", "zh", "de", "es", "fr"]),
+  lang: z.enum(["en", "zh", "de", "es", "fr", "ja"]),
   /** Stored first. */
   stored: z.string().min(1),
   /** Said later by the same person. */

@@ -33,6 +33,28 @@ const FOREIGN_REPLACEMENT =
 /** "Now" in Spanish, German and French: "ahora", "jetzt", "mittlerweile", "maintenant", "désormais". */
 const FOREIGN_PRESENT =
   /(?:^|[^\p{L}])(?:ahora|actualmente|hoy en d[ií]a|jetzt|nun|inzwischen|mittlerweile|derzeit|maintenant|d[eé]sormais|actuellement)(?![\p{L}])/giu;
+/**
+ * A number said to have risen or fallen to a new value: "rent went up to $1350", "subió a 950 euros",
+ * "ist auf 1300 Euro gestiegen", "est passé à 950 euros", 涨到. Past forms only ("goes up in March" is a
+ * plan). Stripped like the other replacement phrases, so the words left must be the stored ones.
+ */
+const RISE =
+  /\b(?:went|has gone|have gone|had gone)\s+(?:up|down)\s+to\b|\b(?:rose|fell|dropped|climbed|increased|decreased)\s+to\b|(?:^|[^\p{L}])(?:subi[oó]|baj[oó])\s+a(?![\p{L}])|\b(?:ist|sind)\s+auf\b|\b(?:gestiegen|gesunken)\b|\best\s+pass[eé]e?\s+[aà](?![\p{L}])|涨到|降到|涨至|降至/giu;
+const RISE_PARTS = [
+  "went",
+  "gone",
+  "rose",
+  "fell",
+  "dropped",
+  "climbed",
+  "creased",
+  "subi",
+  "baj",
+  "auf",
+  "gesunken",
+  "gestiegen",
+  "pass",
+];
 const CJK_REPLACEMENT = /改主意了?|改变主意了?|换成|换到|改成|改为|搬到|搬去|搬家/gu;
 const CJK_PRESENT = /现在|如今|目前|最近/gu;
 /**
@@ -79,8 +101,18 @@ function hasPattern(text: string, pattern: RegExp): boolean {
   return found;
 }
 
+/** German perfect puts the moving verb last ("bin nach Berlin gezogen"): read with the verb first, as "moved to Berlin". */
+const GERMAN_MOVED =
+  /\b(bin|ist|sind|seid|bist)\s+(nach|in|zu)\s+([^\s.,;!?]+(?:\s+[^\s.,;!?]+)?)\s+((?:um)?gezogen)\b/giu;
+
 function stripPhrases(text: string): string {
   return text
+    .replace(
+      GERMAN_MOVED,
+      (_match, auxiliary: string, to: string, place: string, moved: string) =>
+        `${auxiliary} ${moved} ${to} ${place}`,
+    )
+    .replace(RISE, " ")
     .replace(FOREIGN_PRESENT, " ")
     .replace(REPLACEMENT, (match) => (/moved|relocated/i.test(match) ? match : " "))
     .replace(PRESENT, " ")
@@ -91,6 +123,8 @@ function stripPhrases(text: string): string {
 interface Phrasing {
   replacement: boolean;
   present: boolean;
+  /** Only "went up to / rose to / 涨到": the new value is a number, so no word may differ. */
+  risenOnly: boolean;
 }
 
 /**
@@ -132,19 +166,22 @@ function isAscii(text: string): boolean {
 }
 
 function phrasing(text: string): Phrasing {
-  const lower = normalize(text);
+  // "New York", "New Delhi": a capitalised "New" before a name is part of the name, not "new".
+  const lower = normalize(/New\s+\p{Lu}/u.test(text) ? text.replace(/\bNew(?=\s+\p{Lu})/gu, " ") : text);
   const folded = lower.toLowerCase();
   const ascii = isAscii(text);
-  return {
-    replacement:
-      (mayMatch(folded, REPLACEMENT_PARTS) && hasPattern(lower, REPLACEMENT)) ||
-      (!ascii && hasPattern(text, CJK_REPLACEMENT)) ||
-      (mayMatch(folded, FOREIGN_REPLACEMENT_PARTS) && hasPattern(lower, FOREIGN_REPLACEMENT)),
-    present:
-      (mayMatch(folded, PRESENT_PARTS) && hasPattern(lower.replace(ANOTHER_ONE, " "), PRESENT)) ||
-      (!ascii && hasPattern(text, CJK_PRESENT)) ||
-      (mayMatch(folded, FOREIGN_PRESENT_PARTS) && hasPattern(lower, FOREIGN_PRESENT)),
-  };
+  const risen =
+    (mayMatch(folded, RISE_PARTS) && hasPattern(lower, RISE)) ||
+    (!ascii && /涨|降/u.test(text) && hasPattern(text, RISE));
+  const replaced =
+    (mayMatch(folded, REPLACEMENT_PARTS) && hasPattern(lower, REPLACEMENT)) ||
+    (!ascii && hasPattern(text, CJK_REPLACEMENT)) ||
+    (mayMatch(folded, FOREIGN_REPLACEMENT_PARTS) && hasPattern(lower, FOREIGN_REPLACEMENT));
+  const present =
+    (mayMatch(folded, PRESENT_PARTS) && hasPattern(lower.replace(ANOTHER_ONE, " "), PRESENT)) ||
+    (!ascii && hasPattern(text, CJK_PRESENT)) ||
+    (mayMatch(folded, FOREIGN_PRESENT_PARTS) && hasPattern(lower, FOREIGN_PRESENT));
+  return { replacement: risen || replaced, present, risenOnly: risen && !replaced && !present };
 }
 
 /**
@@ -275,6 +312,8 @@ export function readChange(newerText: string, olderText: string): ChangeReading 
       ? { kind: "update", reason: "the new statement gives a new number for the same attribute" }
       : { kind: "none" };
   }
+  // "My score in math is 80" / "My score in French dropped to 75": a risen number changes only the number.
+  if (said.risenOnly) return review("a number rose or fell, but other words differ too");
   // "I now work at Google and teach at MIT" adds to "I work at Google": a second fact, not a change.
   if (onlyOld.length === 0) return { kind: "none" };
   if (onlyNew.length === 0) return review("the new statement drops part of the stored one");

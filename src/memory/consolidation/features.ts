@@ -170,6 +170,51 @@ function personOf(token: string | undefined): string | undefined {
  * A month next to a day number is one date ("March 3", "3rd of March"), not a month and a number:
  * two appointments on different days are two dates. Returns the token positions it used.
  */
+const SHORT_MONTHS: Readonly<Record<string, string>> = {
+  jan: "january",
+  feb: "february",
+  mar: "march",
+  apr: "april",
+  may: "may",
+  jun: "june",
+  jul: "july",
+  aug: "august",
+  sep: "september",
+  sept: "september",
+  oct: "october",
+  nov: "november",
+  dec: "december",
+};
+
+/**
+ * "dentist mon 9am", "on Fri", "every Tue": a short weekday is a day only right before a time or after
+ * "on/every/next/this/last/until/by" ("mon" is also French for "my", "sat" and "sun" English words).
+ */
+const SHORT_WEEKDAY =
+  /\b(?:(?<=(?:on|every|next|this|last|until|till|by)\s)(mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)\b\.?|(mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)\.?(?=\s+\d{1,2}(?::\d{2})?\s?(?:am|pm)\b))/g;
+const WEEKDAY_OF: Readonly<Record<string, string>> = {
+  mon: "monday",
+  tue: "tuesday",
+  tues: "tuesday",
+  wed: "wednesday",
+  thu: "thursday",
+  thur: "thursday",
+  thurs: "thursday",
+  fri: "friday",
+  sat: "saturday",
+  sun: "sunday",
+};
+
+function shortWeekdays(normalized: string, dates: Set<string>): string {
+  if (!/\b(?:mon|tue|wed|thu|fri|sat|sun)/.test(normalized)) return normalized;
+  return normalized.replace(SHORT_WEEKDAY, (match, after: string | undefined, before: string | undefined) => {
+    const day = WEEKDAY_OF[after ?? before ?? ""];
+    if (day === undefined) return match;
+    dates.add(day);
+    return " ";
+  });
+}
+
 function calendarDays(tokens: readonly string[], dates: Set<string>): Set<number> {
   const consumed = new Set<number>();
   const day = (token: string | undefined) => {
@@ -178,7 +223,8 @@ function calendarDays(tokens: readonly string[], dates: Set<string>): Set<number
     return value >= 1 && value <= 31 ? value : undefined;
   };
   tokens.forEach((token, position) => {
-    const month = MONTHS.includes(token) ? token : FOREIGN_MONTHS[token];
+    // "Mar 3", "3 Sept", "May 5": a short month (and "may") is a month only next to a day number.
+    const month = MONTHS.includes(token) ? token : (FOREIGN_MONTHS[token] ?? SHORT_MONTHS[token]);
     if (month === undefined) return;
     const after = day(tokens[position + 1]);
     const of = /^(?:of|de)$/.test(tokens[position - 1] ?? "");
@@ -280,6 +326,7 @@ function computeFeatures(statement: string): StatementFeatures {
     features.past = true;
   }
   for (const match of normalized.matchAll(ISO_DATE)) features.dates.add(match[0]);
+  normalized = shortWeekdays(normalized, features.dates);
   for (const match of normalized.matchAll(TIME_OF_DAY)) features.dates.add(match[0].replace(/\s+/g, ""));
   for (const match of text.matchAll(/\p{Extended_Pictographic}/gu)) features.terms.add(match[0]);
   normalized = numericDates(normalized, features.dates);

@@ -13,7 +13,7 @@ import {
 } from "./features.js";
 import type { Judgement } from "./judge.js";
 import { pronounMayReferTo } from "./neighbours.js";
-import { retiredFromIt } from "./retired.js";
+import { jobOrThingEnded, retiredFromIt } from "./retired.js";
 import { rolesSwapped, subjectOf, subjectsDiffer } from "./roles.js";
 
 /**
@@ -32,6 +32,13 @@ export function guardJudgement(
 ): Judgement {
   if (judgement.verdict === "different") return negationNotMissed(judgement, candidate, existing);
   if (judgement.verdict !== "same" && judgement.verdict !== "update") return judgement;
+  // "I am a nurse" / "I am a teacher now": a job word is also a person word ("my teacher"), but a
+  // reading of the whole statements (retired.ts) has already shown the same speaker's role changed.
+  const ended = jobOrThingEnded(candidate, existing);
+  if (judgement.verdict === "update" && ended !== undefined) return judgement;
+  // "上个月离职了" is not "我在腾讯工作" said again: a model's "same" on a reading that ends it is the update.
+  if (ended !== undefined)
+    return { verdict: "update", reason: `${judgement.by} said same, but ${ended}`, by: judgement.by };
   const a = featuresOf(candidate);
   const b = featuresOf(existing);
   const clash: string[] = [];

@@ -1,4 +1,4 @@
-import { readEnded } from "./ended-phrases.js";
+import { endedStateWords, jobOrThingEnded, readEnded } from "./ended-phrases.js";
 import {
   difference,
   FUNCTIONAL_ATTRIBUTES,
@@ -14,7 +14,8 @@ import { subjectOf } from "./roles.js";
  * in Paris" although the two share no word.
  */
 const ATTRIBUTE_WORDS: Readonly<Record<string, string>> = {
-  live: "live lives lived living moved relocated 住 搬 vivo vive wohne wohnt habite",
+  // "j'habite" is one search word ("jhabit"): the elided form is searched as written.
+  live: "live lives lived living moved relocated 住 搬 vivo vive wohne wohnt habite j'habite",
   work: "work works worked job employed 工作 上班 trabajo trabaja arbeite arbeitet travaille",
   favorit: "favorite favourite 最喜欢",
   marri: "married marriage divorced single 结婚 离婚",
@@ -32,6 +33,8 @@ export function neighbourQuery(text: string): string {
     return words === undefined ? [] : [words];
   });
   if (ended.ended) extra.push(ended.text);
+  const endedState = endedStateWords(text);
+  if (endedState !== "") extra.push(endedState);
   return extra.length === 0 ? text : `${text} ${extra.join(" ")}`;
 }
 
@@ -40,6 +43,8 @@ export function neighbourQuery(text: string): string {
  * moved to Berlin"): worth judging even with little word overlap. The judge (or the rules) decides.
  */
 export function sharesAttribute(candidate: string, stored: string): boolean {
+  // "left Acme in June" / "I work at Acme", "sold my Civic" / "I drive a Honda Civic" (ended-phrases.ts).
+  if (jobOrThingEnded(candidate, stored) !== undefined) return true;
   const a = featuresOf(candidate);
   // Without a one-value attribute of its own the candidate shares none: the stored statement's
   // features (up to 20 neighbours per add) need not be computed.

@@ -1,6 +1,9 @@
 import { normalize } from "../text/index.js";
+import { jobOrThingEnded } from "./ended-phrases.js";
 import { difference, featuresOf, sameSet } from "./features.js";
 import { subjectOf } from "./roles.js";
+
+export { jobOrThingEnded };
 
 /**
  * "My grandfather Walter works as a carpenter" then "My grandfather Walter retired last spring": the
@@ -18,6 +21,8 @@ const WHEN =
   /\b(?:last|this|in|on|at|ago|year|month|week|spring|summer|autumn|fall|winter|january|february|march|april|may|june|july|august|september|october|november|december|yesterday|today|recently|finally|just|el|la|en|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|pasado|letztes|letzten|jahr|im|dieses|l'an|dernier|derni[eè]re|ann[eé]e|en)\b|去年|今年|上个月|上月|刚刚|刚|已经|\d{4}年?/giu;
 
 export function retiredFromIt(candidate: string, existing: string): string | undefined {
+  const ended = jobOrThingEnded(candidate, existing);
+  if (ended !== undefined) return ended;
   const said = normalize(candidate);
   if (!RETIRED.test(said) || !WORKS.test(normalize(existing)) || RETIRED.test(normalize(existing)))
     return undefined;

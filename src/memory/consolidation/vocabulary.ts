@@ -308,4 +308,4 @@ export const CJK_CHANGE = /现在|搬|换|改|不再|已经|开始|戒|离婚|�
 
 /** Relative times ("last month", "recently"): when a change happened, not what the claim is about. */
 export const RELATIVE_TIME =
-  /\b(?:last|this|next|past) (?:week|month|year|summer|winter|spring|autumn|fall)\b|\b(?:recently|lately|ago|just)\b/g;
+  /\b(?:last|this|next|past) (?:week|wk|month|year|yr|summer|winter|spring|autumn|fall)\b|\b(?:recently|lately|ago|just)\b/g;

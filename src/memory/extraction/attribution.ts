@@ -159,6 +159,8 @@ const SENTENCE_END = /[.!?。！？\n]/u;
 /** A named text introduced by a colon: "this bio:", "the page says:", "my profile reads:", 这段话：. */
 const PASTED_INTRO =
   /(?:\b(?:the following|following|below|bio|profile|page|article|email|e-mail|document|review|paragraph|snippet|excerpt|quote|tweet|comment|listing|letter|cv|resume|template|example|sample|reads)\b|这段话|这段|这篇|这句话|下面|以下|例句|模板)[^.!?。！？]*[:：]\s*$/iu;
+const PASTED_HEADER =
+  /\b(?:from|subject|sent|cc|von|betreff|gesendet|asunto|enviado|objet|envoyé)\s?:\s*\S|(?:original|forwarded)\s+message|begin forwarded|mensaje reenviado|weitergeleitete nachricht|message transféré|发件人\s*[:：]|主题\s*[:：]|转发的消息|転送/iu;
 const ROLE_PLAY =
   /\b(?:pretend|role[- ]?play|act as|play the role|you are me|you're me|in character|as my character)\b|扮演|假装|角色扮演/iu;
 const SAID_AFTER =
@@ -193,6 +195,9 @@ export function claimedBy(
   if (OPENING_QUOTES.test(before) || NOT_A_CLAIM.test(before)) return false;
   // "this bio: I am a pilot", "My profile reads: …": a text the user pasted after naming it, not said.
   if (PASTED_INTRO.test(before)) return false;
+  // "From: jane@…", "Subject: visit", "-----Original Message-----": a pasted mail or message; what follows
+  // its header is its writer's text, whatever sentence the quote is in.
+  if (PASTED_HEADER.test(text.slice(0, at))) return false;
   // "Pretend you're me. I live in Madrid", "Let's role-play: …": everything after the frame is a role.
   if (ROLE_PLAY.test(text.slice(0, at))) return false;
   // "I live in Madrid, Tom said": someone else's words, said after them.
