@@ -34,12 +34,14 @@ const marker = () => `hostile-${process.pid}-${Math.floor(Math.random() * 1e9)}`
 const call = (name: string, input: Record<string, unknown> = {}) => ({ toolCalls: [{ name, input }] });
 
 function toolResults(request: RecordedRequest | undefined): string[] {
-  const messages = (request?.body as { messages: { role: string; content?: unknown }[] }).messages;
+  if (!request) throw new Error("the model received fewer requests than the script expects");
+  const messages = (request.body as { messages: { role: string; content?: unknown }[] }).messages;
   return messages.filter((message) => message.role === "tool").map((message) => String(message.content));
 }
 
 function toolNames(request: RecordedRequest | undefined): string[] {
-  const tools = (request?.body as { tools?: { function: { name: string; description?: string } }[] }).tools;
+  if (!request) throw new Error("the model received no request");
+  const tools = (request.body as { tools?: { function: { name: string; description?: string } }[] }).tools;
   return (tools ?? []).map((tool) => tool.function.name);
 }
 
