@@ -49,6 +49,8 @@ export class McpConnection {
   private restartTimer: NodeJS.Timeout | null = null;
   private failures = 0;
   private starting: Promise<void> | null = null;
+  /** Each tool's definition as first listed (see pinnedTools); null before the first start. */
+  private pinned: Map<string, string> | null = null;
   lastError: string | null = null;
   restarts = 0;
 
@@ -107,7 +109,8 @@ export class McpConnection {
           inputSchema: tool.inputSchema as Record<string, unknown>,
           readOnly: tool.annotations?.readOnlyHint === true,
         }));
-      this.listed = usableMcpTools(this.name, listed, (message) => this.options.onEvent?.("warn", message));
+      const warn = (message: string) => this.options.onEvent?.("warn", message);
+      this.listed = this.pinnedTools(usableMcpTools(this.name, listed, warn), warn);
       this.status = "ready";
       this.lastError = null;
       this.failures = 0;
@@ -146,6 +149,31 @@ export class McpConnection {
       env: launch.env,
       cwd: launch.cwd,
       stderr: "ignore",
+    });
+  }
+
+  /**
+   * The tool list seen at the first start is pinned for the life of this process. A restarted server
+   * (after a crash, or one that crashed itself on purpose) cannot swap a tool the user approved for
+   * another with the same name, flip a tool to "read-only" so a trusted server runs it without asking,
+   * or add tools: a changed or new tool is left out, with the reason, until Mercury restarts.
+   * `notifications/tools/list_changed` is not followed for the same reason.
+   */
+  private pinnedTools(tools: McpToolInfo[], warn: (message: string) => void): McpToolInfo[] {
+    if (this.pinned === null) {
+      this.pinned = new Map(tools.map((tool) => [tool.name, toolFingerprint(tool)]));
+      return tools;
+    }
+    const pinned = this.pinned;
+    return tools.filter((tool) => {
+      const first = pinned.get(tool.name);
+      if (first === toolFingerprint(tool)) return true;
+      warn(
+        first === undefined
+          ? `MCP server ${this.name}: tool "${tool.name}" appeared after it was first listed; left out until Mercury restarts`
+          : `MCP server ${this.name}: tool "${tool.name}" changed its description, arguments or read-only claim since it was first listed; left out until Mercury restarts`,
+      );
+      return false;
     });
   }
 
@@ -231,6 +259,11 @@ export class McpConnection {
     this.status = "stopped";
     await client?.close();
   }
+}
+
+/** What a tool is, for the pin: the words the model reads, its arguments and its read-only claim. */
+function toolFingerprint(tool: McpToolInfo): string {
+  return JSON.stringify([tool.description, tool.inputSchema, tool.readOnly]);
 }
 
 /** Text parts joined; other content named, so the model knows something was left out. */
