@@ -59,11 +59,22 @@ export class DashboardServer {
       .filter((route) => route.method !== "ALL")
       .map((route) => ({ method: route.method, path: route.path }));
     const listener = getRequestListener(app.fetch, {
+      // Always an answer: returning nothing here leaves the connection open with no response (a
+      // request without Host, an HTTP/1.0 request, a backslash in the path would each hang a socket).
       errorHandler: (error) => {
+        const unreadable = error instanceof Error && error.name === "RequestError";
         this.services.logger.error(
           { component: "dashboard", error: error instanceof Error ? error.message : String(error) },
-          "dashboard request failed",
+          unreadable ? "dashboard request refused" : "dashboard request failed",
         );
+        return new Response(unreadable ? "refused: a malformed request" : "failed", {
+          status: unreadable ? 400 : 500,
+          headers: {
+            "Content-Type": "text/plain; charset=utf-8",
+            "X-Content-Type-Options": "nosniff",
+            "Cache-Control": "no-store",
+          },
+        });
       },
     });
     const server = this.bind.tls
