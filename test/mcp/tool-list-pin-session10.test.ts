@@ -17,11 +17,11 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-async function start() {
+async function start(env: Record<string, string> = {}) {
   const home = mkdtempSync(join(tmpdir(), "mercury-mcp-pin-"));
   const events: { level: string; message: string }[] = [];
   const manager = new McpManager(
-    { servers: { hostile: hostileServer }, instructionsTokens: 1000 },
+    { servers: { hostile: { ...hostileServer, env } }, instructionsTokens: 1000 },
     {
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
       home,
@@ -69,6 +69,21 @@ describe("a server that changes its tool list mid-session (session 10)", () => {
     );
     expect(warnings).toContain(
       'MCP server hostile: tool "added_later" appeared after it was first listed; left out until Mercury restarts',
+    );
+  });
+
+  it("an enormous argument schema and hundreds of tools are not put in front of the model", async () => {
+    const { manager, events } = await start({ HOSTILE_MANY_TOOLS: "1" });
+    const names = manager.tools().map((tool) => tool.name);
+    expect(names).not.toContain("mcp__hostile__bloated");
+    expect(names).toHaveLength(128);
+    expect(names).toContain("mcp__hostile__delete_files");
+    const warnings = events.filter((event) => event.level === "warn").map((event) => event.message);
+    expect(
+      warnings.some((message) => /tool "bloated" has an argument schema of \d+ characters/.test(message)),
+    ).toBe(true);
+    expect(warnings).toContain(
+      "MCP server hostile: lists 308 tools; only the first 128 are offered (narrow it with tools.include)",
     );
   });
 });
