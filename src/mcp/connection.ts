@@ -2,6 +2,7 @@ import type { Client, StreamableHTTPClientTransport } from "@modelcontextprotoco
 import type { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { McpServerConfig } from "../config/mcp-schema.js";
 import { McpError } from "./errors.js";
+import { boundedFetch, oversizedMessage } from "./http-limit.js";
 import { httpHeaders, type LaunchWrapper, stdioLaunch } from "./launch.js";
 import { plainServerText, usableMcpTools } from "./tool-names.js";
 
@@ -49,6 +50,8 @@ export class McpConnection {
   private restartTimer: NodeJS.Timeout | null = null;
   private failures = 0;
   private starting: Promise<void> | null = null;
+  /** Fails the calls waiting for an answer (see the transport's onerror). */
+  private readonly inFlight = new Set<(error: Error) => void>();
   /** Each tool's definition as first listed (see pinnedTools); null before the first start. */
   private pinned: Map<string, string> | null = null;
   lastError: string | null = null;
@@ -98,6 +101,12 @@ export class McpConnection {
     try {
       const transport = await this.transport(sdk.StreamableHTTPClientTransport);
       transport.onclose = () => this.closed(client);
+      // An oversized event fails only the stream it came on and the SDK does not fail the request
+      // behind it: the calls in flight are failed here rather than left to their time limit.
+      transport.onerror = (error: Error) => {
+        if (!error.message.includes(oversizedMessage)) return;
+        for (const fail of this.inFlight) fail(new McpError("protocol", error.message));
+      };
       await client.connect(transport, { timeout });
       const listing = await client.listTools(undefined, { timeout });
       this.client = client;
@@ -136,6 +145,7 @@ export class McpConnection {
     if (this.config.url) {
       return new HttpTransport(new URL(this.config.url), {
         requestInit: { headers: httpHeaders(this.name, this.config, this.options.env) },
+        fetch: boundedFetch(this.name),
       });
     }
     let launch = stdioLaunch(this.name, this.config, this.options.env, this.options.home);
@@ -227,13 +237,19 @@ export class McpConnection {
         `MCP server ${this.name} is ${this.status}${this.lastError ? ` (${this.lastError})` : ""}; it is restarted automatically, try again shortly`,
       );
     }
+    let fail: (error: Error) => void = () => undefined;
+    const failed = new Promise<never>((_resolve, reject) => {
+      fail = reject;
+    });
+    this.inFlight.add(fail);
     try {
-      const result = await client.callTool(
-        { name: tool, arguments: args },
-        { timeout: this.callTimeoutMs, signal },
-      );
+      const result = await Promise.race([
+        client.callTool({ name: tool, arguments: args }, { timeout: this.callTimeoutMs, signal }),
+        failed,
+      ]);
       return { isError: result.isError === true, text: renderContent(result) };
     } catch (error) {
+      if (error instanceof McpError) throw error;
       const message = error instanceof Error ? error.message : String(error);
       if (signal.aborted)
         throw new McpError("cancelled", `cancelled: the task was stopped during ${tool} on ${this.name}`);
@@ -247,6 +263,8 @@ export class McpConnection {
         throw new McpError("server-down", `MCP server ${this.name} stopped during ${tool}: ${message}`);
       }
       throw new McpError("protocol", `${tool} on MCP server ${this.name} failed: ${message}`);
+    } finally {
+      this.inFlight.delete(fail);
     }
   }
 
