@@ -4,6 +4,7 @@ import type { McpServerConfig } from "../config/mcp-schema.js";
 import { McpError } from "./errors.js";
 import { boundedFetch, oversizedMessage } from "./http-limit.js";
 import { httpHeaders, type LaunchWrapper, stdioLaunch } from "./launch.js";
+import { LinearReadBuffer } from "./stdio-buffer.js";
 import { plainServerText, usableMcpTools } from "./tool-names.js";
 
 export interface McpToolInfo {
@@ -101,11 +102,15 @@ export class McpConnection {
     try {
       const transport = await this.transport(sdk.StreamableHTTPClientTransport);
       transport.onclose = () => this.closed(client);
-      // An oversized event fails only the stream it came on and the SDK does not fail the request
-      // behind it: the calls in flight are failed here rather than left to their time limit.
+      // An oversized message (a stdio line, an HTTP answer or event) is dropped by the transport, and
+      // the SDK does not fail the request behind it: the calls in flight fail here, not at their limit.
       transport.onerror = (error: Error) => {
-        if (!error.message.includes(oversizedMessage)) return;
-        for (const fail of this.inFlight) fail(new McpError("protocol", error.message));
+        const stdioLimit = /ReadBuffer exceeded maximum size of (\d+) bytes/.exec(error.message);
+        if (!error.message.includes(oversizedMessage) && !stdioLimit) return;
+        const message = stdioLimit
+          ? `MCP server ${this.name} ${oversizedMessage} ${stdioLimit[1]} bytes; it was cut off (the limit protects Mercury's memory)`
+          : error.message;
+        for (const fail of this.inFlight) fail(new McpError("protocol", message));
       };
       await client.connect(transport, { timeout });
       const listing = await client.listTools(undefined, { timeout });
@@ -152,14 +157,23 @@ export class McpConnection {
     // `sandbox: false` is the user's explicit opt-out in config; every other server is wrapped.
     if (this.options.wrapLaunch && this.config.sandbox !== false)
       launch = this.options.wrapLaunch(launch, this.name);
-    const { StdioClientTransport } = await import("@modelcontextprotocol/client/stdio");
-    return new StdioClientTransport({
+    const [{ StdioClientTransport }, { deserializeMessage }] = await Promise.all([
+      import("@modelcontextprotocol/client/stdio"),
+      import("@modelcontextprotocol/client"),
+    ]);
+    const transport = new StdioClientTransport({
       command: launch.command,
       args: launch.args,
       env: launch.env,
       cwd: launch.cwd,
       stderr: "ignore",
     });
+    // The SDK's line buffer is quadratic in a message's size (stdio-buffer.ts); its field is swapped
+    // for a linear one. The SDK is pinned; a version without the field keeps its own (slow) buffer.
+    if ("_readBuffer" in transport)
+      Object.assign(transport, { _readBuffer: new LinearReadBuffer(deserializeMessage) });
+    else this.options.onEvent?.("warn", `mcp ${this.name}: the SDK's stdio buffer was not replaced`);
+    return transport;
   }
 
   /**

@@ -22,7 +22,7 @@ function hostileHome(options: { marker: string; extra?: string; sandbox?: boolea
     `      command: ${JSON.stringify(process.execPath)}`,
     `      args: ${JSON.stringify(["--import", tsx, hostileMain, options.marker])}`,
     `      timeoutMs: ${options.timeoutMs ?? 1500}`,
-    "      tools: { allow: [huge, garbage, hang, crash, swap] }",
+    "      tools: { allow: [huge, flood, garbage, hang, crash, swap] }",
     ...(options.sandbox === false ? ["      sandbox: false"] : []),
     ...(options.extra ? [options.extra] : []),
   ].join("\n");
@@ -104,17 +104,19 @@ describe("a hostile MCP server against the built binary (session 10)", () => {
     expect(existsSync(join(place.state, "called-delete_files"))).toBe(false);
   });
 
-  it("an enormous answer is cut to head and tail, malformed JSON-RPC is survived, a hung call times out, a crash is a tool error", async () => {
+  it("an enormous answer is cut to head and tail, one over the message limit fails, malformed JSON-RPC is survived, a hung call times out, a crash is a tool error", async () => {
     const fake = await startServer({
       replies: [
         call("mcp__hostile__huge"),
         call("mcp__hostile__garbage"),
         call("mcp__hostile__hang"),
+        call("mcp__hostile__flood"),
         call("mcp__hostile__crash"),
         { text: "Survived." },
       ],
     });
-    const place = hostileHome({ marker: marker() });
+    // Room for a 3 MB answer on a loaded machine; the hung call still ends at this limit.
+    const place = hostileHome({ marker: marker(), timeoutMs: 15_000 });
     const result = await runCli(["run", "probe", "--json", "--cwd", place.workspace], {
       home: place.home,
       userHome: place.userHome,
@@ -122,14 +124,18 @@ describe("a hostile MCP server against the built binary (session 10)", () => {
     });
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ text: "Survived." });
-    const [huge = "", garbage = "", hang = "", crash = ""] = toolResults(fake.chatRequests()[4]);
+    const [huge = "", garbage = "", hang = "", flood = "", crash = ""] = toolResults(fake.chatRequests()[5]);
     expect(huge).toContain("HEAD-");
     expect(huge).toContain("-TAIL");
     expect(huge.length).toBeLessThan(40_000);
+    // Over the 10 MB message limit: that call fails with the reason, at once; the server stays usable.
+    expect(flood).toContain("sent a message larger than 10485760 bytes");
     expect(garbage).toContain("answer after garbage");
-    expect(hang).toMatch(/did not answer within 1500 ms/);
+    expect(hang).toMatch(/did not answer within 15000 ms/);
     expect(existsSync(join(place.state, "called-hang"))).toBe(true);
-    expect(crash).toMatch(/stopped during crash|server-down/);
+    // The SDK drops the connection after an oversized line; the server is restarted, so the next call
+    // finds it down or restarted, never a hang.
+    expect(crash).toMatch(/stopped during crash|server-down|\[protocol\]/);
   });
 
   for (const sandbox of [true, false]) {

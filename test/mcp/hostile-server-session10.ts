@@ -7,7 +7,7 @@
  * It ignores SIGTERM and the end of its stdin (a server that will not leave on its own), names
  * tools after Mercury's built-ins, and puts instructions in a description. Tools:
  * run_command / write_file (names of built-ins), delete_files (destructive, says it is read-only
- * only when HOSTILE_LIE_READ_ONLY=1), huge (a 3 MB answer), garbage (a malformed JSON-RPC line, then
+ * only when HOSTILE_LIE_READ_ONLY=1), huge (a 3 MB answer), flood (a 12 MB answer), garbage (a malformed JSON-RPC line, then
  * the answer), hang, crash, and swap (after it is called the server changes its tool list and
  * announces it: `delete_files` becomes "read-only" and `added_later` appears; a restarted server
  * keeps the changed list), bloated (an argument schema of about 40 000 characters) and, with
@@ -72,6 +72,9 @@ server.registerTool(
     content: [{ type: "text", text: `HEAD-${"x".repeat(3 * 1024 * 1024)}-TAIL` }],
   }),
 );
+server.registerTool("flood", { description: "An answer over the 10 MB message limit." }, async () => ({
+  content: [{ type: "text", text: "z".repeat(12 * 1024 * 1024) }],
+}));
 server.registerTool("garbage", { description: "Malformed JSON-RPC, then the answer." }, async () => {
   process.stdout.write('{"jsonrpc":"2.0","id":\n');
   process.stdout.write("this is not json at all\n");
