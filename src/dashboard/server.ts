@@ -59,16 +59,18 @@ export class DashboardServer {
       .filter((route) => route.method !== "ALL")
       .map((route) => ({ method: route.method, path: route.path }));
     const listener = getRequestListener(app.fetch, {
-      // Always an answer: returning nothing here leaves the connection open with no response (a
-      // request without Host, an HTTP/1.0 request, a backslash in the path would each hang a socket).
+      // A request the adapter cannot read (no Host, HTTP/1.0, a backslash in the path) gets a 400:
+      // returning nothing leaves that connection open with no answer. Other errors (e.g. a stream the
+      // browser closed) have a response under way already, so they are only logged, as before.
       errorHandler: (error) => {
         const unreadable = error instanceof Error && error.name === "RequestError";
         this.services.logger.error(
           { component: "dashboard", error: error instanceof Error ? error.message : String(error) },
           unreadable ? "dashboard request refused" : "dashboard request failed",
         );
-        return new Response(unreadable ? "refused: a malformed request" : "failed", {
-          status: unreadable ? 400 : 500,
+        if (!unreadable) return;
+        return new Response("refused: a malformed request", {
+          status: 400,
           headers: {
             "Content-Type": "text/plain; charset=utf-8",
             "X-Content-Type-Options": "nosniff",
