@@ -59,11 +59,24 @@ export class DashboardServer {
       .filter((route) => route.method !== "ALL")
       .map((route) => ({ method: route.method, path: route.path }));
     const listener = getRequestListener(app.fetch, {
+      // A request the adapter cannot read (no Host, HTTP/1.0, a backslash in the path) gets a 400:
+      // returning nothing leaves that connection open with no answer. Other errors (e.g. a stream the
+      // browser closed) have a response under way already, so they are only logged, as before.
       errorHandler: (error) => {
+        const unreadable = error instanceof Error && error.name === "RequestError";
         this.services.logger.error(
           { component: "dashboard", error: error instanceof Error ? error.message : String(error) },
-          "dashboard request failed",
+          unreadable ? "dashboard request refused" : "dashboard request failed",
         );
+        if (!unreadable) return;
+        return new Response("refused: a malformed request", {
+          status: 400,
+          headers: {
+            "Content-Type": "text/plain; charset=utf-8",
+            "X-Content-Type-Options": "nosniff",
+            "Cache-Control": "no-store",
+          },
+        });
       },
     });
     const server = this.bind.tls

@@ -2,7 +2,9 @@ import type { Client, StreamableHTTPClientTransport } from "@modelcontextprotoco
 import type { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { McpServerConfig } from "../config/mcp-schema.js";
 import { McpError } from "./errors.js";
+import { boundedFetch, oversizedMessage } from "./http-limit.js";
 import { httpHeaders, type LaunchWrapper, stdioLaunch } from "./launch.js";
+import { LinearReadBuffer } from "./stdio-buffer.js";
 import { plainServerText, usableMcpTools } from "./tool-names.js";
 
 export interface McpToolInfo {
@@ -49,6 +51,10 @@ export class McpConnection {
   private restartTimer: NodeJS.Timeout | null = null;
   private failures = 0;
   private starting: Promise<void> | null = null;
+  /** Fails the calls waiting for an answer (see the transport's onerror). */
+  private readonly inFlight = new Set<(error: Error) => void>();
+  /** Each tool's definition as first listed (see pinnedTools); null before the first start. */
+  private pinned: Map<string, string> | null = null;
   lastError: string | null = null;
   restarts = 0;
 
@@ -96,6 +102,16 @@ export class McpConnection {
     try {
       const transport = await this.transport(sdk.StreamableHTTPClientTransport);
       transport.onclose = () => this.closed(client);
+      // An oversized message (a stdio line, an HTTP answer or event) is dropped by the transport, and
+      // the SDK does not fail the request behind it: the calls in flight fail here, not at their limit.
+      transport.onerror = (error: Error) => {
+        const stdioLimit = /ReadBuffer exceeded maximum size of (\d+) bytes/.exec(error.message);
+        if (!error.message.includes(oversizedMessage) && !stdioLimit) return;
+        const message = stdioLimit
+          ? `MCP server ${this.name} ${oversizedMessage} ${stdioLimit[1]} bytes; it was cut off (the limit protects Mercury's memory)`
+          : error.message;
+        for (const fail of this.inFlight) fail(new McpError("protocol", message));
+      };
       await client.connect(transport, { timeout });
       const listing = await client.listTools(undefined, { timeout });
       this.client = client;
@@ -107,7 +123,8 @@ export class McpConnection {
           inputSchema: tool.inputSchema as Record<string, unknown>,
           readOnly: tool.annotations?.readOnlyHint === true,
         }));
-      this.listed = usableMcpTools(this.name, listed, (message) => this.options.onEvent?.("warn", message));
+      const warn = (message: string) => this.options.onEvent?.("warn", message);
+      this.listed = this.pinnedTools(usableMcpTools(this.name, listed, warn), warn);
       this.status = "ready";
       this.lastError = null;
       this.failures = 0;
@@ -133,19 +150,54 @@ export class McpConnection {
     if (this.config.url) {
       return new HttpTransport(new URL(this.config.url), {
         requestInit: { headers: httpHeaders(this.name, this.config, this.options.env) },
+        fetch: boundedFetch(this.name),
       });
     }
     let launch = stdioLaunch(this.name, this.config, this.options.env, this.options.home);
     // `sandbox: false` is the user's explicit opt-out in config; every other server is wrapped.
     if (this.options.wrapLaunch && this.config.sandbox !== false)
       launch = this.options.wrapLaunch(launch, this.name);
-    const { StdioClientTransport } = await import("@modelcontextprotocol/client/stdio");
-    return new StdioClientTransport({
+    const [{ StdioClientTransport }, { deserializeMessage }] = await Promise.all([
+      import("@modelcontextprotocol/client/stdio"),
+      import("@modelcontextprotocol/client"),
+    ]);
+    const transport = new StdioClientTransport({
       command: launch.command,
       args: launch.args,
       env: launch.env,
       cwd: launch.cwd,
       stderr: "ignore",
+    });
+    // The SDK's line buffer is quadratic in a message's size (stdio-buffer.ts); its field is swapped
+    // for a linear one. The SDK is pinned; a version without the field keeps its own (slow) buffer.
+    if ("_readBuffer" in transport)
+      Object.assign(transport, { _readBuffer: new LinearReadBuffer(deserializeMessage) });
+    else this.options.onEvent?.("warn", `mcp ${this.name}: the SDK's stdio buffer was not replaced`);
+    return transport;
+  }
+
+  /**
+   * The tool list seen at the first start is pinned for the life of this process. A restarted server
+   * (after a crash, or one that crashed itself on purpose) cannot swap a tool the user approved for
+   * another with the same name, flip a tool to "read-only" so a trusted server runs it without asking,
+   * or add tools: a changed or new tool is left out, with the reason, until Mercury restarts.
+   * `notifications/tools/list_changed` is not followed for the same reason.
+   */
+  private pinnedTools(tools: McpToolInfo[], warn: (message: string) => void): McpToolInfo[] {
+    if (this.pinned === null) {
+      this.pinned = new Map(tools.map((tool) => [tool.name, toolFingerprint(tool)]));
+      return tools;
+    }
+    const pinned = this.pinned;
+    return tools.filter((tool) => {
+      const first = pinned.get(tool.name);
+      if (first === toolFingerprint(tool)) return true;
+      warn(
+        first === undefined
+          ? `MCP server ${this.name}: tool "${tool.name}" appeared after it was first listed; left out until Mercury restarts`
+          : `MCP server ${this.name}: tool "${tool.name}" changed its description, arguments or read-only claim since it was first listed; left out until Mercury restarts`,
+      );
+      return false;
     });
   }
 
@@ -199,13 +251,19 @@ export class McpConnection {
         `MCP server ${this.name} is ${this.status}${this.lastError ? ` (${this.lastError})` : ""}; it is restarted automatically, try again shortly`,
       );
     }
+    let fail: (error: Error) => void = () => undefined;
+    const failed = new Promise<never>((_resolve, reject) => {
+      fail = reject;
+    });
+    this.inFlight.add(fail);
     try {
-      const result = await client.callTool(
-        { name: tool, arguments: args },
-        { timeout: this.callTimeoutMs, signal },
-      );
+      const result = await Promise.race([
+        client.callTool({ name: tool, arguments: args }, { timeout: this.callTimeoutMs, signal }),
+        failed,
+      ]);
       return { isError: result.isError === true, text: renderContent(result) };
     } catch (error) {
+      if (error instanceof McpError) throw error;
       const message = error instanceof Error ? error.message : String(error);
       if (signal.aborted)
         throw new McpError("cancelled", `cancelled: the task was stopped during ${tool} on ${this.name}`);
@@ -219,6 +277,8 @@ export class McpConnection {
         throw new McpError("server-down", `MCP server ${this.name} stopped during ${tool}: ${message}`);
       }
       throw new McpError("protocol", `${tool} on MCP server ${this.name} failed: ${message}`);
+    } finally {
+      this.inFlight.delete(fail);
     }
   }
 
@@ -231,6 +291,11 @@ export class McpConnection {
     this.status = "stopped";
     await client?.close();
   }
+}
+
+/** What a tool is, for the pin: the words the model reads, its arguments and its read-only claim. */
+function toolFingerprint(tool: McpToolInfo): string {
+  return JSON.stringify([tool.description, tool.inputSchema, tool.readOnly]);
 }
 
 /** Text parts joined; other content named, so the model knows something was left out. */

@@ -8,6 +8,11 @@ import { mcpToolName } from "./tools.js";
  */
 const specToolName = /^[A-Za-z0-9_.-]{1,128}$/;
 
+/** Tools one server may put in front of the model; each is sent with every request. */
+export const maxMcpToolsPerServer = 128;
+/** Characters of one tool's JSON Schema at most. */
+export const maxMcpSchemaChars = 16_000;
+
 /**
  * The tools of one server the model may see: names within the specification, and no two that
  * become the same Mercury name (`read.file` and `read_file` are both `mcp__<server>__read_file`; the
@@ -20,12 +25,26 @@ export function usableMcpTools(
   warn: (message: string) => void,
 ): McpToolInfo[] {
   const named = tools.filter((tool) => {
-    if (specToolName.test(tool.name)) return true;
+    if (!specToolName.test(tool.name)) {
+      warn(
+        `MCP server ${server}: tool ${JSON.stringify(tool.name.slice(0, 140))} has a name outside the MCP specification (1–128 of A-Z a-z 0-9 _ - .); left out`,
+      );
+      return false;
+    }
+    // Every tool's schema goes with every model request: a huge one would spend the budget.
+    const schemaChars = JSON.stringify(tool.inputSchema).length;
+    if (schemaChars <= maxMcpSchemaChars) return true;
     warn(
-      `MCP server ${server}: tool ${JSON.stringify(tool.name.slice(0, 140))} has a name outside the MCP specification (1–128 of A-Z a-z 0-9 _ - .); left out`,
+      `MCP server ${server}: tool "${tool.name}" has an argument schema of ${schemaChars} characters (the limit is ${maxMcpSchemaChars}); left out`,
     );
     return false;
   });
+  if (named.length > maxMcpToolsPerServer) {
+    warn(
+      `MCP server ${server}: lists ${named.length} tools; only the first ${maxMcpToolsPerServer} are offered (narrow it with tools.include)`,
+    );
+    named.length = maxMcpToolsPerServer;
+  }
   const count = new Map<string, number>();
   for (const tool of named) {
     const mercuryName = mcpToolName(server, tool.name);

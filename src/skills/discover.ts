@@ -69,7 +69,11 @@ function isDirectory(path: string): boolean {
  * Discovers skills in the given roots. On a name clash the more specific source wins
  * (`skillSourceOrder`) and the loser is reported as a warning; within one source the first found wins.
  */
-export function discoverSkills(roots: readonly SkillRoot[]): Discovery {
+export function discoverSkills(
+  roots: readonly SkillRoot[],
+  /** Why a found SKILL.md must not load (e.g. not what the owner trusted), or null to load it. */
+  refuse: (root: SkillRoot, file: string) => string | null = () => null,
+): Discovery {
   const ordered = [...roots].sort(
     (a, b) => skillSourceOrder.indexOf(a.source) - skillSourceOrder.indexOf(b.source),
   );
@@ -83,6 +87,11 @@ export function discoverSkills(roots: readonly SkillRoot[]): Discovery {
       warnings.push(`${root.directory}: more than ${maxScanDirectories} folders; the scan stopped early`);
     }
     for (const file of files) {
+      const refused = refuse(root, file);
+      if (refused !== null) {
+        problems.push({ file, source: root.source, reason: refused });
+        continue;
+      }
       const parsed = parseSkillFile(file, root.source);
       if (!parsed.ok) {
         problems.push(parsed.problem);

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { z } from "zod";
 import { yamlLibrary } from "../config/yaml.js";
@@ -149,22 +149,44 @@ export function parseSkillText(
 }
 
 export function parseSkillFile(file: string, source: SkillSource): ParsedSkill {
+  const fail = (reason: string): ParsedSkill => ({ ok: false, problem: { file, source, reason } });
+  let read: { buffer: Buffer; size: number };
+  try {
+    read = readBounded(file);
+  } catch (error) {
+    return fail(`cannot read: ${String(error)}`);
+  }
+  // The size is known before anything is read: a huge SKILL.md never fills memory.
+  if (read.size > maxSkillFileBytes)
+    return fail(
+      `SKILL.md is ${read.size} bytes; the limit is ${maxSkillFileBytes} (a skill is instructions)`,
+    );
+  if (read.buffer.includes(0))
+    return fail("SKILL.md is binary (it holds NUL bytes); a skill is Markdown text");
   let text: string;
   try {
-    const buffer = readFileSync(file);
-    if (buffer.length > maxSkillFileBytes) {
-      return {
-        ok: false,
-        problem: {
-          file,
-          source,
-          reason: `SKILL.md is ${buffer.length} bytes; the limit is ${maxSkillFileBytes}`,
-        },
-      };
-    }
-    text = buffer.toString("utf8");
-  } catch (error) {
-    return { ok: false, problem: { file, source, reason: `cannot read: ${String(error)}` } };
+    text = new TextDecoder("utf-8", { fatal: true }).decode(read.buffer);
+  } catch {
+    return fail("SKILL.md is not UTF-8 text");
   }
   return parseSkillText(text, file, dirname(file), source);
+}
+
+/** The file's size, and at most the limit of its bytes, from a regular file (a FIFO never blocks). */
+function readBounded(file: string): { buffer: Buffer; size: number } {
+  const descriptor = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const stat = fstatSync(descriptor);
+    if (!stat.isFile()) throw new Error("not a regular file");
+    const buffer = Buffer.alloc(Math.min(stat.size, maxSkillFileBytes));
+    let filled = 0;
+    while (filled < buffer.length) {
+      const count = readSync(descriptor, buffer, filled, buffer.length - filled, filled);
+      if (count === 0) break;
+      filled += count;
+    }
+    return { buffer: buffer.subarray(0, filled), size: stat.size };
+  } finally {
+    closeSync(descriptor);
+  }
 }

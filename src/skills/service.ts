@@ -19,6 +19,7 @@ import { catalogueSection } from "./catalogue.js";
 import { lineDiff } from "./diff.js";
 import { type Discovery, discoverSkills, type SkillRoot } from "./discover.js";
 import { DraftStore, type SkillDraft } from "./drafts.js";
+import { unpinnedReason } from "./pins.js";
 import { createProposeSkillTool, type SkillProposal } from "./propose-tool.js";
 import { SkillSession } from "./session.js";
 import { SkillState } from "./state.js";
@@ -92,8 +93,15 @@ export class SkillService {
     return roots;
   }
 
+  /** A trusted workspace's skills load only as the owner trusted them (pins.ts). */
   discover(cwd: string): Discovery {
-    return discoverSkills(this.roots(cwd));
+    const workspace = this.trustedWorkspaceFor(cwd);
+    const pins = workspace === null ? null : this.state.workspacePins(workspace);
+    return discoverSkills(this.roots(cwd), (root, file) =>
+      root.source === "workspace" && workspace !== null
+        ? unpinnedReason(pins, root.directory, file, workspace)
+        : null,
+    );
   }
 
   /** Skills the model may use in `cwd`: discovered, not disabled. */

@@ -1,6 +1,10 @@
+import { join } from "node:path";
 import { z } from "zod";
 import type { Clock } from "../agent/clock.js";
 import type { SqliteDatabase } from "../storage/database.js";
+import { workspaceSkillPins } from "./pins.js";
+
+const pinsKey = (workspace: string) => `skills.workspace-pins:${workspace}`;
 
 const useRow = z.object({
   skill: z.string(),
@@ -50,16 +54,35 @@ export class SkillState {
     );
   }
 
+  /**
+   * Trusts a workspace's `.agents/skills` as they are now: each skill folder is pinned (pins.ts), and
+   * one added or changed later is not read until the owner trusts the workspace again.
+   */
   trust(workspace: string, by: string): void {
-    this.database
-      .prepare(
-        "INSERT OR REPLACE INTO skill_trusted_workspaces (path, trusted_at, trusted_by) VALUES (?, ?, ?)",
-      )
-      .run(workspace, this.now(), by);
+    const pins = workspaceSkillPins(join(workspace, ".agents", "skills"));
+    this.database.transaction(() => {
+      this.database
+        .prepare(
+          "INSERT OR REPLACE INTO skill_trusted_workspaces (path, trusted_at, trusted_by) VALUES (?, ?, ?)",
+        )
+        .run(workspace, this.now(), by);
+      this.database
+        .prepare("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)")
+        .run(pinsKey(workspace), JSON.stringify(pins));
+    })();
+  }
+
+  /** The skill folders the owner trusted in a workspace; null when none were recorded. */
+  workspacePins(workspace: string): Record<string, string> | null {
+    const row = this.database.prepare("SELECT value FROM settings WHERE key = ?").get(pinsKey(workspace));
+    if (row === undefined) return null;
+    const { value } = z.object({ value: z.string() }).parse(row);
+    return z.record(z.string(), z.string()).parse(JSON.parse(value));
   }
 
   /** Returns false when the workspace was not trusted. */
   untrust(workspace: string): boolean {
+    this.database.prepare("DELETE FROM settings WHERE key = ?").run(pinsKey(workspace));
     return (
       this.database.prepare("DELETE FROM skill_trusted_workspaces WHERE path = ?").run(workspace).changes > 0
     );
