@@ -1,4 +1,4 @@
-import { isStopword, normalize } from "../text/index.js";
+import { isStopword, normalize } from "../text/analyze.js";
 import {
   difference,
   FUNCTIONAL_ATTRIBUTES,

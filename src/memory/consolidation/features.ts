@@ -1,6 +1,5 @@
 import { stemmer } from "stemmer";
-import { isNegation } from "../text/analyze.js";
-import { isCjk, isStopword, normalize, tokenize } from "../text/index.js";
+import { isCjk, isNegation, isStopword, normalize, tokenize } from "../text/analyze.js";
 import { agePhrases, approximatorAfter, approximatorBefore, numericDates } from "./approximator.js";
 import { cjkFeatures } from "./cjk-features.js";
 import { FOREIGN_FUNCTION_WORDS, readEnded } from "./ended-phrases.js";

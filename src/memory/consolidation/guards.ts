@@ -1,4 +1,4 @@
-import { normalize } from "../text/index.js";
+import { normalize } from "../text/analyze.js";
 import { changeInUsersWords, readChange } from "./change.js";
 import { judgeByRules, NEGATES } from "./fallback.js";
 import {

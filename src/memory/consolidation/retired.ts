@@ -1,4 +1,4 @@
-import { normalize } from "../text/index.js";
+import { normalize } from "../text/analyze.js";
 import { difference, featuresOf, sameSet } from "./features.js";
 import { subjectOf } from "./roles.js";
 
