@@ -1,4 +1,5 @@
 import { isStopword, normalize } from "../text/analyze.js";
+import { textPattern } from "../text/text-pattern.js";
 import {
   difference,
   FUNCTIONAL_ATTRIBUTES,
@@ -6,6 +7,9 @@ import {
   type StatementFeatures,
   sameSet,
 } from "./features.js";
+
+// Unicode-property patterns with an ASCII fast path (text/text-pattern.ts).
+const FIRST_NAME = textPattern(String.raw`^[^\p{L}]*(\p{Lu}[\p{L}'-]*)`, "u");
 
 /**
  * Change-of-state phrasing: when a new statement itself says that a stored one stopped being true
@@ -28,11 +32,15 @@ const PRESENT = /\b(?:now|nowadays|these days|currently|again|new)\b/giu;
  * Moving house in Spanish, German and French ("me mudé a", "se mudó a", "bin nach … gezogen",
  * "umgezogen", "j'ai déménagé"): the verb stays a word (vocabulary.ts folds it onto "live").
  */
-const FOREIGN_REPLACEMENT =
-  /(?:^|[^\p{L}])(?:(?:me|se|te|nos)\s+mud(?:[eéoó]|aste|amos|aron|ado)|umgezogen|gezogen|(?:d[eé]m[eé]nag[eé]e?s?))(?![\p{L}])/iu;
+const FOREIGN_REPLACEMENT = textPattern(
+  String.raw`(?:^|[^\p{L}])(?:(?:me|se|te|nos)\s+mud(?:[eéoó]|aste|amos|aron|ado)|umgezogen|gezogen|(?:d[eé]m[eé]nag[eé]e?s?))(?![\p{L}])`,
+  "iu",
+);
 /** "Now" in Spanish, German and French: "ahora", "jetzt", "mittlerweile", "maintenant", "désormais". */
-const FOREIGN_PRESENT =
-  /(?:^|[^\p{L}])(?:ahora|actualmente|hoy en d[ií]a|jetzt|nun|inzwischen|mittlerweile|derzeit|maintenant|d[eé]sormais|actuellement)(?![\p{L}])/giu;
+const FOREIGN_PRESENT = textPattern(
+  String.raw`(?:^|[^\p{L}])(?:ahora|actualmente|hoy en d[ií]a|jetzt|nun|inzwischen|mittlerweile|derzeit|maintenant|d[eé]sormais|actuellement)(?![\p{L}])`,
+  "giu",
+);
 const CJK_REPLACEMENT = /改主意了?|改变主意了?|换成|换到|改成|改为|搬到|搬去|搬家/gu;
 const CJK_PRESENT = /现在|如今|目前|最近/gu;
 /**
@@ -193,7 +201,7 @@ function valueDiffers(
 
 /** A capitalised first word that is not a pronoun or article: the statement's subject ("Karen lives…"). */
 function leadingName(text: string): string | undefined {
-  const first = /^[^\p{L}]*(\p{Lu}[\p{L}'-]*)/u.exec(text.trim())?.[1];
+  const first = FIRST_NAME.exec(text.trim())?.[1];
   if (first === undefined) return undefined;
   const word = normalize(first).replace(/'s$/, "");
   return word === "i" || isStopword(word) || OPENERS.has(word) ? undefined : word;

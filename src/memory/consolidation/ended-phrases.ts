@@ -1,3 +1,5 @@
+import { textPattern } from "../text/text-pattern.js";
+
 /**
  * "No longer" in the languages people write to Mercury: "gave up", "ya no", "dejé de", "nicht mehr",
  * "kein … mehr", "ne … plus", "n'… plus". The marker is taken out of the statement and reported, so
@@ -7,7 +9,7 @@
  */
 
 /** French elision ("j'habite", "n'ai", "l'aime"): the normaliser drops the apostrophe and fuses the words. */
-const ELISION = /\b(qu|[jnldmstc])['’](?=\p{L})/giu;
+const ELISION = textPattern(String.raw`\b(qu|[jnldmstc])['’](?=\p{L})`, "giu");
 
 /**
  * Holds wherever `ELISION` matches: its letter after a non-word character (ASCII `\w` here; a
