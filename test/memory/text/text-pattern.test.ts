@@ -86,8 +86,13 @@ describe("textPattern", () => {
     ]);
     for (const property of used)
       for (const flags of ["u", "iu"])
-        for (const escape of [String.raw`\p{${property}}`, String.raw`\P{${property}}`])
-          for (const context of [`^${escape}$`, `^[${escape}]$`, `^[^${escape}]$`, `^[x${escape}]$`]) {
+        for (const propertyEscape of [String.raw`\p{${property}}`, String.raw`\P{${property}}`])
+          for (const context of [
+            `^${propertyEscape}$`,
+            `^[${propertyEscape}]$`,
+            `^[^${propertyEscape}]$`,
+            `^[x${propertyEscape}]$`,
+          ]) {
             const original = new RegExp(context, flags);
             const ascii = new RegExp(translateToAscii(context), flags);
             const differing = ASCII.filter((char) => original.test(char) !== ascii.test(char));
