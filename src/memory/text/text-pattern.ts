@@ -115,8 +115,8 @@ export function registeredTextPatterns(): readonly TextPattern[] {
  * An object that matches like a RegExp, running the ASCII translation on all-ASCII input and the original
  * otherwise: `test`, `exec`, `lastIndex` (kept across calls, as a RegExp's), `source`, `flags`, `global`, and the
  * `Symbol.match`/`matchAll`/`replace`/`search`/`split` methods through which `text.match(pattern)` and the rest
- * call it. Not a RegExp subclass: constructing a subclass of RegExp cost V8 far more than the compiles saved
- * (~400 M instructions more for `memory add`, measured 2026-12-02).
+ * call it. Not a RegExp subclass: a subclass instance is a RegExp V8 does not treat as one on its fast paths,
+ * and it would carry a third, unused compiled pattern.
  */
 export class TextPattern {
   readonly source: string;
