@@ -4,7 +4,6 @@ import type { ConsolidationOutcome } from "./consolidation/consolidate.js";
 import type { ImportConsolidation } from "./consolidation/import-merge.js";
 import type { DrainSummary } from "./consolidation/queue-drain.js";
 import type { RunSummary } from "./extraction/runner.js";
-import { searchEpisodes, searchMemories } from "./retrieval.js";
 import { EmbeddingError } from "./search/types.js";
 import type { MemoryServiceOptions, RememberInput } from "./service-options.js";
 import { reindexEpisodesIfMigrated } from "./store/episode-reindex.js";
@@ -271,13 +270,15 @@ export class MemoryCore {
   }
 
   /** Current memories relevant to the query, in ranked order (scoped to one person). */
-  search(input: {
+  async search(input: {
     userKey: string;
     query: string;
     limit?: number;
     includeSuperseded?: boolean;
     project?: string | null;
   }): Promise<SearchResult[]> {
+    // Loaded on first use (with the final ranking under it): `memory add` never ranks recalled memories.
+    const { searchMemories } = await import("./retrieval.js");
     return searchMemories(this.retrievalDeps(), input);
   }
 
@@ -296,11 +297,12 @@ export class MemoryCore {
     return recallSection(this.retrievalDeps(), input);
   }
 
-  searchEpisodes(input: {
+  async searchEpisodes(input: {
     userKey: string;
     query: string;
     limit?: number;
   }): Promise<{ episode: Episode; relevance: number }[]> {
+    const { searchEpisodes } = await import("./retrieval.js");
     return searchEpisodes(this.retrievalDeps(), input);
   }
 

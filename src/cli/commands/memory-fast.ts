@@ -16,15 +16,17 @@ export async function runMemoryFast(args: readonly string[]): Promise<number | n
   const [group, name, ...rest] = args;
   if (group !== "memory" || (name !== "add" && name !== "search")) return null;
   // Everything the command will load starts loading now, side by side: the actions, the service
-  // with its store and search index, and for `add` consolidation (every add consolidates). One
-  // after the other, each waited for the one before; together, a module file is read while
-  // another compiles. A load that fails is reported where the module is awaited (consolidation: by
-  // the service, service-core.ts), not as an unhandled rejection while another load is awaited.
+  // with its store and search index, for `add` consolidation (every add consolidates), for `search`
+  // the final ranking (retrieval.ts). One after the other, each waited for the one before; together,
+  // a module file is read while another compiles. A load that fails is reported where the module is
+  // awaited (by the service, service-core.ts), not as an unhandled rejection while another load is
+  // awaited.
   const actions = import("./memory-actions.js");
   const cli = import("../../app/memory-cli.js");
   cli.then(undefined, reportedWhereAwaited);
   if (name === "add")
     import("../../memory/consolidation/consolidate.js").then(undefined, reportedWhereAwaited);
+  else import("../../memory/retrieval.js").then(undefined, reportedWhereAwaited);
   const { ADD_OPTIONS, addMemory, COMMON_OPTIONS, runMemoryCommand, SEARCH_OPTIONS, searchMemories } =
     await actions;
   const command =

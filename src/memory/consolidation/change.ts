@@ -1,4 +1,5 @@
-import { isStopword, normalize } from "../text/index.js";
+import { isStopword, normalize } from "../text/analyze.js";
+import { textPattern } from "../text/text-pattern.js";
 import {
   difference,
   FUNCTIONAL_ATTRIBUTES,
@@ -6,6 +7,9 @@ import {
   type StatementFeatures,
   sameSet,
 } from "./features.js";
+
+// Unicode-property patterns with an ASCII fast path (text/text-pattern.ts).
+const FIRST_NAME = textPattern(String.raw`^[^\p{L}]*(\p{Lu}[\p{L}'-]*)`, "u");
 
 /**
  * Change-of-state phrasing: when a new statement itself says that a stored one stopped being true
@@ -28,18 +32,24 @@ const PRESENT = /\b(?:now|nowadays|these days|currently|again|new)\b/giu;
  * Moving house in Spanish, German and French ("me mudé a", "se mudó a", "bin nach … gezogen",
  * "umgezogen", "j'ai déménagé"): the verb stays a word (vocabulary.ts folds it onto "live").
  */
-const FOREIGN_REPLACEMENT =
-  /(?:^|[^\p{L}])(?:(?:me|se|te|nos)\s+mud(?:[eéoó]|aste|amos|aron|ado)|umgezogen|gezogen|(?:d[eé]m[eé]nag[eé]e?s?))(?![\p{L}])/iu;
+const FOREIGN_REPLACEMENT = textPattern(
+  String.raw`(?:^|[^\p{L}])(?:(?:me|se|te|nos)\s+mud(?:[eéoó]|aste|amos|aron|ado)|umgezogen|gezogen|(?:d[eé]m[eé]nag[eé]e?s?))(?![\p{L}])`,
+  "iu",
+);
 /** "Now" in Spanish, German and French: "ahora", "jetzt", "mittlerweile", "maintenant", "désormais". */
-const FOREIGN_PRESENT =
-  /(?:^|[^\p{L}])(?:ahora|actualmente|hoy en d[ií]a|jetzt|nun|inzwischen|mittlerweile|derzeit|maintenant|d[eé]sormais|actuellement)(?![\p{L}])/giu;
+const FOREIGN_PRESENT = textPattern(
+  String.raw`(?:^|[^\p{L}])(?:ahora|actualmente|hoy en d[ií]a|jetzt|nun|inzwischen|mittlerweile|derzeit|maintenant|d[eé]sormais|actuellement)(?![\p{L}])`,
+  "giu",
+);
 /**
  * A number said to have risen or fallen to a new value: "rent went up to $1350", "subió a 950 euros",
  * "ist auf 1300 Euro gestiegen", "est passé à 950 euros", 涨到. Past forms only ("goes up in March" is a
  * plan). Stripped like the other replacement phrases, so the words left must be the stored ones.
  */
-const RISE =
-  /\b(?:went|has gone|have gone|had gone)\s+(?:up|down)\s+to\b|\b(?:rose|fell|dropped|climbed|increased|decreased)\s+to\b|(?:^|[^\p{L}])(?:subi[oó]|baj[oó])\s+a(?![\p{L}])|\b(?:ist|sind)\s+auf\b|\b(?:gestiegen|gesunken)\b|\best\s+pass[eé]e?\s+[aà](?![\p{L}])|涨到|降到|涨至|降至/giu;
+const RISE = textPattern(
+  String.raw`\b(?:went|has gone|have gone|had gone)\s+(?:up|down)\s+to\b|\b(?:rose|fell|dropped|climbed|increased|decreased)\s+to\b|(?:^|[^\p{L}])(?:subi[oó]|baj[oó])\s+a(?![\p{L}])|\b(?:ist|sind)\s+auf\b|\b(?:gestiegen|gesunken)\b|\best\s+pass[eé]e?\s+[aà](?![\p{L}])|涨到|降到|涨至|降至`,
+  "giu",
+);
 const RISE_PARTS = [
   "went",
   "gone",
@@ -165,9 +175,12 @@ function isAscii(text: string): boolean {
   return true;
 }
 
+// "New York", "New Delhi": a capitalised "New" before a name is part of the name, not "new".
+const NEW_NAME = textPattern(String.raw`New\s+\p{Lu}`, "u");
+const NEW_IN_NAME = textPattern(String.raw`\bNew(?=\s+\p{Lu})`, "gu");
+
 function phrasing(text: string): Phrasing {
-  // "New York", "New Delhi": a capitalised "New" before a name is part of the name, not "new".
-  const lower = normalize(/New\s+\p{Lu}/u.test(text) ? text.replace(/\bNew(?=\s+\p{Lu})/gu, " ") : text);
+  const lower = normalize(NEW_NAME.test(text) ? text.replace(NEW_IN_NAME, " ") : text);
   const folded = lower.toLowerCase();
   const ascii = isAscii(text);
   const risen =
@@ -230,7 +243,7 @@ function valueDiffers(
 
 /** A capitalised first word that is not a pronoun or article: the statement's subject ("Karen lives…"). */
 function leadingName(text: string): string | undefined {
-  const first = /^[^\p{L}]*(\p{Lu}[\p{L}'-]*)/u.exec(text.trim())?.[1];
+  const first = FIRST_NAME.exec(text.trim())?.[1];
   if (first === undefined) return undefined;
   const word = normalize(first).replace(/'s$/, "");
   return word === "i" || isStopword(word) || OPENERS.has(word) ? undefined : word;

@@ -1,3 +1,4 @@
+import { textPattern } from "../text/text-pattern.js";
 import type { StatementFeatures } from "./features.js";
 import {
   CJK_ADDITIVE,
@@ -14,6 +15,9 @@ import {
   CJK_STOPWORDS,
   CJK_WEEKDAY_CANONICAL,
 } from "./vocabulary.js";
+
+// Unicode-property patterns with an ASCII fast path (text/text-pattern.ts).
+const HAN_SUBJECT = textPattern(String.raw`的(\p{Script=Han}{1,3})$`, "u");
 
 /** Modal and intent words in Chinese: a wish, plan or possibility. */
 const CJK_MODALS = /想|应该|應該|可能|打算|希望|计划|計劃|需要|必须|必須/gu;
@@ -86,7 +90,7 @@ export function cjkFeatures(run: string, into: StatementFeatures): void {
   for (const [pattern, relation] of CJK_RELATIONS) {
     const match = pattern.exec(rest);
     if (match === null) continue;
-    const subject = /的(\p{Script=Han}{1,3})$/u.exec(rest.slice(0, match.index))?.[1];
+    const subject = HAN_SUBJECT.exec(rest.slice(0, match.index))?.[1];
     if (subject !== undefined && !CJK_STOPWORDS.has(subject)) {
       into.terms.add(subject);
       rest = `${rest.slice(0, match.index - subject.length)} ${rest.slice(match.index)}`;

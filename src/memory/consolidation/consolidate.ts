@@ -14,7 +14,7 @@ import {
   type MemoryIndex,
   type Receipt,
 } from "../store/types.js";
-import { analyze, cosineOfCounts, termCounts } from "../text/index.js";
+import { analyze, cosineOfCounts, termCounts } from "../text/analyze.js";
 import { changeInUsersWords } from "./change.js";
 import { readEnded } from "./ended-phrases.js";
 import { judgeByRules } from "./fallback.js";

@@ -1,3 +1,9 @@
+import { textPattern } from "../text/text-pattern.js";
+
+/** A Chinese character anywhere, and one opening the text (Chinese statements take their own readings). */
+const HAN = textPattern(String.raw`\p{Script=Han}`, "u");
+const STARTS_HAN = textPattern(String.raw`^[\p{Script=Han}]`, "u");
+
 /**
  * "No longer" in the languages people write to Mercury: "gave up", "ya no", "dejé de", "nicht mehr",
  * "kein … mehr", "ne … plus", "n'… plus". The marker is taken out of the statement and reported, so
@@ -7,7 +13,7 @@
  */
 
 /** French elision ("j'habite", "n'ai", "l'aime"): the normaliser drops the apostrophe and fuses the words. */
-const ELISION = /\b(qu|[jnldmstc])['’](?=\p{L})/giu;
+const ELISION = textPattern(String.raw`\b(qu|[jnldmstc])['’](?=\p{L})`, "giu");
 
 /**
  * Holds wherever `ELISION` matches: its letter after a non-word character (ASCII `\w` here; a
@@ -416,7 +422,7 @@ function endedInChinese(said: string, stored: string): string | undefined {
     /^(?:升职|晋升|被提拔)(?:为|成|到)(.{1,8})$/u.exec(rest)?.[1];
   const jobs = endingShapes().jobs;
   const isJob = (value: string | undefined) =>
-    value !== undefined && [...jobs].some((job) => /\p{Script=Han}/u.test(job) && value.endsWith(job));
+    value !== undefined && [...jobs].some((job) => HAN.test(job) && value.endsWith(job));
   if (isJob(oldRole) && isJob(newRole) && oldRole !== newRole) return "the user's stated role changed";
   // 我在腾讯做初级工程师 / 我在腾讯升职成高级工程师了: the same employer, a new role.
   const heldRole = /^我在(.{1,12}?)(?:做|当)(.{1,8})$/u.exec(stored);
@@ -445,8 +451,7 @@ export function jobOrThingEnded(candidate: string, existing: string): string | u
   const shape = endingShapes();
   if (!shape.trigger.test(said) || shape.list.test(stored) || shape.list.test(said)) return undefined;
   if (/[?？]|\b(?:if|might|may|want|will|would|should)\b|吗|如果|可能|想/u.test(said)) return undefined;
-  if (/^[\p{Script=Han}]/u.test(said))
-    return /^[\p{Script=Han}]/u.test(stored) ? endedInChinese(said, stored) : undefined;
+  if (STARTS_HAN.test(said)) return STARTS_HAN.test(stored) ? endedInChinese(said, stored) : undefined;
   const words = (text: string) => text.replace(shape.when, "").split(" ");
   const sameWords = (small: string, large: string) => {
     const have = new Set(words(large));

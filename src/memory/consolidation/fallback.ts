@@ -1,4 +1,4 @@
-import { normalize } from "../text/index.js";
+import { normalize } from "../text/analyze.js";
 import { readChange } from "./change.js";
 import {
   countsDiffer,

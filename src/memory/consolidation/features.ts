@@ -1,6 +1,6 @@
 import { stemmer } from "stemmer";
-import { isNegation } from "../text/analyze.js";
-import { isCjk, isStopword, normalize, tokenize } from "../text/index.js";
+import { isCjk, isNegation, isStopword, normalize, tokenize } from "../text/analyze.js";
+import { textPattern } from "../text/text-pattern.js";
 import { agePhrases, approximatorAfter, approximatorBefore, numericDates } from "./approximator.js";
 import { cjkFeatures } from "./cjk-features.js";
 import { FOREIGN_FUNCTION_WORDS, readEnded } from "./ended-phrases.js";
@@ -33,6 +33,15 @@ import {
   TIME_OF_DAY,
   WEEKDAYS,
 } from "./vocabulary.js";
+
+// Unicode-property patterns with an ASCII fast path (text/text-pattern.ts).
+const MIXED_ALPHANUMERIC = textPattern(String.raw`[\p{L}\p{N}]*(?:\p{L}\p{N}|\p{N}\p{L})[\p{L}\p{N}]*`, "gu");
+const HAS_UPPERCASE = textPattern(String.raw`\p{Lu}`, "u");
+const WORD_WITH_SYMBOLS = textPattern(String.raw`[\p{L}\p{N}][\p{L}\p{N}'+#.-]*`, "gu");
+const STARTS_UPPERCASE = textPattern(String.raw`^\p{Lu}`, "u");
+const PRONOUN_I = textPattern(String.raw`^I(?:['’]\p{L}+)?$`, "u");
+const POSSESSIVE_NAME = textPattern(String.raw`(?:^|[^\p{L}])(\p{Lu}[\p{L}-]*)['’]s?(?=\s|$)`, "gu");
+const PICTOGRAPH = textPattern(String.raw`\p{Extended_Pictographic}`, "gu");
 
 export { FUNCTIONAL_ATTRIBUTES } from "./vocabulary.js";
 
@@ -120,8 +129,8 @@ function exactTokens(text: string): Set<string> {
   const exact = new Set<string>();
   // A token with letters, digits and a capital is a code or a password: its case is part of it
   // ("20mg" has no capital and is a number with a unit, compared as such).
-  for (const match of text.matchAll(/[\p{L}\p{N}]*(?:\p{L}\p{N}|\p{N}\p{L})[\p{L}\p{N}]*/gu)) {
-    if (/\p{Lu}/u.test(match[0])) exact.add(match[0]);
+  for (const match of text.matchAll(MIXED_ALPHANUMERIC)) {
+    if (HAS_UPPERCASE.test(match[0])) exact.add(match[0]);
   }
   for (const match of text.matchAll(/([$€£¥₹])\s?\d|\d\s?([$€£¥₹])/gu)) {
     const symbol = match[1] ?? match[2] ?? "";
@@ -134,10 +143,10 @@ function properNouns(text: string): Set<string> {
   const names = new Set<string>();
   const sentences = text.split(/[.!?。！？\n]+/);
   for (const sentence of sentences) {
-    const words = sentence.match(/[\p{L}\p{N}][\p{L}\p{N}'+#.-]*/gu) ?? [];
+    const words = sentence.match(WORD_WITH_SYMBOLS) ?? [];
     words.forEach((word, position) => {
       // "I", "I'm", "I've" are the speaker, not a name.
-      if (position === 0 || !/^\p{Lu}/u.test(word) || /^I(?:['’]\p{L}+)?$/u.test(word)) return;
+      if (position === 0 || !STARTS_UPPERCASE.test(word) || PRONOUN_I.test(word)) return;
       const lower = normalize(word).replace(/[.'-]+$/, "");
       const singular = lower.replace(/s$/, "");
       if (WEEKDAYS.includes(singular) || MONTHS.includes(lower) || lower === "user") return;
@@ -302,7 +311,7 @@ function computeFeatures(statement: string): StatementFeatures {
     if (pronoun !== undefined) features.persons.add(pronoun);
   }
   // A named possessor is a person: "Jane's birthday" is not "my birthday", wherever it stands.
-  for (const match of text.matchAll(/(?:^|[^\p{L}])(\p{Lu}[\p{L}-]*)['’]s?(?=\s|$)/gu)) {
+  for (const match of text.matchAll(POSSESSIVE_NAME)) {
     const owner = normalize(match[1] ?? "").trim();
     if (owner !== "" && personOf(owner) === undefined && !NOT_OWNERS.has(owner)) {
       features.persons.add(`${owner}'s`);
@@ -328,7 +337,7 @@ function computeFeatures(statement: string): StatementFeatures {
   for (const match of normalized.matchAll(ISO_DATE)) features.dates.add(match[0]);
   normalized = shortWeekdays(normalized, features.dates);
   for (const match of normalized.matchAll(TIME_OF_DAY)) features.dates.add(match[0].replace(/\s+/g, ""));
-  for (const match of text.matchAll(/\p{Extended_Pictographic}/gu)) features.terms.add(match[0]);
+  for (const match of text.matchAll(PICTOGRAPH)) features.terms.add(match[0]);
   normalized = numericDates(normalized, features.dates);
   const tokens = tokenize(normalized.replace(ISO_DATE, " ").replace(TIME_OF_DAY, " "));
   const consumed = calendarDays(tokens, features.dates);

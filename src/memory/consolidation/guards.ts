@@ -1,4 +1,5 @@
-import { normalize } from "../text/index.js";
+import { normalize } from "../text/analyze.js";
+import { textPattern } from "../text/text-pattern.js";
 import { changeInUsersWords, readChange } from "./change.js";
 import { judgeByRules, NEGATES } from "./fallback.js";
 import {
@@ -15,6 +16,11 @@ import type { Judgement } from "./judge.js";
 import { pronounMayReferTo } from "./neighbours.js";
 import { jobOrThingEnded, retiredFromIt } from "./retired.js";
 import { rolesSwapped, subjectOf, subjectsDiffer } from "./roles.js";
+
+// Unicode-property patterns with an ASCII fast path (text/text-pattern.ts).
+const HAS_HAN = textPattern(String.raw`\p{Script=Han}`, "u");
+const LETTER_DIGIT_RUN = textPattern(String.raw`[\p{L}\p{N}]+`, "gu");
+const SPACE_PUNCTUATION_RUN = textPattern(String.raw`[\s\p{P}]+`, "gu");
 
 /**
  * Hard limits on what any judge (the model included) may conclude, checked on the statements
@@ -359,9 +365,8 @@ function isPartnerProgression(newer: ReadonlySet<string>, older: ReadonlySet<str
 
 /** The two statements are one sentence with exactly one word swapped ("I quit coffee" / "I quit sugar"). */
 function oneWordSwapped(candidate: string, existing: string): boolean {
-  if (/\p{Script=Han}/u.test(candidate) && /\p{Script=Han}/u.test(existing))
-    return oneSpanSwapped(candidate, existing);
-  const words = (text: string) => normalize(text).match(/[\p{L}\p{N}]+/gu) ?? [];
+  if (HAS_HAN.test(candidate) && HAS_HAN.test(existing)) return oneSpanSwapped(candidate, existing);
+  const words = (text: string) => normalize(text).match(LETTER_DIGIT_RUN) ?? [];
   const a = words(candidate);
   const b = words(existing);
   if (a.length !== b.length || a.length < 2) return false;
@@ -374,8 +379,8 @@ function oneWordSwapped(candidate: string, existing: string): boolean {
  * of it (the start and the end) is the same.
  */
 function oneSpanSwapped(candidate: string, existing: string): boolean {
-  const a = [...normalize(candidate).replace(/[\s\p{P}]+/gu, "")];
-  const b = [...normalize(existing).replace(/[\s\p{P}]+/gu, "")];
+  const a = [...normalize(candidate).replace(SPACE_PUNCTUATION_RUN, "")];
+  const b = [...normalize(existing).replace(SPACE_PUNCTUATION_RUN, "")];
   let prefix = 0;
   while (prefix < a.length && prefix < b.length && a[prefix] === b[prefix]) prefix++;
   let suffix = 0;

@@ -1,4 +1,14 @@
+import { textPattern } from "../text/text-pattern.js";
 import { CJK_PERSONS, KINSHIP, PRONOUN_PERSONS } from "./vocabulary.js";
+
+// Unicode-property patterns with an ASCII fast path (text/text-pattern.ts).
+const LETTER_RUN = textPattern(String.raw`[\p{L}'’-]+`, "gu");
+const STARTS_UPPERCASE = textPattern(String.raw`^\p{Lu}`, "u");
+const PRONOUN_I = textPattern(String.raw`^I(?:['’]\p{L}+)?$`, "u");
+const HAS_HAN = textPattern(String.raw`[\p{Script=Han}]`, "u");
+const STARTS_HAN = textPattern(String.raw`^[\p{Script=Han}]`, "u");
+const HAN_POSSESSOR = textPattern(String.raw`^([\p{Script=Han}]{1,4}?)的`, "u");
+const WORD_RUN = textPattern(String.raw`[\p{L}\p{N}'’-]+`, "gu");
 
 /**
  * Who stands where in a statement, in order: the speaker ("I", "me", "my", 我), other pronouns, kinship
@@ -11,10 +21,8 @@ const CJK_ROLES = /我们|你们|他们|她们|我|你|您|他|她|它|[爸妈�
 
 /** Capitalized words not opening the text: names, compared in any case on both sides. */
 function namesIn(text: string): string[] {
-  return [...text.matchAll(/[\p{L}'’-]+/gu)]
-    .filter(
-      (match) => match.index !== 0 && /^\p{Lu}/u.test(match[0]) && !/^I(?:['’]\p{L}+)?$/u.test(match[0]),
-    )
+  return [...text.matchAll(LETTER_RUN)]
+    .filter((match) => match.index !== 0 && STARTS_UPPERCASE.test(match[0]) && !PRONOUN_I.test(match[0]))
     .map((match) => match[0].toLowerCase().replace(/['’]s?$/, ""))
     .filter((name) => name !== "user");
 }
@@ -24,10 +32,10 @@ export function roleSequence(text: string, names: ReadonlySet<string> = new Set(
   const push = (role: string) => {
     if (roles.at(-1) !== role) roles.push(role);
   };
-  for (const match of text.matchAll(/[\p{L}'’-]+/gu)) {
+  for (const match of text.matchAll(LETTER_RUN)) {
     const word = match[0];
     const lower = word.toLowerCase().replace(/['’]s?$/, "");
-    if (/[\p{Script=Han}]/u.test(word)) {
+    if (HAS_HAN.test(word)) {
       for (const role of word.matchAll(CJK_ROLES)) push(role[0] === "您" ? "你" : role[0]);
       continue;
     }
@@ -53,7 +61,7 @@ export function roleSequence(text: string, names: ReadonlySet<string> = new Set(
 function nameOrder(text: string, names: ReadonlySet<string>): string[] | undefined {
   const order: string[] = [];
   let last = -1;
-  for (const match of text.matchAll(/[\p{L}'’-]+/gu)) {
+  for (const match of text.matchAll(LETTER_RUN)) {
     const lower = match[0].toLowerCase().replace(/['’]s?$/, "");
     if (!names.has(lower) || order.includes(lower)) continue;
     if (last >= 0 && LIST_JOINER.test(text.slice(last, match.index))) return undefined;
@@ -86,7 +94,7 @@ function cjkSwapped(a: string, b: string): boolean {
 
 /** Both statements name two or more roles, and not in the same order. */
 export function rolesSwapped(a: string, b: string): boolean {
-  if (/[\p{Script=Han}]/u.test(a) && /[\p{Script=Han}]/u.test(b) && cjkSwapped(a, b)) return true;
+  if (HAS_HAN.test(a) && HAS_HAN.test(b) && cjkSwapped(a, b)) return true;
   const names = new Set([...namesIn(a), ...namesIn(b)]);
   const firstNames = nameOrder(a, names);
   const secondNames = nameOrder(b, names);
@@ -154,11 +162,11 @@ const CJK_ANIMALS = /^(?:的)?(狗狗|小狗|狗|小猫|猫咪|猫|鸟|鹦鹉|�
  */
 export function subjectOf(text: string): string | undefined {
   const trimmed = text.trim();
-  if (/^[\p{Script=Han}]/u.test(trimmed)) {
+  if (STARTS_HAN.test(trimmed)) {
     const owner = CJK_OWNERS.find(([word]) => trimmed.startsWith(word));
     if (owner === undefined) {
       // 汤姆的生日: a possessor other than a pronoun or a kinship word (those the features compare) is a name.
-      const possessor = /^([\p{Script=Han}]{1,4}?)的/u.exec(trimmed)?.[1];
+      const possessor = HAN_POSSESSOR.exec(trimmed)?.[1];
       return possessor === undefined || CJK_PERSONS.some((person) => possessor.includes(person))
         ? undefined
         : `name:${possessor}`;
@@ -168,7 +176,7 @@ export function subjectOf(text: string): string | undefined {
       ? owner[1]
       : `${owner[1]}:${animal.includes("狗") ? "狗" : animal.includes("猫") ? "猫" : animal}`;
   }
-  const words = (trimmed.match(/[\p{L}\p{N}'’-]+/gu) ?? []).slice(0, 10);
+  const words = (trimmed.match(WORD_RUN) ?? []).slice(0, 10);
   let at = 0;
   const leadIn = (position: number) => {
     const word = (words[position] ?? "").toLowerCase();
@@ -192,7 +200,7 @@ export function subjectOf(text: string): string | undefined {
   else if (POSSESSORS[lower] !== undefined) owner = POSSESSORS[lower] ?? lower;
   else if (PRONOUN_PERSONS[lower] !== undefined) return PRONOUN_PERSONS[lower];
   else if (
-    /^\p{Lu}/u.test(first) &&
+    STARTS_UPPERCASE.test(first) &&
     KINSHIP[lower] === undefined &&
     (possessive || SUBJECT_VERBS.has(next))
   ) {

@@ -20,6 +20,7 @@ export { FIRST_STAGE_BUDGET } from "./first-stage.js";
 import { DEFAULT_PRECISION, type PrecisionParameters, rerankForPrecision } from "./precision.js";
 import { addressedRole, analyzeQuery, queryTermSequence } from "./query.js";
 import { boostBySession, NEIGHBOUR_MU, smoothByNeighbours } from "./sessions.js";
+import { deleteVectorsOf } from "./sqlite-vec.js";
 import {
   type Embedder,
   EmbeddingError,
@@ -29,7 +30,6 @@ import {
   type SearchOptions,
   type SpeakerRole,
 } from "./types.js";
-import { deleteVectorsOf } from "./vector-tables.js";
 import type { Quantization, VectorResult, VectorStore } from "./vectors.js";
 
 export const DEFAULT_POOL = 100;

@@ -3,7 +3,7 @@ import { CODE_BITS, CODE_SCHEME, Hyperplanes } from "./simhash.js";
 import { loadVectorExtension } from "./sqlite-vec.js";
 import { forEachStoredVector, kindOfScheme } from "./vector-adoption.js";
 
-export { deleteVectorsOf } from "./vector-tables.js";
+export { deleteVectorsOf } from "./sqlite-vec.js";
 
 /**
  * Embedding vectors, one row per document (rowid = search_docs.id), with the scope (search_scopes.id)

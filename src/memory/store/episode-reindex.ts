@@ -1,7 +1,6 @@
 import type { SqliteDatabase } from "../../storage/database.js";
 import { CONTEXT_WINDOW } from "../search/turn-context.js";
-import { type Episode, episodeDocument, episodeFromRow } from "./episodes.js";
-import { FORGOTTEN } from "./redaction.js";
+import { type Episode, episodeDocument, episodeFromRow, FORGOTTEN } from "./episodes.js";
 import type { MemoryIndex } from "./types.js";
 
 /**

@@ -3,7 +3,13 @@ import type { SqliteDatabase } from "../../storage/database.js";
 import { RowReader } from "../../storage/row-shape.js";
 import { CONTEXT_WINDOW, turnContext } from "../search/turn-context.js";
 import type { IndexedDocument } from "../search/types.js";
-import { FORGOTTEN } from "./redaction.js";
+
+/**
+ * What replaces forgotten words: the conversation keeps its shape (every turn, every tool call).
+ * Defined with the turns it marks rather than in redaction.ts, so that recording and reading turns
+ * (every `memory add|search`) does not load the forget code (issue 11, memory-command latency).
+ */
+export const FORGOTTEN = "[forgotten]";
 
 export type EpisodeRole = "user" | "assistant" | "tool";
 

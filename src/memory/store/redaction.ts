@@ -1,9 +1,10 @@
 import type { SqliteDatabase } from "../../storage/database.js";
-import { EpisodeRepository } from "./episodes.js";
+import { EpisodeRepository, FORGOTTEN } from "./episodes.js";
 import type { MemoryIndex } from "./types.js";
 
-/** What replaces forgotten words: the conversation keeps its shape (every turn, every tool call). */
-export const FORGOTTEN = "[forgotten]";
+// Defined in episodes.ts (which the memory commands load anyway); exported here too for the
+// forget code that reads it as the redaction's marker.
+export { FORGOTTEN };
 
 /**
  * Shorter needles would scrub unrelated words ("yes", "Paris") out of everything. A CJK character

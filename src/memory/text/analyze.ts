@@ -1,4 +1,5 @@
 import { stemmer } from "stemmer";
+import { textPattern } from "./text-pattern.js";
 
 /**
  * The text analyzer shared by indexing, querying, ranking and consolidation: normalization,
@@ -14,12 +15,11 @@ import { stemmer } from "stemmer";
 // though a search in English runs one of them (BENCHMARKS.md, memory-command latency). The same
 // patterns, built from their source when first used, cost nothing until then.
 
+// Each is a `textPattern` (text-pattern.ts): it compiles on first use, and on all-ASCII text runs an
+// ASCII translation of itself, which skips building the property classes.
 function lazyPattern(source: string, flags: string): () => RegExp {
-  let pattern: RegExp | undefined;
-  return () => {
-    pattern ??= new RegExp(source, flags);
-    return pattern;
-  };
+  const pattern = textPattern(source, flags);
+  return () => pattern;
 }
 
 // ---- Normalization ----------------------------------------------------------------------------
