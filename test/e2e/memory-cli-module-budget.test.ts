@@ -69,9 +69,11 @@ describe("memory add and search load a pinned set of modules", () => {
     for (const pattern of [...neverForSearch, ...neverForEither])
       expect(searchLoads.filter((url) => pattern.test(url))).toEqual([]);
 
-    // The counts when written (add 65, search 54 module files, node: built-ins not counted; 71 and 56 before), with a
-    // little room; a new module on either path has to be worth its half millisecond.
-    expect(addLoads.length).toBeLessThanOrEqual(66);
-    expect(searchLoads.length).toBeLessThanOrEqual(55);
+    // The counts when written (add 65, search 54 module files, node: built-ins not counted; 71 and 56 before),
+    // plus the two files the session-10 merge added to both paths (memory/text/text-pattern.js, which saves more
+    // than it costs, and cli/closed-output.js), with a little room; a new module on either path has to be worth
+    // its half millisecond.
+    expect(addLoads.length).toBeLessThanOrEqual(68);
+    expect(searchLoads.length).toBeLessThanOrEqual(57);
   });
 });
