@@ -64,13 +64,16 @@ describe("stall watchdog", () => {
 
   it("waiting for the user's approval is not a stall", async () => {
     const cwd = makeProject({});
+    // The approval outlasts the hard limit; the limit itself leaves the sandboxed `echo` that follows
+    // room to start on a loaded machine (with 500 ms it was stalled there once, at load 15).
+    const roomy = { softMs: 1000, hardMs: 3000 };
     const slowApproval = async (_request: AuthorizationRequest): Promise<AuthorizationResult> => {
-      await new Promise((resolve) => setTimeout(resolve, 900));
+      await new Promise((resolve) => setTimeout(resolve, roomy.hardMs + 500));
       return { allowed: true, rule: "test.approved-late" };
     };
     const harness = createHarness({
       tools: realTools(),
-      settings: { stall },
+      settings: { stall: roomy },
       replies: [[command("echo approved"), { text: "Ran it." }]],
     });
     const report = await harness.run("run", { cwd, authorizerFor: () => slowApproval });
