@@ -2,9 +2,6 @@
 import { readFileSync } from "node:fs";
 import { tolerateClosedOutput } from "./cli/closed-output.js";
 
-// Before anything writes: a reader that leaves early (`| head -1`) ends output, not with a stack trace.
-tolerateClosedOutput();
-
 /**
  * `--version` and the top-level help answer before the command-line parser or any command loads:
  * they are what people and scripts run most to check an install. The help text is the real program's,
@@ -47,6 +44,10 @@ function preloadRun(args: string[]): void {
 function reportedLater(): void {}
 
 const args = process.argv.slice(2);
+// Before anything writes: a reader that leaves early (`| head -1`) ends output, not with a stack trace.
+// `memory add|search` write to the descriptors themselves (closed-output.ts, writeDirect) and install
+// this only when they hand the line to the full program.
+if (args[0] !== "memory") tolerateClosedOutput();
 const quick = quickAnswer(args);
 if (quick === null) preloadRun(args);
 // `memory add|search` and `run` with a plain command line run without the command-line parser
@@ -68,6 +69,7 @@ if (quick) {
 } else if (fast !== null) {
   process.exitCode = fast;
 } else {
+  tolerateClosedOutput();
   const { main } = await import("./cli/program.js");
   process.exitCode = await main(process.argv);
 }

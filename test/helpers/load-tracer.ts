@@ -1,5 +1,6 @@
-import { writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { z } from "zod";
 
 /** A module hook that prints every module the process loads, so a test sees what a command pulls in. */
 export function loadTracer(directory: string): Record<string, string> {
@@ -35,4 +36,26 @@ export function loadedBeforeFetch(stderr: string): string[] {
   const end = stderr.indexOf("FIRST-FETCH\n");
   if (end < 0) throw new Error("the process never called fetch: was fetchMarker in its NODE_OPTIONS?");
   return loaded(stderr.slice(0, end));
+}
+
+/**
+ * Every module file a process compiled, read from V8's coverage output (`NODE_V8_COVERAGE`), which
+ * sees modules loaded by `require` of an ES module as well as by `import`: a loader hook
+ * (`loadTracer`) sees only the file `require` was called with, not what that file imports.
+ */
+export function coverageTracer(directory: string): { env: Record<string, string>; files(): string[] } {
+  const output = join(directory, `coverage-${Date.now()}-${Math.random().toString(36).slice(2)}`);
+  return {
+    env: { NODE_V8_COVERAGE: output },
+    files() {
+      const urls = new Set<string>();
+      for (const name of readdirSync(output)) {
+        const report = z
+          .object({ result: z.array(z.object({ url: z.string() })) })
+          .parse(JSON.parse(readFileSync(join(output, name), "utf8")));
+        for (const script of report.result) if (script.url.startsWith("file:")) urls.add(script.url);
+      }
+      return [...urls];
+    },
+  };
 }

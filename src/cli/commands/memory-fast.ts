@@ -1,3 +1,5 @@
+import { createRequire } from "node:module";
+import { outputStreamsInUse, tolerateClosedOutput, writeDirect } from "../closed-output.js";
 import { parsePlain } from "../plain-args.js";
 import type { MemoryRun } from "./memory-actions.js";
 
@@ -15,20 +17,14 @@ export { parsePlain };
 export async function runMemoryFast(args: readonly string[]): Promise<number | null> {
   const [group, name, ...rest] = args;
   if (group !== "memory" || (name !== "add" && name !== "search")) return null;
-  // Everything the command will load starts loading now, side by side: the actions, the service
-  // with its store and search index, for `add` consolidation (every add consolidates), for `search`
-  // the final ranking (retrieval.ts). One after the other, each waited for the one before; together,
-  // a module file is read while another compiles. A load that fails is reported where the module is
-  // awaited (by the service, service-core.ts), not as an unhandled rejection while another load is
-  // awaited.
-  const actions = import("./memory-actions.js");
-  const cli = import("../../app/memory-cli.js");
-  cli.then(undefined, reportedWhereAwaited);
-  if (name === "add")
-    import("../../memory/consolidation/consolidate.js").then(undefined, reportedWhereAwaited);
-  else import("../../memory/retrieval.js").then(undefined, reportedWhereAwaited);
+  // What the command runs, loaded before anything else: the actions, the service with its store and
+  // search index, for `add` consolidation (every add consolidates), for `search` the final ranking
+  // (retrieval.ts).
+  if (name === "add") await loadModule("../../memory/consolidation/consolidate.js");
+  else await loadModule("../../memory/retrieval.js");
+  const cli = await loadModule<typeof import("../../app/memory-cli.js")>("../../app/memory-cli.js");
   const { ADD_OPTIONS, addMemory, COMMON_OPTIONS, runMemoryCommand, SEARCH_OPTIONS, searchMemories } =
-    await actions;
+    await loadModule<typeof import("./memory-actions.js")>("./memory-actions.js");
   const command =
     name === "add"
       ? { specs: ADD_OPTIONS, run: addMemory as MemoryRun<never, [string[]]> }
@@ -37,12 +33,12 @@ export async function runMemoryFast(args: readonly string[]): Promise<number | n
   // Anything else: the full program parses the line (finding these modules already loaded).
   if (!parsed) return null;
   const io = {
-    stdout: (text: string) => process.stdout.write(text),
-    stderr: (text: string) => process.stderr.write(text),
+    stdout: (text: string) => writeDirect(1, text),
+    stderr: (text: string) => writeDirect(2, text),
   };
   let finish = () => {};
   try {
-    const { openMemoryCoreForCli } = await cli;
+    const { openMemoryCoreForCli } = cli;
     await runMemoryCommand(
       async () => {
         const opened = await openMemoryCoreForCli();
@@ -56,6 +52,7 @@ export async function runMemoryFast(args: readonly string[]): Promise<number | n
     );
   } catch (error) {
     // What the commands do not know is reported as the full program reports it.
+    tolerateClosedOutput();
     const { reportError } = await import("../report-error.js");
     return reportError(error);
   } finally {
@@ -65,8 +62,27 @@ export async function runMemoryFast(args: readonly string[]): Promise<number | n
   return typeof process.exitCode === "number" ? process.exitCode : 0;
 }
 
-/** A started load's failure is reported by the code that awaits the same module. */
-function reportedWhereAwaited(): void {}
+const requireModule = createRequire(import.meta.url);
+
+/**
+ * An ES module with everything it imports, loaded synchronously where Node can (`require` of an ES
+ * module: Node 20.19+, 22.12+): each file is read, compiled and linked in turn, without the
+ * asynchronous loader's promise chain and off-thread reads between files, ~10 ms less for the ~65
+ * files of `memory add` (BENCHMARKS.md, issue 11 memory latency). Same module instances as `import()`
+ * gives later. Elsewhere, or for a file the synchronous path cannot take (top-level await; a `.ts`
+ * source run by tsx), `import()`.
+ */
+function loadModule<Module>(specifier: string): Promise<Module> {
+  if (!process.features.require_module) return import(specifier) as Promise<Module>;
+  try {
+    return Promise.resolve(requireModule(specifier) as Module);
+  } catch (error) {
+    const code = error instanceof Error && "code" in error ? error.code : undefined;
+    if (code === "ERR_REQUIRE_ASYNC_MODULE" || code === "ERR_REQUIRE_ESM" || code === "MODULE_NOT_FOUND")
+      return import(specifier) as Promise<Module>;
+    return Promise.reject(error);
+  }
+}
 
 /**
  * Ends a fast-path `memory add|search` once its output is handed to the OS, without closing the
@@ -80,7 +96,8 @@ function reportedWhereAwaited(): void {}
  * forget` still checkpoints and truncates it so that no forgotten text stays there.
  */
 export async function exitWithoutClosing(code: number): Promise<never> {
-  await Promise.all([handedOver(process.stdout), handedOver(process.stderr)]);
+  // Output written with writeDirect is with the OS already; only the streams may hold some back.
+  if (outputStreamsInUse()) await Promise.all([handedOver(process.stdout), handedOver(process.stderr)]);
   process.exit(code);
 }
 
