@@ -43,17 +43,23 @@ export function loadedBeforeFetch(stderr: string): string[] {
  * sees modules loaded by `require` of an ES module as well as by `import`: a loader hook
  * (`loadTracer`) sees only the file `require` was called with, not what that file imports.
  */
-export function coverageTracer(directory: string): { env: Record<string, string>; files(): string[] } {
+export function coverageTracer(directory: string): {
+  env: Record<string, string>;
+  /** The `file:` URLs compiled, and with `builtIns` the `node:` modules too. */
+  files(builtIns?: boolean): string[];
+} {
   const output = join(directory, `coverage-${Date.now()}-${Math.random().toString(36).slice(2)}`);
   return {
     env: { NODE_V8_COVERAGE: output },
-    files() {
+    files(builtIns = false) {
       const urls = new Set<string>();
       for (const name of readdirSync(output)) {
         const report = z
           .object({ result: z.array(z.object({ url: z.string() })) })
           .parse(JSON.parse(readFileSync(join(output, name), "utf8")));
-        for (const script of report.result) if (script.url.startsWith("file:")) urls.add(script.url);
+        for (const script of report.result)
+          if (script.url.startsWith("file:") || (builtIns && script.url.startsWith("node:")))
+            urls.add(script.url);
       }
       return [...urls];
     },
