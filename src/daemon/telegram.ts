@@ -27,6 +27,7 @@ export function telegramChannelFor(
     };
   }
   const apiRoot = telegramApiRootFromEnv(app.env);
+  const retryBaseMs = telegramRetryBaseMsFromEnv(app.env);
   const channelLogger = logger.child({ channel: "telegram" });
   let current: TelegramChannel | null = null;
   return {
@@ -42,6 +43,10 @@ export function telegramChannelFor(
           logger: channelLogger,
           groups: app.config.telegram.groups,
           ...(apiRoot !== undefined ? { apiRoot } : {}),
+          // The product's ratio: a failed part is sent again ten first backoffs later (500 ms and 5 s).
+          ...(retryBaseMs !== undefined
+            ? { retry: { baseDelayMs: retryBaseMs }, deliveryRetryMs: retryBaseMs * 10 }
+            : {}),
         });
         await current.start();
       },
@@ -55,4 +60,19 @@ export function telegramChannelFor(
       },
     },
   };
+}
+
+/**
+ * MERCURY_TELEGRAM_RETRY_BASE_MS: the first backoff of a failed API call (default 500 ms, doubling);
+ * a reply part that still failed is sent again ten times that later (default 5 s). Tests make both
+ * short so an outage that outlasts the retries is not tens of seconds of waiting.
+ */
+export function telegramRetryBaseMsFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.MERCURY_TELEGRAM_RETRY_BASE_MS;
+  if (raw === undefined || raw.trim() === "") return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 60_000) {
+    throw new Error(`MERCURY_TELEGRAM_RETRY_BASE_MS must be an integer from 1 to 60000, got "${raw}"`);
+  }
+  return value;
 }

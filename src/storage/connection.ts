@@ -26,8 +26,10 @@ export const SCHEMA_VERSION = 12;
  * Opens (creating if needed) the file with Mercury's connection settings, without any schema work.
  * Pass ":memory:" for an in-memory database.
  */
-export function connect(path: string): SqliteDatabase {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+export function connect(path: string | Buffer): SqliteDatabase {
+  // A Buffer is a serialized database, opened in memory (openMemoryDatabase's migrated copy).
+  const inMemory = typeof path !== "string" || path === ":memory:";
+  if (!inMemory) mkdirSync(dirname(path), { recursive: true });
   const binding = nativeBinding();
   const database = binding === null ? new Database(path) : new Database(path, { nativeBinding: binding });
   try {
@@ -35,7 +37,7 @@ export function connect(path: string): SqliteDatabase {
     // Deleted rows are overwritten, not left in free pages (secure_delete): `memory forget` must
     // erase from disk. One exec for all of them: each separate pragma call is a statement to prepare.
     database.exec(
-      `PRAGMA busy_timeout = 5000;${path === ":memory:" ? "" : " PRAGMA journal_mode = WAL;"}
+      `PRAGMA busy_timeout = 5000;${inMemory ? "" : " PRAGMA journal_mode = WAL;"}
        PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA secure_delete = ON;`,
     );
     return database;

@@ -105,37 +105,48 @@ describe("a hostile MCP server against the built binary (session 10)", () => {
   });
 
   it("an enormous answer is cut to head and tail, one over the message limit fails, malformed JSON-RPC is survived, a hung call times out, a crash is a tool error", async () => {
-    const fake = await startServer({
-      replies: [
-        call("mcp__hostile__huge"),
-        call("mcp__hostile__garbage"),
-        call("mcp__hostile__hang"),
-        call("mcp__hostile__flood"),
-        call("mcp__hostile__crash"),
-        { text: "Survived." },
-      ],
-    });
-    // Room for a 3 MB answer on a loaded machine; the hung call still ends at this limit.
-    const place = hostileHome({ marker: marker(), timeoutMs: 15_000 });
-    const result = await runCli(["run", "probe", "--json", "--cwd", place.workspace], {
-      home: place.home,
-      userHome: place.userHome,
-      env: providerEnv(fake.url),
-    });
-    expect(result.code, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ text: "Survived." });
-    const [huge = "", garbage = "", hang = "", flood = "", crash = ""] = toolResults(fake.chatRequests()[5]);
+    // Two runs at once: the hung call waits out its server's whole limit, and the 3 MB answer needs a
+    // long limit on a loaded machine, so the hang gets a server of its own with the short limit.
+    const runProbe = async (replies: ReturnType<typeof call>[], timeoutMs?: number) => {
+      const fake = await startServer({ replies: [...replies, { text: "Survived." }] });
+      const place = hostileHome({ marker: marker(), ...(timeoutMs === undefined ? {} : { timeoutMs }) });
+      const result = await runCli(["run", "probe", "--json", "--cwd", place.workspace], {
+        home: place.home,
+        userHome: place.userHome,
+        env: providerEnv(fake.url),
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ text: "Survived." });
+      return { place, results: toolResults(fake.chatRequests()[replies.length]) };
+    };
+    const [big, hung] = await Promise.all([
+      // Room for a 3 MB answer on a loaded machine.
+      runProbe(
+        [
+          call("mcp__hostile__huge"),
+          call("mcp__hostile__garbage"),
+          call("mcp__hostile__flood"),
+          call("mcp__hostile__crash"),
+        ],
+        15_000,
+      ),
+      runProbe([call("mcp__hostile__hang"), call("mcp__hostile__garbage")]),
+    ]);
+    const [huge = "", garbage = "", flood = "", crash = ""] = big.results;
     expect(huge).toContain("HEAD-");
     expect(huge).toContain("-TAIL");
     expect(huge.length).toBeLessThan(40_000);
     // Over the 10 MB message limit: that call fails with the reason, at once; the server stays usable.
     expect(flood).toContain("sent a message larger than 10485760 bytes");
     expect(garbage).toContain("answer after garbage");
-    expect(hang).toMatch(/did not answer within 15000 ms/);
-    expect(existsSync(join(place.state, "called-hang"))).toBe(true);
     // The SDK drops the connection after an oversized line; the server is restarted, so the next call
     // finds it down or restarted, never a hang.
     expect(crash).toMatch(/stopped during crash|server-down|\[protocol\]/);
+    // The hung call ends at its server's limit, and the same server answers the next call.
+    const [hang = "", afterHang = ""] = hung.results;
+    expect(hang).toMatch(/did not answer within 1500 ms/);
+    expect(existsSync(join(hung.place.state, "called-hang"))).toBe(true);
+    expect(afterHang).toContain("answer after garbage");
   });
 
   for (const sandbox of [true, false]) {

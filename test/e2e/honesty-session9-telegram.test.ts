@@ -30,6 +30,9 @@ describe("Telegram: a provider failure is named, and a reply that failed to send
     fixture.current = daemonHome(fixture.server.url, {
       TELEGRAM_BOT_TOKEN: FAKE_TOKEN,
       MERCURY_TELEGRAM_API_ROOT: fixture.telegram.apiRoot,
+      // A tenth of the product's waits (50 ms doubling per call, 500 ms before a part is sent again):
+      // the same sequence of failures and retries without 20 s of backoff.
+      MERCURY_TELEGRAM_RETRY_BASE_MS: "50",
     });
     const daemon = fixture.current;
     writeFileSync(join(daemon.home, "config.yaml"), `${daemonConfig}telegram:\n  enabled: true\n`);

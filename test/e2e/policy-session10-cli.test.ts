@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeHome, runCli } from "../helpers/cli.js";
+import { policyChecker } from "../helpers/policy-check.js";
 
 /**
  * Pass-10 attacks through the built binary (`npm run build` first): `policy check --json` judges the
@@ -20,6 +21,7 @@ describe("mercury policy check (built binary) on pass-10 attacks", () => {
       mkdirSync(dirname(join(workspace, path)), { recursive: true });
       writeFileSync(join(workspace, path), text);
     }
+    const check = policyChecker({ home, userHome, workspace });
     for (const [command, code, rule] of [
       ["x='a[$(rm -rf ~)]'; echo $((x))", 1, "hardline.rm-root"],
       ["git --work-tree=~ reset --hard", 1, "hardline.rm-root"],
@@ -33,11 +35,7 @@ describe("mercury policy check (built binary) on pass-10 attacks", () => {
       ["git maintenance start", 4, "command.persistence"],
       ["cat README.md", 0, "command.readonly"],
     ] as const) {
-      const result = await runCli(["policy", "check", "--json", "--cwd", workspace, "--", command], {
-        home,
-        userHome,
-        cwd: workspace,
-      });
+      const result = await check(command, code);
       expect({ command, code: result.code, stderr: result.stderr }).toEqual({ command, code, stderr: "" });
       expect(JSON.parse(result.stdout)).toMatchObject({ rule });
     }

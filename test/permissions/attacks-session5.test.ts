@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allowAllCoverage } from "../../src/permissions/containment.js";
 import { decide } from "../../src/permissions/decide.js";
 import { sedScriptIsReadonly } from "../../src/permissions/readonly-sed.js";
-import { makeHome, runCli } from "../helpers/cli.js";
+import { makeHome } from "../helpers/cli.js";
+import { policyChecker } from "../helpers/policy-check.js";
 import { session5CommandAttacks, session5PersonOnly } from "./attack-cases-session5.js";
 import { runAttackTables, sandboxReady } from "./attack-table-runner.js";
 import { createSandbox, type Sandbox } from "./sandbox.js";
@@ -136,6 +137,7 @@ describe("mercury policy check (built binary) on pass-5 attacks", () => {
     const { home, userHome, workspace } = makeHome();
     writeFileSync(join(workspace, "README.md"), "# project\n");
     addRepositories(workspace);
+    const check = policyChecker({ home, userHome, workspace });
     for (const [command, code] of [
       ["a=( $(rm -rf ~) )", 1],
       ["ln -s ~ h && cat h/.aws/credentials", 1],
@@ -150,11 +152,7 @@ describe("mercury policy check (built binary) on pass-5 attacks", () => {
       ["sed -n 1,5p README.md", 0],
       ["git version", 0],
     ] as const) {
-      const result = await runCli(["policy", "check", "--json", "--cwd", workspace, "--", command], {
-        home,
-        userHome,
-        cwd: workspace,
-      });
+      const result = await check(command, code);
       expect({ command, code: result.code, stderr: result.stderr }).toEqual({ command, code, stderr: "" });
       expect(JSON.parse(result.stdout)).toHaveProperty("decision");
     }

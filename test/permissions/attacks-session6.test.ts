@@ -5,7 +5,8 @@ import { allowAllCoverage } from "../../src/permissions/containment.js";
 import { decide } from "../../src/permissions/decide.js";
 import { spelledOut } from "../../src/permissions/inline-code-spelled.js";
 import { secretMasks } from "../../src/sandbox/masks.js";
-import { makeHome, runCli } from "../helpers/cli.js";
+import { makeHome } from "../helpers/cli.js";
+import { policyChecker } from "../helpers/policy-check.js";
 import {
   session6Allowed,
   session6CommandAttacks,
@@ -100,6 +101,7 @@ describe("mercury policy check (built binary) on pass-6 attacks", () => {
   it("exits 1 for deny, 4 for ask and 0 for allow", async () => {
     const { home, userHome, workspace } = makeHome();
     writeFileSync(join(workspace, "README.md"), "# project\n");
+    const check = policyChecker({ home, userHome, workspace });
     for (const [command, code] of [
       [`ruby -e 'system("rm","-rf",Dir.home)'`, 1],
       ["tclsh <<< 'exec rm -rf ~'", 1],
@@ -118,11 +120,7 @@ describe("mercury policy check (built binary) on pass-6 attacks", () => {
       ["cat README.md", 0],
       ["git status", 0],
     ] as const) {
-      const result = await runCli(["policy", "check", "--json", "--cwd", workspace, "--", command], {
-        home,
-        userHome,
-        cwd: workspace,
-      });
+      const result = await check(command, code);
       expect({ command, code: result.code, stderr: result.stderr }).toEqual({ command, code, stderr: "" });
       expect(JSON.parse(result.stdout)).toHaveProperty("decision");
     }

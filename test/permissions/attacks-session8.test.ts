@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allowAllCoverage } from "../../src/permissions/containment.js";
 import { decide } from "../../src/permissions/decide.js";
-import { makeHome, runCli } from "../helpers/cli.js";
+import { makeHome } from "../helpers/cli.js";
+import { policyChecker } from "../helpers/policy-check.js";
 import {
   session8Allowed,
   session8CommandAttacks,
@@ -79,6 +80,7 @@ describe("mercury policy check (built binary) on pass-8 attacks", () => {
     writeFileSync(join(workspace, "README.md"), "# project\n");
     mkdirSync(join(workspace, "test"), { recursive: true });
     writeFileSync(join(workspace, "test", "a.test.ts"), "it.todo('x');\n");
+    const check = policyChecker({ home, userHome, workspace });
     for (const [command, code, rule] of [
       [`python3.12 -c 'import os; os.system("rm -rf ~")'`, 1, "hardline.rm-root"],
       ["LESS='+!rm -rf ~' git log", 1, "hardline.rm-root"],
@@ -90,11 +92,7 @@ describe("mercury policy check (built binary) on pass-8 attacks", () => {
       ["echo x > .pre-commit-config.yaml", 4, "path.autorun"],
       ["sed -n '1,5p' README.md", 0, "command.readonly"],
     ] as const) {
-      const result = await runCli(["policy", "check", "--json", "--cwd", workspace, "--", command], {
-        home,
-        userHome,
-        cwd: workspace,
-      });
+      const result = await check(command, code);
       expect({ command, code: result.code, stderr: result.stderr }).toEqual({ command, code, stderr: "" });
       expect(JSON.parse(result.stdout)).toMatchObject({ rule });
     }

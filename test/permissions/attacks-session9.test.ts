@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allowAllCoverage } from "../../src/permissions/containment.js";
 import { decide } from "../../src/permissions/decide.js";
 import { powershellAsShell, powershellInput } from "../../src/permissions/powershell-code.js";
-import { makeHome, runCli } from "../helpers/cli.js";
+import { makeHome } from "../helpers/cli.js";
+import { policyChecker } from "../helpers/policy-check.js";
 import {
   session9Allowed,
   session9CommandAttacks,
@@ -88,6 +89,7 @@ describe("mercury policy check (built binary) on pass-9 attacks", () => {
   it("exits 1 for deny, 4 for ask and 0 for allow", async () => {
     const { home, userHome, workspace } = makeHome();
     writeFileSync(join(workspace, "README.md"), "# project\n");
+    const check = policyChecker({ home, userHome, workspace });
     for (const [command, code, rule] of [
       ["printf -v 'a[$(rm -rf ~)]' x", 1, "hardline.rm-root"],
       ["pwsh -EncodedCommand cgBtACAALQByAGYAIAB+AA==", 1, "hardline.rm-root"],
@@ -98,11 +100,7 @@ describe("mercury policy check (built binary) on pass-9 attacks", () => {
       ["direnv allow", 4, "path.autorun"],
       ["printf -v x '%s' 1", 0, "command.readonly"],
     ] as const) {
-      const result = await runCli(["policy", "check", "--json", "--cwd", workspace, "--", command], {
-        home,
-        userHome,
-        cwd: workspace,
-      });
+      const result = await check(command, code);
       expect({ command, code: result.code, stderr: result.stderr }).toEqual({ command, code, stderr: "" });
       expect(JSON.parse(result.stdout)).toMatchObject({ rule });
     }

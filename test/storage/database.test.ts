@@ -24,6 +24,33 @@ describe("database and migrations", () => {
     expect(database.pragma("foreign_keys", { simple: true })).toBe(1);
   });
 
+  it("opens each later in-memory database as its own copy of the migrated one: same schema, own rows, foreign keys on", () => {
+    const first = openMemoryDatabase();
+    const second = openMemoryDatabase();
+    try {
+      const schema = (database: Database.Database) =>
+        database.prepare("SELECT type, name, sql FROM sqlite_master ORDER BY type, name").all();
+      expect(schemaVersion(second)).toBe(latestSchemaVersion());
+      expect(schema(second)).toEqual(schema(first));
+      expect(second.pragma("foreign_keys", { simple: true })).toBe(1);
+      second.exec("CREATE TABLE copy_probe (id INTEGER)");
+      second.exec("INSERT INTO copy_probe VALUES (1)");
+      const third = openMemoryDatabase();
+      try {
+        const probes = (database: Database.Database) =>
+          database.prepare("SELECT name FROM sqlite_master WHERE name = 'copy_probe'").all();
+        expect(probes(second)).toHaveLength(1);
+        expect(probes(first)).toEqual([]);
+        expect(probes(third)).toEqual([]);
+      } finally {
+        third.close();
+      }
+    } finally {
+      first.close();
+      second.close();
+    }
+  });
+
   it("uses WAL on disk and reopens without re-running migrations", () => {
     const path = join(mkdtempSync(join(tmpdir(), "mercury-db-")), "mercury.db");
     const first = openDatabase(path);
