@@ -50,6 +50,14 @@ describe("person scopes through the daemon and Telegram (session 11)", () => {
       (JSON.parse((await daemon.cli(["memory", "list", "--json", "--user", user])).stdout) as Listed)
         .memories;
     const memberKey = `telegram:${MEMBER.id}`;
+    // Waits read the database (a CLI spawn per poll would compete with the daemon for the CPU).
+    const current = (user: string) =>
+      daemon
+        .query<{ text: string }>(
+          "SELECT text FROM memories WHERE user_key = ? AND superseded_at IS NULL",
+          user,
+        )
+        .map((row) => row.text);
 
     // The owner, in private: where they live and an allergy (a profile fact, in every prompt).
     fixture.server.push({ text: "Noted, Alice." });
@@ -76,14 +84,14 @@ describe("person scopes through the daemon and Telegram (session 11)", () => {
     // A model is configured, so the judge compares the second fact with the first (scripted: different).
     fixture.server.push({ text: judged("different") });
     fixture.telegram.sendUserMessage(OWNER, "I live in Paris and I am allergic to penicillin");
-    await waitFor(async () => (await listFor("owner")).length === 2, 30_000, "the owner's memories");
+    await waitFor(() => current("owner").length === 2, 30_000, "the owner's memories");
 
     // The member, in the group: the owner's very words (a confirmation if scopes leaked), then a move
     // (a supersession if they leaked).
     fixture.server.push({ text: "Nice, Bob." });
     fixture.server.push({ text: factExtraction("The user lives in Paris.", "I live in Paris") });
     fixture.telegram.sendGroupMessage(MEMBER, GROUP, "I live in Paris");
-    await waitFor(async () => (await listFor(memberKey)).length === 1, 30_000, "the member's first memory");
+    await waitFor(() => current(memberKey).length === 1, 30_000, "the member's first memory");
     fixture.server.push({ text: "Berlin, nice." });
     fixture.server.push({
       text: factExtraction("The user moved to Berlin last month.", "I moved to Berlin last month"),
@@ -92,7 +100,7 @@ describe("person scopes through the daemon and Telegram (session 11)", () => {
     fixture.server.push({ text: judged("update") });
     fixture.telegram.sendGroupMessage(MEMBER, GROUP, "I moved to Berlin last month");
     await waitFor(
-      async () => (await listFor(memberKey)).some((memory) => memory.text.includes("Berlin")),
+      () => current(memberKey).some((text) => text.includes("Berlin")),
       30_000,
       "the member's move",
     );
