@@ -105,9 +105,18 @@ function scriptedJudge(pair: StatementPair, mode: JudgeMode): MemoryModel {
   };
 }
 
-/** Stores `stored`, then `said` a day later (both user-stated), through the real service. */
-export async function runPair(pair: StatementPair, mode: JudgeMode): Promise<PairOutcome> {
-  const database = openMemoryDatabase();
+/**
+ * Stores `stored`, then `said` a day later (both user-stated), through the real service. With a
+ * `shared` database (one per bench run: opening one costs ~100 ms, most of a pair's time) each pair
+ * has its own person scope, so pairs meet only through the word statistics of the index.
+ */
+export async function runPair(
+  pair: StatementPair,
+  mode: JudgeMode,
+  shared?: ReturnType<typeof openMemoryDatabase>,
+): Promise<PairOutcome> {
+  const database = shared ?? openMemoryDatabase();
+  const userKey = shared === undefined ? "owner" : `pair-${pair.id}`;
   try {
     const clock = new FixedClock();
     const service = new MemoryService({
@@ -116,11 +125,11 @@ export async function runPair(pair: StatementPair, mode: JudgeMode): Promise<Pai
       clock,
       ...(mode === "rules" ? {} : { model: scriptedJudge(pair, mode), judgeWithModel: true }),
     });
-    const common = { userKey: "owner", kind: "fact" as const, importance: "normal" as const };
+    const common = { userKey, kind: "fact" as const, importance: "normal" as const };
     await service.remember({ ...common, text: pair.stored, evidence: "user-stated" });
     clock.advance();
     const outcome = await service.remember({ ...common, text: pair.said, evidence: "user-stated" });
-    const current = service.list({ userKey: "owner" }).map((memory) => memory.text);
+    const current = service.list({ userKey }).map((memory) => memory.text);
     const everything = current.join(" \n ");
     // Different facts and subsets must both stay findable; an update may replace, a same may reword.
     const mustKeepBoth = pair.label === "different" || pair.label === "subset";
@@ -135,13 +144,18 @@ export async function runPair(pair: StatementPair, mode: JudgeMode): Promise<Pai
       informationLost,
     };
   } finally {
-    database.close();
+    if (shared === undefined) database.close();
   }
 }
 
 export async function runPairsBench(pairs: readonly StatementPair[], mode: JudgeMode): Promise<PairsReport> {
   const outcomes: PairOutcome[] = [];
-  for (const pair of pairs) outcomes.push(await runPair(pair, mode));
+  const database = openMemoryDatabase();
+  try {
+    for (const pair of pairs) outcomes.push(await runPair(pair, mode, database));
+  } finally {
+    database.close();
+  }
   const count = (test: (outcome: PairOutcome) => boolean) => outcomes.filter(test).length;
   return {
     mode,

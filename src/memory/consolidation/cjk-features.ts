@@ -19,6 +19,54 @@ import {
 // Unicode-property patterns with an ASCII fast path (text/text-pattern.ts).
 const HAN_SUBJECT = textPattern(String.raw`的(\p{Script=Han}{1,3})$`, "u");
 
+const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const CJK_PERSON_ENTRIES: readonly [string, string][] = CJK_PERSONS.map((word) => [
+  word,
+  CJK_PERSON_CANONICAL[word] ?? word,
+]);
+/**
+ * Japanese kinship and roles, read only in text with kana (a single 母 or 妹 in Chinese is part of a
+ * longer word), to the Chinese canonical person: 妹 is not 姉, 兄の妻 is not 妻.
+ */
+const JA_PERSONS: readonly [string, string][] = Object.entries({
+  お母さん: "母亲",
+  母親: "母亲",
+  祖母: "奶奶",
+  叔母: "阿姨",
+  伯母: "阿姨",
+  義母: "婆婆",
+  母: "母亲",
+  お父さん: "父亲",
+  父親: "父亲",
+  祖父: "爷爷",
+  叔父: "叔叔",
+  伯父: "伯伯",
+  義父: "公公",
+  父: "父亲",
+  お姉さん: "姐姐",
+  姉: "姐姐",
+  妹: "妹妹",
+  お兄さん: "哥哥",
+  兄: "哥哥",
+  弟: "弟弟",
+  息子: "儿子",
+  娘: "女儿",
+  主人: "丈夫",
+  旦那: "丈夫",
+  夫: "丈夫",
+  奥さん: "妻子",
+  妻: "妻子",
+  彼氏: "男朋友",
+  彼ら: "they",
+  彼女: "she",
+  彼: "he",
+  上司: "上司",
+  友達: "朋友",
+  同僚: "同事",
+  子供: "孩子",
+  孫: "孙子",
+}).sort((a, b) => b[0].length - a[0].length);
+
 /** Modal and intent words in Chinese: a wish, plan or possibility. */
 const CJK_MODALS = /想|应该|應該|可能|打算|希望|计划|計劃|需要|必须|必須/gu;
 
@@ -65,11 +113,28 @@ export function cjkFeatures(run: string, into: StatementFeatures): void {
     into.persons.add(match[0]);
     rest = rest.replace(match[0], " ");
   }
-  for (const person of CJK_PERSONS) {
-    if (!rest.includes(person)) continue;
-    into.persons.add(CJK_PERSON_CANONICAL[person] ?? person);
-    rest = rest.split(person).join(" ");
+  // Each person with where it stands (blanked to the same length, so positions keep their order):
+  // 我妻子的哥哥 is not 我哥哥的妻子, and 上司の上司 (my boss's boss) is not 上司.
+  const found: [number, number, string][] = [];
+  const japanese = KANA.test(run);
+  for (const [word, person] of japanese ? [...JA_PERSONS, ...CJK_PERSON_ENTRIES] : CJK_PERSON_ENTRIES) {
+    for (let at = rest.indexOf(word); at >= 0; at = rest.indexOf(word, at + word.length)) {
+      found.push([at, at + word.length, person]);
+    }
+    if (rest.includes(word)) rest = rest.split(word).join(" ".repeat(word.length));
   }
+  found.sort((a, b) => a[0] - b[0]);
+  const counts = new Map<string, number>();
+  found.forEach(([start, , person], index) => {
+    into.persons.add(person);
+    const count = (counts.get(person) ?? 0) + 1;
+    counts.set(person, count);
+    if (count > 1) into.persons.add(`${person}#${count}`);
+    const before = found[index - 1];
+    if (before !== undefined && /^[的之の]?$/u.test(rest.slice(before[1], start).trim())) {
+      into.persons.add(`${before[2]}'s-${person}`);
+    }
+  });
   if (CJK_CHANGE.test(rest)) into.changed = true;
   if (CJK_ADDITIVE.test(rest)) into.additive = true;
   if (CJK_PAST.test(rest)) into.past = true;

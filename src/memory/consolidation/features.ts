@@ -14,6 +14,7 @@ import {
   foreignPersonAt,
   isFrenchPersonPrefix,
 } from "./foreign-words.js";
+import { personChains } from "./roles.js";
 import {
   ADDITIVE_MARKERS,
   CHANGE_MARKERS,
@@ -342,6 +343,7 @@ function computeFeatures(statement: string): StatementFeatures {
   const tokens = tokenize(normalized.replace(ISO_DATE, " ").replace(TIME_OF_DAY, " "));
   const consumed = calendarDays(tokens, features.dates);
   const age = agePhrases(tokens, consumed);
+  const personAt = new Map<number, string>();
   tokens.forEach((token, position) => {
     if (consumed.has(position)) return;
     if (CHANGE_MARKERS.has(token)) features.changed = true;
@@ -418,6 +420,7 @@ function computeFeatures(statement: string): StatementFeatures {
         consumed.add(position + 2);
       }
       const who = `${person}${inLaw ? "-in-law" : ""}`;
+      personAt.set(position, who);
       features.persons.add(
         modifier !== undefined && PERSON_MODIFIERS.has(modifier) ? `${modifier}-${who}` : who,
       );
@@ -447,6 +450,7 @@ function computeFeatures(statement: string): StatementFeatures {
       features.possessed.add(`${term}${/[^s]s$/.test(token) && term !== token ? "+" : ""}`);
     }
   });
+  for (const chain of personChains(tokens, personAt)) features.persons.add(chain);
   // "years old" is how an age is said: one attribute term (and "7 months old" is not an age in years).
   if (age) features.terms.add("age");
   if (features.terms.has("岁")) {

@@ -34,7 +34,8 @@ export const FOREIGN_PERSONS: Readonly<Record<string, string>> = table(`
   enkelin=granddaughter cousine=cousin:f kusine=cousin:f freundin=friend:f kollege=colleague:m
   kollegin=colleague:f  chefin=boss:f nachbar=neighbor:m nachbarin=neighbor:f
   schwiegermutter=mother-in-law schwiegervater=father-in-law schwager=brother-in-law
-  schwagerin=sister-in-law ehemann=husband ehefrau=wife verlobte=fiance
+  schwagerin=sister-in-law ehemann=husband ehefrau=wife verlobte=fiance bruders=brother vaters=father
+  sohnes=son
   mere=mother maman=mother pere=father parents=parent+ sœur=sister soeur=sister sœurs=sister+
   soeurs=sister+ frere=brother freres=brother+ mari=husband fils=son enfant=child enfants=child+
   mamie=grandmother  papi=grandfather  oncle=uncle neveu=nephew
@@ -48,9 +49,10 @@ export const FOREIGN_PERSONS: Readonly<Record<string, string>> = table(`
  */
 export const POSSESSED_PERSONS: Readonly<Record<string, string>> = table(`
   frau=wife mann=husband mujer=wife femme=wife fille=daughter filles=daughter+ freund=friend:m
+  mannes=husband chef=boss chefs=boss patron=boss
 `);
 export const FOREIGN_POSSESSIVES: ReadonlySet<string> = new Set(
-  "mi mis tu su sus nuestra nuestro mein meine meinem meinen meiner dein deine sein seine ihr ihre unser unsere ma mon mes ta ton tes sa ses notre nos".split(
+  "mi mis tu su sus nuestra nuestro mein meine meinem meinen meiner meines dein deine deines sein seine seines ihr ihre ihres unser unsere unseres ma mon mes ta ton tes sa ses notre nos".split(
     " ",
   ),
 );

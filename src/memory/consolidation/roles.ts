@@ -227,6 +227,37 @@ export function subjectsDiffer(a: string, b: string): boolean {
   return first !== undefined && second !== undefined && first !== second;
 }
 
+/** Genitive links that put the owner after the owned: "the brother of my wife", "el jefe de mi jefe". */
+const OWNER_AFTER = new Set(
+  "of my|of our|of his|of her|de mi|de tu|de su|del|de ma|de mon|de mes|de sa|de son|meines|meiner|seines|seiner|ihres|ihrer|deines|deiner|von meinem|von meiner".split(
+    "|",
+  ),
+);
+
+/**
+ * Who is whose, beyond which persons a statement names: "my wife's brother" is not "my brother's
+ * wife", and "my manager's manager" is not "my manager" (the same word twice is a second person).
+ * Takes the statement's tokens and the person read at each position; returns extra person keys.
+ */
+export function personChains(tokens: readonly string[], personAt: ReadonlyMap<number, string>): string[] {
+  const chains: string[] = [];
+  const counts = new Map<string, number>();
+  let previous: [number, string] | undefined;
+  for (const [position, person] of [...personAt].sort((a, b) => a[0] - b[0])) {
+    const count = (counts.get(person) ?? 0) + 1;
+    counts.set(person, count);
+    if (count > 1) chains.push(`${person}#${count}`);
+    if (previous !== undefined) {
+      // English drops the "'s" in tokens: two persons side by side are owner then owned.
+      const between = tokens.slice(previous[0] + 1, position).join(" ");
+      if (between === "") chains.push(`${previous[1]}'s-${person}`);
+      else if (OWNER_AFTER.has(between)) chains.push(`${person}'s-${previous[1]}`);
+    }
+    previous = [position, person];
+  }
+  return chains;
+}
+
 function sameMembers(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((item) => b.includes(item));
 }

@@ -225,6 +225,10 @@ export const PRONOUN_PERSONS: Readonly<Record<string, string>> = {
   them: "they",
   their: "they",
   theirs: "they",
+  // Said to the user, "you" is the user; said by the user, the assistant. Either way it is not "I".
+  you: "you",
+  your: "you",
+  yours: "you",
   we: "we",
   our: "we",
   ours: "we",
@@ -234,6 +238,9 @@ export const CJK_PRONOUNS: readonly [string, string][] = [
   ["他们", "they"],
   ["她们", "they"],
   ["我们", "we"],
+  ["你们", "you+"],
+  ["你", "you"],
+  ["您", "you"],
   ["他", "he"],
   ["她", "she"],
 ];
