@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { HostGitError, type ObjectStoreGit, objectStoreGit } from "../sandbox/host-git.js";
 import type { TaskEvidence } from "./evidence.js";
@@ -49,6 +49,26 @@ function withObjectGit<T>(gitDir: string, use: (git: ObjectStoreGit) => T): T {
   }
 }
 
+/**
+ * A symbolic link on the way to a task's file, found by lstat from the root down (or the file itself
+ * a link). Undo writes and deletes on the host: a later task could have turned `sub/` into a link to
+ * a folder outside the workspace (its sandbox may create links to anywhere), so that "restore
+ * sub/.profile" lands in the user's home (session 11). Such a file counts as changed since.
+ */
+function linkOnTheWay(root: string, path: string): string | null {
+  let current = root;
+  for (const part of path.split("/")) {
+    current = join(current, part);
+    try {
+      if (lstatSync(current).isSymbolicLink()) return current;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw new UndoError(`cannot inspect ${current}: ${(error as Error).message}`);
+    }
+  }
+  return null;
+}
+
 function sha1(path: string): string | null {
   if (!existsSync(path)) return null;
   return createHash("sha1").update(readFileSync(path)).digest("hex");
@@ -76,6 +96,11 @@ export function planUndo(evidence: TaskEvidence): UndoPlan {
     return withObjectGit(baseline.gitDir, (git) => {
       for (const path of after.files) {
         const full = join(root, path);
+        if (linkOnTheWay(root, path)) {
+          changedSince.push(path);
+          files.push({ path, action: "restore" });
+          continue;
+        }
         const expected = git.run(["rev-parse", "--verify", "--quiet", `${after.tree}:${path}`]);
         const current = existsSync(full) ? git.run(["hash-object", "--no-filters", "--", full]) : null;
         if ((expected?.toString().trim() ?? null) !== (current?.toString().trim() ?? null))
@@ -88,6 +113,7 @@ export function planUndo(evidence: TaskEvidence): UndoPlan {
   }
   for (const path of after.files) {
     const full = join(root, path);
+    if (linkOnTheWay(root, path)) changedSince.push(path);
     const expected = after.hashes?.[path] ?? null;
     const current = expected?.startsWith("size:") ? sizeStamp(full) : sha1(full);
     if (expected !== current) changedSince.push(path);
@@ -144,6 +170,11 @@ export function applyUndo(evidence: TaskEvidence, plan: UndoPlan): void {
   const baseline = evidence.baseline;
   if (!baseline || baseline.kind === "failed") throw new UndoError("no baseline to restore from");
   const restore = (read: (file: UndoFile) => Buffer) => {
+    // All checked before any is touched: a refusal leaves the files as they were.
+    for (const file of plan.files) {
+      const link = linkOnTheWay(plan.root, file.path);
+      if (link) throw new UndoError(`${link} is a symbolic link now: undo does not write through it`);
+    }
     for (const file of plan.files) {
       const full = join(plan.root, file.path);
       if (file.action === "delete") {

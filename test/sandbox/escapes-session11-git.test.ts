@@ -1,5 +1,15 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -115,6 +125,36 @@ describe("mercury undo runs none of the repository's programs (session 11)", () 
     const plan = planUndo(gitEvidence(repo.workspace, repo.baselineTree, repo.afterTree));
     expect(plan.changedSince).toEqual(["notes.txt"]);
     expect(markersOf(repo.markers)).toEqual([]);
+  });
+});
+
+describe("undo does not write through a link a later task planted (session 11)", () => {
+  it("a folder turned into a link to a place outside, holding the same content, counts as changed", () => {
+    const root = mkdtempSync(join(tmpdir(), "mercury-s11-link-"));
+    made.push(root);
+    const workspace = join(root, "workspace");
+    const outside = join(root, "home");
+    mkdirSync(join(workspace, "sub"), { recursive: true });
+    mkdirSync(outside);
+    setupGit(workspace, "init", "-q");
+    writeFileSync(join(workspace, "sub", ".profile"), "attacker's before\n");
+    setupGit(workspace, "add", "-A");
+    const baselineTree = setupGit(workspace, "write-tree").trim();
+    // Task 1 leaves the user's real profile text there; task 2 swaps sub/ for a link to the home.
+    writeFileSync(join(workspace, "sub", ".profile"), "the user's profile\n");
+    setupGit(workspace, "add", "-A");
+    const afterTree = setupGit(workspace, "write-tree").trim();
+    writeFileSync(join(outside, ".profile"), "the user's profile\n");
+    renameSync(join(workspace, "sub"), join(root, "sub-moved"));
+    symlinkSync(outside, join(workspace, "sub"));
+    const evidence = {
+      ...gitEvidence(workspace, baselineTree, afterTree),
+      after: { root: workspace, files: ["sub/.profile"], tree: afterTree },
+    } as unknown as TaskEvidence;
+    const plan = planUndo(evidence);
+    expect(plan.changedSince).toEqual(["sub/.profile"]);
+    expect(() => applyUndo(evidence, plan)).toThrow(/symbolic link now/);
+    expect(readFileSync(join(outside, ".profile"), "utf8")).toBe("the user's profile\n");
   });
 });
 
