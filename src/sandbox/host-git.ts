@@ -37,6 +37,16 @@ export const hostGitOverrides: ReadonlyArray<readonly [string, string]> = [
 ];
 
 /**
+ * Inside the sandbox what git runs is contained (and session 9's tests prove it by letting a hook
+ * run there): only the transport stays off, so a partial clone's lazy fetch cannot leave.
+ */
+export const containedGitOverrides: ReadonlyArray<readonly [string, string]> = [
+  ["protocol.allow", "never"],
+  ["gc.auto", "0"],
+  ["maintenance.auto", "false"],
+];
+
+/**
  * The environment for git on the host: Mercury's own without secrets and without any inherited
  * `GIT_*` variable (GIT_DIR, GIT_EXTERNAL_DIFF, GIT_CONFIG_PARAMETERS, GIT_SSH_COMMAND… would steer
  * git past these overrides), then the overrides.

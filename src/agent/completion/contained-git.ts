@@ -5,6 +5,7 @@ import { mercuryHome } from "../../config/paths.js";
 import { detectSandbox } from "../../sandbox/detect.js";
 import { gitFolderRefusal } from "../../sandbox/git-folders.js";
 import {
+  containedGitOverrides,
   driverNameQuery,
   hostGitEnvironment,
   hostGitOverrides,
@@ -39,8 +40,9 @@ export function defaultGitContainment(): GitContainment {
  * and hooks switched off; a clean filter named by the repository would still run there (see
  * docs/ARCHITECTURE.md). Session 11: that bare run now also switches off every filter, diff and
  * merge driver the effective config names, hooks, fsmonitor and lazy fetch, and drops inherited
- * GIT_* variables (sandbox/host-git.ts); inside the sandbox the same overrides hold, except that
- * filters still run there (git-lfs needs its clean filter to hash what a commit would).
+ * GIT_* variables (sandbox/host-git.ts); inside the sandbox the GIT_* variables are dropped and
+ * lazy fetch is off, while filters and hooks still run there, contained (git-lfs needs its clean
+ * filter to hash what a commit would).
  */
 export async function runContainedGit(
   given: string[],
@@ -54,7 +56,7 @@ export async function runContainedGit(
   },
 ): Promise<ExecResult> {
   const args = withoutExternalDiff(given);
-  const env = { ...hostGitEnvironment(), ...options.env };
+  const env = { ...hostGitEnvironment(containedGitOverrides), ...options.env };
   const { containment } = options;
   const status = containment.status?.() ?? detectSandbox();
   const timing = options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {};
