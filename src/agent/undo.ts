@@ -1,7 +1,8 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { HostGitError, type ObjectStoreGit, objectStoreGit } from "../sandbox/host-git.js";
 import type { TaskEvidence } from "./evidence.js";
 
 export interface UndoFile {
@@ -24,10 +25,48 @@ export class UndoError extends Error {
   override name = "UndoError";
 }
 
-function git(root: string, args: string[]): Buffer | null {
-  const result = spawnSync("git", args, { cwd: root, maxBuffer: 256 * 1024 * 1024 });
-  if (result.error) throw new UndoError(`git could not run: ${result.error.message}`);
-  return result.status === 0 ? result.stdout : null;
+/**
+ * Undo runs on the host, in a repository the agent wrote: git here sees the repository's objects
+ * only (sandbox/host-git.ts), never its config, attributes or hooks, so a clean filter, textconv or
+ * fsmonitor hook the agent planted does not run. The price: a file the repository filters (git-lfs,
+ * CRLF conversion) hashes unfiltered, differs from its blob, and undo refuses it as changed since.
+ */
+function withObjectGit<T>(gitDir: string, use: (git: ObjectStoreGit) => T): T {
+  let git: ObjectStoreGit;
+  try {
+    git = objectStoreGit(gitDir);
+  } catch (error) {
+    if (error instanceof HostGitError) throw new UndoError(error.message);
+    throw error;
+  }
+  try {
+    return use(git);
+  } catch (error) {
+    if (error instanceof HostGitError) throw new UndoError(error.message);
+    throw error;
+  } finally {
+    git.close();
+  }
+}
+
+/**
+ * A symbolic link on the way to a task's file, found by lstat from the root down (or the file itself
+ * a link). Undo writes and deletes on the host: a later task could have turned `sub/` into a link to
+ * a folder outside the workspace (its sandbox may create links to anywhere), so that "restore
+ * sub/.profile" lands in the user's home (session 11). Such a file counts as changed since.
+ */
+function linkOnTheWay(root: string, path: string): string | null {
+  let current = root;
+  for (const part of path.split("/")) {
+    current = join(current, part);
+    try {
+      if (lstatSync(current).isSymbolicLink()) return current;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw new UndoError(`cannot inspect ${current}: ${(error as Error).message}`);
+    }
+  }
+  return null;
 }
 
 function sha1(path: string): string | null {
@@ -53,27 +92,38 @@ export function planUndo(evidence: TaskEvidence): UndoPlan {
   const files: UndoFile[] = [];
   const changedSince: string[] = [];
   const unavailable: string[] = [];
+  if (baseline.kind === "git") {
+    return withObjectGit(baseline.gitDir, (git) => {
+      for (const path of after.files) {
+        const full = join(root, path);
+        if (linkOnTheWay(root, path)) {
+          changedSince.push(path);
+          files.push({ path, action: "restore" });
+          continue;
+        }
+        const expected = git.run(["rev-parse", "--verify", "--quiet", `${after.tree}:${path}`]);
+        const current = existsSync(full) ? git.run(["hash-object", "--no-filters", "--", full]) : null;
+        if ((expected?.toString().trim() ?? null) !== (current?.toString().trim() ?? null))
+          changedSince.push(path);
+        const before = git.run(["rev-parse", "--verify", "--quiet", `${baseline.tree}:${path}`]);
+        files.push({ path, action: before ? "restore" : "delete" });
+      }
+      return { root, files, changedSince, unavailable, diff: diffOf(evidence, root, after.files, git) };
+    });
+  }
   for (const path of after.files) {
     const full = join(root, path);
-    if (baseline.kind === "git") {
-      const expected = git(root, ["rev-parse", "--verify", "--quiet", `${after.tree}:${path}`]);
-      const current = existsSync(full) ? git(root, ["hash-object", "--", full]) : null;
-      if ((expected?.toString().trim() ?? null) !== (current?.toString().trim() ?? null))
-        changedSince.push(path);
-      const before = git(root, ["rev-parse", "--verify", "--quiet", `${baseline.tree}:${path}`]);
-      files.push({ path, action: before ? "restore" : "delete" });
-    } else {
-      const expected = after.hashes?.[path] ?? null;
-      const current = expected?.startsWith("size:") ? sizeStamp(full) : sha1(full);
-      if (expected !== current) changedSince.push(path);
-      const before = baseline.hashes[path];
-      if (before === undefined) files.push({ path, action: "delete" });
-      else if (before.startsWith("size:") || !existsSync(join(baseline.store, "files", path)))
-        unavailable.push(path);
-      else files.push({ path, action: "restore" });
-    }
+    if (linkOnTheWay(root, path)) changedSince.push(path);
+    const expected = after.hashes?.[path] ?? null;
+    const current = expected?.startsWith("size:") ? sizeStamp(full) : sha1(full);
+    if (expected !== current) changedSince.push(path);
+    const before = baseline.hashes[path];
+    if (before === undefined) files.push({ path, action: "delete" });
+    else if (before.startsWith("size:") || !existsSync(join(baseline.store, "files", path)))
+      unavailable.push(path);
+    else files.push({ path, action: "restore" });
   }
-  return { root, files, changedSince, unavailable, diff: diffOf(evidence, root, after.files) };
+  return { root, files, changedSince, unavailable, diff: diffOf(evidence, root, after.files, null) };
 }
 
 function sizeStamp(path: string): string | null {
@@ -82,20 +132,24 @@ function sizeStamp(path: string): string | null {
   return `size:${info.size}:mtime:${info.mtimeMs}`;
 }
 
-function diffOf(evidence: TaskEvidence, root: string, paths: string[]): string {
+function diffOf(evidence: TaskEvidence, root: string, paths: string[], git: ObjectStoreGit | null): string {
   const baseline = evidence.baseline;
   if (!baseline || paths.length === 0) return "";
-  if (baseline.kind === "git" && evidence.after?.tree) {
+  if (baseline.kind === "git" && evidence.after?.tree && git) {
     return (
-      git(root, [
-        "diff",
-        "--no-color",
-        "--no-renames",
-        baseline.tree,
-        evidence.after.tree,
-        "--",
-        ...paths,
-      ])?.toString() ?? ""
+      git
+        .run([
+          "diff",
+          "--no-color",
+          "--no-renames",
+          "--no-ext-diff",
+          "--no-textconv",
+          baseline.tree,
+          evidence.after.tree,
+          "--",
+          ...paths,
+        ])
+        ?.toString() ?? ""
     );
   }
   if (baseline.kind !== "snapshot") return "";
@@ -115,20 +169,32 @@ function diffOf(evidence: TaskEvidence, root: string, paths: string[]): string {
 export function applyUndo(evidence: TaskEvidence, plan: UndoPlan): void {
   const baseline = evidence.baseline;
   if (!baseline || baseline.kind === "failed") throw new UndoError("no baseline to restore from");
-  for (const file of plan.files) {
-    const full = join(plan.root, file.path);
-    if (file.action === "delete") {
-      rmSync(full, { force: true });
-      continue;
+  const restore = (read: (file: UndoFile) => Buffer) => {
+    // All checked before any is touched: a refusal leaves the files as they were.
+    for (const file of plan.files) {
+      const link = linkOnTheWay(plan.root, file.path);
+      if (link) throw new UndoError(`${link} is a symbolic link now: undo does not write through it`);
     }
-    const content =
-      baseline.kind === "git"
-        ? execFileSync("git", ["cat-file", "blob", `${baseline.tree}:${file.path}`], {
-            cwd: plan.root,
-            maxBuffer: 256 * 1024 * 1024,
-          })
-        : readFileSync(join(baseline.store, "files", file.path));
-    mkdirSync(dirname(full), { recursive: true });
-    writeFileSync(full, content);
+    for (const file of plan.files) {
+      const full = join(plan.root, file.path);
+      if (file.action === "delete") {
+        rmSync(full, { force: true });
+        continue;
+      }
+      const content = read(file);
+      mkdirSync(dirname(full), { recursive: true });
+      writeFileSync(full, content);
+    }
+  };
+  if (baseline.kind === "git") {
+    withObjectGit(baseline.gitDir, (git) =>
+      restore((file) => {
+        const blob = git.run(["cat-file", "blob", `${baseline.tree}:${file.path}`]);
+        if (!blob) throw new UndoError(`the baseline of ${file.path} is not in the repository's objects`);
+        return blob;
+      }),
+    );
+    return;
   }
+  restore((file) => readFileSync(join(baseline.store, "files", file.path)));
 }

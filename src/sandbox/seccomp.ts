@@ -14,6 +14,13 @@ import type { Launch } from "./types.js";
  * - Typing into a terminal (`ioctl` TIOCSTI, TIOCLINUX): `--new-session` already leaves the command
  *   without a controlling terminal; this keeps it so for a terminal descriptor it got some other way.
  *
+ * - Kernel interfaces that are exploit surface and that ordinary commands do without (session 11):
+ *   io_uring (`io_uring_setup`/`enter`/`register`: a long run of privilege-escalation bugs; allowed by
+ *   this machine's `kernel.io_uring_disabled=0`; libuv and others fall back to threads on EPERM),
+ *   `userfaultfd` (pauses the kernel on a page fault: the tool that makes kernel races winnable;
+ *   allowed in user mode whatever `vm.unprivileged_userfaultfd` says), `perf_event_open` (allowed for
+ *   one's own processes at `perf_event_paranoid` 2; a profiler is not part of a task) and `bpf`.
+ *
  * Each is refused with EPERM, as Docker's default profile does; everything else is allowed. The
  * filter is classic BPF for this machine's architecture (x86-64 with its i386 compatibility calls,
  * and the x32 ABI refused; arm64 with its 32-bit arm calls); on another architecture there is none.
@@ -25,20 +32,23 @@ const TIOCLINUX = 0x541c;
 
 interface ArchitectureCalls {
   audit: number;
-  keyrings: number[];
+  /** keyctl, add_key, request_key, then io_uring ×3, userfaultfd, perf_event_open, bpf. */
+  refused: number[];
   ioctl: number;
 }
 
 const architectures: Record<string, ArchitectureCalls[]> = {
-  // x86-64 (keyctl 250, add_key 248, request_key 249, ioctl 16) and i386 through int 0x80.
+  // x86-64 (keyctl 250, add_key 248, request_key 249, io_uring 425-427, userfaultfd 323,
+  // perf_event_open 298, bpf 321, ioctl 16) and i386 through int 0x80.
   x64: [
-    { audit: 0xc000003e, keyrings: [248, 249, 250], ioctl: 16 },
-    { audit: 0x40000003, keyrings: [286, 287, 288], ioctl: 54 },
+    { audit: 0xc000003e, refused: [248, 249, 250, 425, 426, 427, 323, 298, 321], ioctl: 16 },
+    { audit: 0x40000003, refused: [286, 287, 288, 425, 426, 427, 374, 336, 357], ioctl: 54 },
   ],
-  // arm64 (add_key 217, request_key 218, keyctl 219, ioctl 29) and 32-bit arm.
+  // arm64 (add_key 217, request_key 218, keyctl 219, io_uring 425-427, userfaultfd 282,
+  // perf_event_open 241, bpf 280, ioctl 29) and 32-bit arm.
   arm64: [
-    { audit: 0xc00000b7, keyrings: [217, 218, 219], ioctl: 29 },
-    { audit: 0x40000028, keyrings: [309, 310, 311], ioctl: 54 },
+    { audit: 0xc00000b7, refused: [217, 218, 219, 425, 426, 427, 282, 241, 280], ioctl: 29 },
+    { audit: 0x40000028, refused: [309, 310, 311, 425, 426, 427, 388, 364, 386], ioctl: 54 },
   ],
 };
 
@@ -63,7 +73,7 @@ export function seccompProgram(arch: string = process.arch): Buffer | null {
     program.push({ ...load(0), label: `arch${index}` }); // seccomp_data.nr
     // The x32 ABI (x86-64 numbers with bit 30 set) has keyctl under other numbers: refused whole.
     if (architecture.audit === 0xc000003e) program.push({ code: 0x35, k: 0x40000000, jt: "deny" });
-    for (const call of architecture.keyrings) program.push(equals(call, "deny"));
+    for (const call of architecture.refused) program.push(equals(call, "deny"));
     program.push(equals(architecture.ioctl, "ioctl"));
     program.push({ code: 0x06, k: SECCOMP_RET_ALLOW });
   }

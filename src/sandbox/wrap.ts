@@ -1,5 +1,6 @@
 import { bubblewrapLaunch } from "./bubblewrap.js";
 import { linuxSandboxTools } from "./detect.js";
+import { diskFloors, diskWatchedLaunch } from "./disk-guard.js";
 import { SandboxRefusedError, SandboxUnavailableError } from "./errors.js";
 import { secretMasks } from "./masks.js";
 import { filteredNetworkLaunch } from "./network-filter.js";
@@ -26,8 +27,15 @@ export function sandboxLaunch(command: string, policy: SandboxPolicy, status: Sa
  * get: the groups are made and removed around the program by a shell of their own (process-cgroup.ts).
  */
 export function sandboxProgramLaunch(argv: string[], policy: SandboxPolicy, status: SandboxStatus): Launch {
-  const launch = containedLaunch(argv, policy, status);
+  const contained = containedLaunch(argv, policy, status);
   if (status.available && status.kind === "bubblewrap") {
+    // The disk floor of run_command, for programs Mercury does not wait on (session 11: an MCP
+    // server could fill the disk through its own folder). Inside the cgroups, so it counts in them.
+    const watched = diskFloors(
+      [policy.workspace, ...(policy.extraWritable ?? []), policy.mercuryHome],
+      policy.limits.diskFloorBytes,
+    );
+    const launch = diskWatchedLaunch(contained, watched) ?? contained;
     const inGroups = selfManagedCgroup({
       processes: policy.limits.processes,
       ...(policy.limits.totalMemoryBytes !== undefined
@@ -35,8 +43,9 @@ export function sandboxProgramLaunch(argv: string[], policy: SandboxPolicy, stat
         : {}),
     });
     if (inGroups) return inGroups(launch);
+    return launch;
   }
-  return launch;
+  return contained;
 }
 
 function containedLaunch(argv: string[], policy: SandboxPolicy, status: SandboxStatus): Launch {

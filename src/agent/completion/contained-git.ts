@@ -4,9 +4,16 @@ import { join } from "node:path";
 import { mercuryHome } from "../../config/paths.js";
 import { detectSandbox } from "../../sandbox/detect.js";
 import { gitFolderRefusal } from "../../sandbox/git-folders.js";
+import {
+  containedGitOverrides,
+  driverNameQuery,
+  hostGitEnvironment,
+  hostGitOverrides,
+  neutralizedDrivers,
+  withoutExternalDiff,
+} from "../../sandbox/host-git.js";
 import { defaultSandboxLimits, type SandboxStatus } from "../../sandbox/types.js";
 import { realOrResolved, workspaceRefusal } from "../../sandbox/workspace.js";
-import { scrubbedEnv } from "../../tools/process-group.js";
 import { type ExecResult, execProgram } from "./exec.js";
 
 /** Where Mercury's own git calls are contained: the same sandbox as the agent's commands. */
@@ -31,10 +38,14 @@ export function defaultGitContainment(): GitContainment {
  * with `top` read-only: session 9 found that the bare run there let a planted repository's hook and
  * clean filter run on the host. Only without any sandbox does it run bare, with the fsmonitor hook
  * and hooks switched off; a clean filter named by the repository would still run there (see
- * docs/ARCHITECTURE.md).
+ * docs/ARCHITECTURE.md). Session 11: that bare run now also switches off every filter, diff and
+ * merge driver the effective config names, hooks, fsmonitor and lazy fetch, and drops inherited
+ * GIT_* variables (sandbox/host-git.ts); inside the sandbox the GIT_* variables are dropped and
+ * lazy fetch is off, while filters and hooks still run there, contained (git-lfs needs its clean
+ * filter to hash what a commit would).
  */
 export async function runContainedGit(
-  args: string[],
+  given: string[],
   options: {
     top: string;
     scratch?: string[];
@@ -44,16 +55,23 @@ export async function runContainedGit(
     containment: GitContainment;
   },
 ): Promise<ExecResult> {
-  const env = { ...scrubbedEnv(), ...options.env };
+  const args = withoutExternalDiff(given);
+  const env = { ...hostGitEnvironment(containedGitOverrides), ...options.env };
   const { containment } = options;
   const status = containment.status?.() ?? detectSandbox();
   const timing = options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {};
-  if (!status.available)
-    return execProgram("git", ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", ...args], {
-      cwd: options.top,
-      env,
-      ...timing,
-    });
+  if (!status.available) {
+    // Reading config runs nothing (no index, no attributes, no hooks); what it names is switched off.
+    const names = await execProgram("git", driverNameQuery, { cwd: options.top, env, ...timing });
+    // Exit 1: no such key. Anything else is a config git cannot read, and git must not run on it.
+    if (names.code !== 0 && names.code !== 1)
+      throw new Error(`git cannot read the repository's config: ${names.stderr.trim()}`);
+    const bare = {
+      ...hostGitEnvironment([...hostGitOverrides, ...neutralizedDrivers(names.stdout)]),
+      ...options.env,
+    };
+    return execProgram("git", ["--no-pager", ...args], { cwd: options.top, env: bare, ...timing });
+  }
   const folderRefusal = gitFolderRefusal(options.top, options.gitFolders ?? []);
   if (folderRefusal) throw new Error(folderRefusal);
   const topRefusal = workspaceRefusal(options.top, containment.userHome, containment.mercuryHome);
