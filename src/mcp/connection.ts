@@ -1,6 +1,7 @@
 import type { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { McpServerConfig } from "../config/mcp-schema.js";
+import type { McpDefinitionStore } from "./definitions.js";
 import { McpError } from "./errors.js";
 import { boundedFetch, oversizedMessage } from "./http-limit.js";
 import { httpHeaders, type LaunchWrapper, stdioLaunch } from "./launch.js";
@@ -32,6 +33,8 @@ export interface McpConnectionOptions {
   /** Restart delays after a crash: doubling from the first, capped at the second. */
   backoffMs?: { initial: number; max: number };
   version?: string;
+  /** Tool definitions kept across restarts, which tie standing approvals to a tool (definitions.ts). */
+  definitions?: Pick<McpDefinitionStore, "reconcile" | "pendingChange" | "acknowledge">;
 }
 
 export const defaultCallTimeoutMs = 60_000;
@@ -186,6 +189,10 @@ export class McpConnection {
   private pinnedTools(tools: McpToolInfo[], warn: (message: string) => void): McpToolInfo[] {
     if (this.pinned === null) {
       this.pinned = new Map(tools.map((tool) => [tool.name, toolFingerprint(tool)]));
+      for (const change of this.options.definitions?.reconcile(this.name, this.config, tools) ?? [])
+        warn(
+          `MCP server ${this.name}: tool "${change.tool}" ${change.what}; its standing approvals were withdrawn and the next call asks`,
+        );
       return tools;
     }
     const pinned = this.pinned;
@@ -199,6 +206,16 @@ export class McpConnection {
       );
       return false;
     });
+  }
+
+  /** What changed in a tool since a person last approved it, when they have not approved it since. */
+  pendingChange(tool: string): string | null {
+    return this.options.definitions?.pendingChange(this.name, tool) ?? null;
+  }
+
+  /** A person approved the tool as it is now. */
+  acknowledgeChange(tool: string): void {
+    this.options.definitions?.acknowledge(this.name, tool);
   }
 
   private included(tool: string): boolean {

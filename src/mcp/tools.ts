@@ -36,16 +36,20 @@ export function mcpTool(connection: McpConnection, info: McpToolInfo): AnyTool {
     // Unknown effects: treated as a change for the evidence gate unless the server says read-only.
     mutating: !info.readOnly,
     async execute(input, context) {
+      // A tool changed since it was approved: config trust was given to the tool as it was, so only
+      // a person's answer (which shows the change) lets it run (mcp/definitions.ts).
+      const changed = connection.pendingChange(info.name) !== null;
       const decision = await context.authorize({
         kind: "mcp",
         server,
         tool: info.name,
         readOnly: info.readOnly,
-        trusted: connection.config.trusted === true,
-        allowedByConfig: (connection.config.tools?.allow ?? []).includes(info.name),
+        trusted: connection.config.trusted === true && !changed,
+        allowedByConfig: !changed && (connection.config.tools?.allow ?? []).includes(info.name),
         arguments: input,
       });
       if (!decision.allowed) return { ok: false, error: `Permission denied: ${decision.reason}` };
+      if (changed && decision.byPerson === true) connection.acknowledgeChange(info.name);
       try {
         const result = await connection.call(info.name, input, context.signal);
         const text = truncateHeadTail(result.text, {
