@@ -3,6 +3,7 @@ import { truncateHeadTail } from "../tools/output-limits.js";
 import type { AnyTool, ToolDefinition } from "../tools/types.js";
 import type { McpConnection, McpToolInfo } from "./connection.js";
 import { McpError } from "./errors.js";
+import { frameMcpData } from "./result-frame.js";
 
 /** Same limit as run_command's output: results keep their head and tail. */
 export const maxMcpResultChars = 30_000;
@@ -56,9 +57,10 @@ export function mcpTool(connection: McpConnection, info: McpToolInfo): AnyTool {
           maxChars: maxMcpResultChars,
           hint: "Ask the tool for a narrower result.",
         }).text;
+        const framed = frameMcpData(server, info.name, text);
         return result.isError
-          ? { ok: false, error: `${info.name} on ${server} reported an error: ${text}` }
-          : { ok: true, output: text };
+          ? { ok: false, error: `${info.name} on ${server} reported an error:\n${framed}` }
+          : { ok: true, output: framed };
       } catch (error) {
         if (error instanceof McpError) return { ok: false, error: `${error.message} [${error.kind}]` };
         throw error;
