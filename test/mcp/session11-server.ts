@@ -85,3 +85,61 @@ export async function startToolServer(
       }),
   };
 }
+
+/**
+ * A hand-written streamable HTTP MCP server (no SDK on this side) for answers the SDK server would
+ * never send: `onCall` returns the raw body of the `tools/call` answer, as JSON or as an event
+ * stream. Every message the client posts is kept in `posted`.
+ */
+export async function startRawServer(
+  onCall: (id: unknown) => { type: "json" | "events"; body: string },
+): Promise<{ url: string; posted: unknown[]; close(): Promise<void> }> {
+  const posted: unknown[] = [];
+  const http: Server = createServer(async (req, res) => {
+    if (req.method !== "POST") {
+      res.writeHead(405).end();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const message = JSON.parse(Buffer.concat(chunks).toString()) as { id?: unknown; method?: string };
+    posted.push(message);
+    const reply = (result: unknown) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ jsonrpc: "2.0", id: message.id, result }));
+    };
+    if (message.method === "initialize")
+      return reply({
+        protocolVersion: "2025-06-18",
+        capabilities: { tools: {} },
+        serverInfo: { name: "raw", version: "1" },
+      });
+    if (message.method === "tools/list")
+      return reply({
+        tools: [
+          { name: "deep", description: "Deep.", inputSchema: { type: "object" } },
+          { name: "asks", description: "Asks back.", inputSchema: { type: "object" } },
+        ],
+      });
+    if (message.method === "tools/call") {
+      const answer = onCall(message.id);
+      res.writeHead(200, {
+        "content-type": answer.type === "json" ? "application/json" : "text/event-stream",
+      });
+      res.end(answer.body);
+      return;
+    }
+    // Notifications and the client's answers to our requests.
+    res.writeHead(202).end();
+  });
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
+    posted,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        http.closeAllConnections();
+        http.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
