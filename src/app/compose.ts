@@ -150,6 +150,7 @@ export function composeApp(
           allowUnfilteredNetwork: config.sandbox.unfilteredNetwork,
         },
         onEvent: (level, message) => logger[level]({ component: "mcp" }, message),
+        store: { database, clock },
       })
     : null;
   const approvals = new ApprovalBroker({ database, clock, onEvent: (event) => bus.emit(event) });

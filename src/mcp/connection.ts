@@ -1,6 +1,8 @@
 import type { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { McpServerConfig } from "../config/mcp-schema.js";
+import { redactSecrets } from "../permissions/redact.js";
+import type { McpDefinitionStore } from "./definitions.js";
 import { McpError } from "./errors.js";
 import { boundedFetch, oversizedMessage } from "./http-limit.js";
 import { httpHeaders, type LaunchWrapper, stdioLaunch } from "./launch.js";
@@ -32,6 +34,8 @@ export interface McpConnectionOptions {
   /** Restart delays after a crash: doubling from the first, capped at the second. */
   backoffMs?: { initial: number; max: number };
   version?: string;
+  /** Tool definitions kept across restarts, which tie standing approvals to a tool (definitions.ts). */
+  definitions?: Pick<McpDefinitionStore, "reconcile" | "pendingChange" | "acknowledge">;
 }
 
 export const defaultCallTimeoutMs = 60_000;
@@ -58,11 +62,29 @@ export class McpConnection {
   lastError: string | null = null;
   restarts = 0;
 
+  /** Values the config hands this server (headers, env, the URL's query): kept out of logs and errors. */
+  private readonly secrets: string[];
+  private readonly options: McpConnectionOptions;
+
   constructor(
     readonly name: string,
     readonly config: McpServerConfig,
-    private readonly options: McpConnectionOptions,
-  ) {}
+    options: McpConnectionOptions,
+  ) {
+    this.secrets = configuredSecrets(config, options.env);
+    const onEvent = options.onEvent;
+    // A server can echo a credential back in an error (a 401 body quoting the header it got).
+    this.options = onEvent
+      ? { ...options, onEvent: (level, message) => onEvent(level, this.scrub(message)) }
+      : options;
+  }
+
+  /** The text without any credential this server was given, nor a known secret shape. */
+  scrub(text: string): string {
+    let out = text;
+    for (const secret of this.secrets) out = out.split(secret).join("[redacted]");
+    return redactSecrets(out);
+  }
 
   get state(): Status {
     return this.status;
@@ -130,7 +152,7 @@ export class McpConnection {
       this.failures = 0;
     } catch (error) {
       this.status = "down";
-      this.lastError = error instanceof Error ? error.message : String(error);
+      this.lastError = this.scrub(error instanceof Error ? error.message : String(error));
       await client.close().catch((closeError: unknown) => {
         this.options.onEvent?.(
           "warn",
@@ -186,6 +208,10 @@ export class McpConnection {
   private pinnedTools(tools: McpToolInfo[], warn: (message: string) => void): McpToolInfo[] {
     if (this.pinned === null) {
       this.pinned = new Map(tools.map((tool) => [tool.name, toolFingerprint(tool)]));
+      for (const change of this.options.definitions?.reconcile(this.name, this.config, tools) ?? [])
+        warn(
+          `MCP server ${this.name}: tool "${change.tool}" ${change.what}; its standing approvals were withdrawn and the next call asks`,
+        );
       return tools;
     }
     const pinned = this.pinned;
@@ -199,6 +225,16 @@ export class McpConnection {
       );
       return false;
     });
+  }
+
+  /** What changed in a tool since a person last approved it, when they have not approved it since. */
+  pendingChange(tool: string): string | null {
+    return this.options.definitions?.pendingChange(this.name, tool) ?? null;
+  }
+
+  /** A person approved the tool as it is now. */
+  acknowledgeChange(tool: string): void {
+    this.options.definitions?.acknowledge(this.name, tool);
   }
 
   private included(tool: string): boolean {
@@ -263,8 +299,8 @@ export class McpConnection {
       ]);
       return { isError: result.isError === true, text: renderContent(result) };
     } catch (error) {
-      if (error instanceof McpError) throw error;
-      const message = error instanceof Error ? error.message : String(error);
+      if (error instanceof McpError) throw new McpError(error.kind, this.scrub(error.message));
+      const message = this.scrub(error instanceof Error ? error.message : String(error));
       if (signal.aborted)
         throw new McpError("cancelled", `cancelled: the task was stopped during ${tool} on ${this.name}`);
       if (/timed? ?out/i.test(message)) {
@@ -291,6 +327,28 @@ export class McpConnection {
     this.status = "stopped";
     await client?.close();
   }
+}
+
+/**
+ * The credentials a server's config hands it: every header value, each environment value named as
+ * `${NAME}`, and the URL's password and query values. Short values are left (they would blank
+ * ordinary words out of every message).
+ */
+function configuredSecrets(config: McpServerConfig, env: NodeJS.ProcessEnv): string[] {
+  const found = new Set<string>();
+  const add = (value: string | undefined) => {
+    if (value !== undefined && value.length >= 6) found.add(value);
+  };
+  for (const template of [...Object.values(config.headers ?? {}), ...Object.values(config.env ?? {})]) {
+    for (const [, name] of template.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) add(env[name ?? ""]);
+  }
+  for (const value of Object.values(config.headers ?? {})) if (!value.includes("${")) add(value);
+  if (config.url) {
+    const url = new URL(config.url);
+    add(url.password);
+    for (const value of url.searchParams.values()) add(value);
+  }
+  return [...found].sort((a, b) => b.length - a.length);
 }
 
 /** What a tool is, for the pin: the words the model reads, its arguments and its read-only claim. */

@@ -16,7 +16,23 @@ type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
  */
 export function boundedFetch(server: string, limit = maxHttpMessageBytes, inner: Fetch = fetch): Fetch {
   return async (url, init) => {
-    const response = await inner(url, init);
+    // Redirects are not followed: the configured headers (its credentials) would go along to
+    // wherever the server points, another host included, and the user configured this address.
+    const response = await inner(url, { ...init, redirect: "manual" });
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel();
+      const location = response.headers.get("location") ?? "(no Location)";
+      let target = location;
+      try {
+        target = new URL(location, url).origin;
+      } catch (error) {
+        target = `an unreadable address (${error instanceof Error ? error.message : String(error)})`;
+      }
+      throw new McpError(
+        "protocol",
+        `MCP server ${server} answered with a redirect (HTTP ${response.status}) to ${target}; Mercury does not follow an MCP server's redirects (its headers would go along). If the new address is right, put it in mcp.servers.${server}.url`,
+      );
+    }
     if (!response.body) return response;
     const tooLarge = () =>
       new McpError(

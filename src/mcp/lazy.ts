@@ -1,12 +1,16 @@
+import type { Clock } from "../agent/clock.js";
 import type { ResolvedMcpConfig } from "../config/mcp-schema.js";
+import type { SqliteDatabase } from "../storage/database.js";
 import type { AnyTool } from "../tools/types.js";
 import type { McpConnectionOptions } from "./connection.js";
 import type { McpManager } from "./manager.js";
 import type { McpSandboxOptions } from "./sandbox.js";
 
-export interface LazyMcpOptions extends Omit<McpConnectionOptions, "wrapLaunch"> {
+export interface LazyMcpOptions extends Omit<McpConnectionOptions, "wrapLaunch" | "definitions"> {
   /** Stdio servers run inside the OS sandbox built from these (mcp/sandbox.ts). */
   sandbox: McpSandboxOptions;
+  /** Where tool definitions are kept across restarts, tying standing approvals to them (definitions.ts). */
+  store?: { database: SqliteDatabase; clock: Clock };
 }
 
 /** True when config.yaml has at least one MCP server that is not switched off. */
@@ -30,13 +34,19 @@ export class LazyMcp {
   ) {}
 
   load(): Promise<McpManager> {
-    this.loading ??= Promise.all([import("./manager.js"), import("./sandbox.js")]).then(
-      ([{ McpManager }, { mcpSandboxWrapper }]) => {
-        const { sandbox, ...connection } = this.options;
-        this.manager = new McpManager(this.config, { ...connection, wrapLaunch: mcpSandboxWrapper(sandbox) });
-        return this.manager;
-      },
-    );
+    this.loading ??= Promise.all([
+      import("./manager.js"),
+      import("./sandbox.js"),
+      import("./definitions.js"),
+    ]).then(([{ McpManager }, { mcpSandboxWrapper }, { McpDefinitionStore }]) => {
+      const { sandbox, store, ...connection } = this.options;
+      this.manager = new McpManager(this.config, {
+        ...connection,
+        wrapLaunch: mcpSandboxWrapper(sandbox),
+        ...(store ? { definitions: new McpDefinitionStore(store.database, store.clock) } : {}),
+      });
+      return this.manager;
+    });
     return this.loading;
   }
 

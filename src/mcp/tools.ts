@@ -3,6 +3,7 @@ import { truncateHeadTail } from "../tools/output-limits.js";
 import type { AnyTool, ToolDefinition } from "../tools/types.js";
 import type { McpConnection, McpToolInfo } from "./connection.js";
 import { McpError } from "./errors.js";
+import { frameMcpData } from "./result-frame.js";
 
 /** Same limit as run_command's output: results keep their head and tail. */
 export const maxMcpResultChars = 30_000;
@@ -36,25 +37,30 @@ export function mcpTool(connection: McpConnection, info: McpToolInfo): AnyTool {
     // Unknown effects: treated as a change for the evidence gate unless the server says read-only.
     mutating: !info.readOnly,
     async execute(input, context) {
+      // A tool changed since it was approved: config trust was given to the tool as it was, so only
+      // a person's answer (which shows the change) lets it run (mcp/definitions.ts).
+      const changed = connection.pendingChange(info.name) !== null;
       const decision = await context.authorize({
         kind: "mcp",
         server,
         tool: info.name,
         readOnly: info.readOnly,
-        trusted: connection.config.trusted === true,
-        allowedByConfig: (connection.config.tools?.allow ?? []).includes(info.name),
+        trusted: connection.config.trusted === true && !changed,
+        allowedByConfig: !changed && (connection.config.tools?.allow ?? []).includes(info.name),
         arguments: input,
       });
       if (!decision.allowed) return { ok: false, error: `Permission denied: ${decision.reason}` };
+      if (changed && decision.byPerson === true) connection.acknowledgeChange(info.name);
       try {
         const result = await connection.call(info.name, input, context.signal);
         const text = truncateHeadTail(result.text, {
           maxChars: maxMcpResultChars,
           hint: "Ask the tool for a narrower result.",
         }).text;
+        const framed = frameMcpData(server, info.name, text);
         return result.isError
-          ? { ok: false, error: `${info.name} on ${server} reported an error: ${text}` }
-          : { ok: true, output: text };
+          ? { ok: false, error: `${info.name} on ${server} reported an error:\n${framed}` }
+          : { ok: true, output: framed };
       } catch (error) {
         if (error instanceof McpError) return { ok: false, error: `${error.message} [${error.kind}]` };
         throw error;

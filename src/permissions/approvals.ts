@@ -79,6 +79,14 @@ interface Waiter {
 }
 
 export const defaultApprovalTimeoutMs = 15 * 60_000;
+
+/**
+ * The `settings` key under which `mcp/definitions.ts` leaves what changed in an MCP tool since it was
+ * approved; a question about that tool carries it, so the person sees the change before answering.
+ */
+export function mcpChangeKey(subject: string): string {
+  return `mcp.changed:${subject}`;
+}
 export { defaultAllowAllMinutes } from "./allow-all.js";
 
 /**
@@ -124,7 +132,7 @@ export class ApprovalBroker {
         session_id: args.sessionId,
         user_key: args.userKey,
         kind: args.kind,
-        summary: redactSecrets(args.summary),
+        summary: redactSecrets(this.withMcpChange(args)),
         subject: args.subject,
         rule: args.rule,
         reason: redactSecrets(args.reason),
@@ -146,6 +154,16 @@ export class ApprovalBroker {
     const promise = this.wait(record, args.signal);
     this.announce(record);
     return promise;
+  }
+
+  /** An MCP tool's summary (what every channel shows), with what changed since it was approved (see mcpChangeKey). */
+  private withMcpChange(args: ApprovalRequestArgs): string {
+    if (args.kind !== "mcp") return args.summary;
+    const row = this.deps.database
+      .prepare("SELECT value FROM settings WHERE key = ?")
+      .get(mcpChangeKey(args.subject));
+    if (row === undefined) return args.summary;
+    return `${args.summary} — ${z.object({ value: z.string() }).parse(row).value}`;
   }
 
   /**

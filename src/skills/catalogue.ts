@@ -1,3 +1,4 @@
+import { defuseSkillText } from "./defuse.js";
 import type { Skill } from "./types.js";
 
 /** Default share of the system prompt for the skills catalogue (about 50–100 tokens a skill). */
@@ -37,8 +38,9 @@ export function catalogueSection(skills: readonly Skill[], budgetTokens = defaul
   return [header, ...kept].join("\n");
 }
 
+/** One line, and a skill's description cannot pass for one of Mercury's own notes in the system prompt. */
 function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
+  return defuseSkillText(text.replace(/\s+/g, " ").trim());
 }
 
 function shorten(text: string, limit: number): string {

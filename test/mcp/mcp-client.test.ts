@@ -6,6 +6,7 @@ import { systemClock } from "../../src/agent/clock.js";
 import type { AgentEvent } from "../../src/agent/events.js";
 import type { McpServerConfig } from "../../src/config/mcp-schema.js";
 import { McpManager } from "../../src/mcp/manager.js";
+import { frameMcpData } from "../../src/mcp/result-frame.js";
 import { ApprovalBroker } from "../../src/permissions/approvals.js";
 import { AuditLog } from "../../src/permissions/audit.js";
 import { createAuthorizer } from "../../src/permissions/authorizer.js";
@@ -136,7 +137,7 @@ describe("MCP client against a real SDK server (stdio)", () => {
     const approved = await setup({ fake: stdioServer() }, { answer: "once" });
     expect(await approved.call("mcp__fake__write_note", { note: "hi" })).toEqual({
       ok: true,
-      output: "written: hi",
+      output: frameMcpData("fake", "write_note", "written: hi"),
     });
     expect(approved.asked()).toBe(1);
     expect(await approved.call("mcp__fake__fail")).toMatchObject({
@@ -158,7 +159,10 @@ describe("MCP client against a real SDK server (stdio)", () => {
       error: expect.stringContaining("needs approval"),
     });
     const trusted = await setup({ fake: stdioServer({ trusted: true }) }, { mode: "refuse" });
-    expect(await trusted.call("mcp__fake__echo", { text: "x" })).toEqual({ ok: true, output: "echo: x" });
+    expect(await trusted.call("mcp__fake__echo", { text: "x" })).toEqual({
+      ok: true,
+      output: frameMcpData("fake", "echo", "echo: x"),
+    });
     expect(trusted.asked()).toBe(0);
     expect(await trusted.call("mcp__fake__write_note", { note: "n" })).toMatchObject({
       ok: false,
@@ -170,7 +174,7 @@ describe("MCP client against a real SDK server (stdio)", () => {
     );
     expect(await configured.call("mcp__fake__write_note", { note: "n" })).toEqual({
       ok: true,
-      output: "written: n",
+      output: frameMcpData("fake", "write_note", "written: n"),
     });
   });
 
@@ -190,7 +194,7 @@ describe("MCP client against a real SDK server (stdio)", () => {
     });
     expect(await server.call("mcp__fake__write_note", { note: "c" })).toEqual({
       ok: true,
-      output: "written: c",
+      output: frameMcpData("fake", "write_note", "written: c"),
     });
   });
 
@@ -206,7 +210,7 @@ describe("MCP client against a real SDK server (stdio)", () => {
     expect(echo).toBeDefined();
     expect(await harness.call("mcp__fake__echo", { text: "back" })).toEqual({
       ok: true,
-      output: "echo: back",
+      output: frameMcpData("fake", "echo", "echo: back"),
     });
     expect(harness.manager.status()[0]?.restarts).toBe(1);
   });
@@ -237,7 +241,7 @@ describe("MCP client against a real SDK server (stdio)", () => {
     );
     const result = await harness.call("mcp__fake__show_env");
     expect(result.ok).toBe(true);
-    const shown = JSON.parse(result.ok ? result.output : "{}");
+    const shown = JSON.parse(result.ok ? (result.output.split("\n")[1] ?? "{}") : "{}");
     expect(shown.names).not.toContain("OPENAI_API_KEY");
     expect(shown.names).not.toContain("TELEGRAM_BOT_TOKEN");
     expect(shown.names).not.toContain("MY_SECRET");
@@ -269,7 +273,7 @@ describe("MCP client over streamable HTTP on loopback", () => {
     expect(harness.manager.tools().map((tool) => tool.name)).toContain("mcp__web__echo");
     expect(await harness.call("mcp__web__write_note", { note: "h" })).toEqual({
       ok: true,
-      output: "written: h",
+      output: frameMcpData("web", "write_note", "written: h"),
     });
     expect(harness.asked()).toBe(1);
     expect(http.headers.some((headers) => headers.authorization === "Bearer tok-123")).toBe(true);

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/agent/clock.js";
 import { McpManager } from "../../src/mcp/manager.js";
+import { frameMcpData } from "../../src/mcp/result-frame.js";
 import { ApprovalBroker } from "../../src/permissions/approvals.js";
 import { AuditLog } from "../../src/permissions/audit.js";
 import { createAuthorizer } from "../../src/permissions/authorizer.js";
@@ -93,10 +94,10 @@ describe("MCP tool names a server chooses cannot widen a grant or swap a tool (s
 
   it("an always-approval of one tool covers that tool only: the server's * subject is unreachable", async () => {
     const { call, asked } = await setup();
-    expect(await call("mcp__odd__ok")).toEqual({ ok: true, output: "ok" });
+    expect(await call("mcp__odd__ok")).toEqual({ ok: true, output: frameMcpData("odd", "ok", "ok") });
     expect(asked()).toBe(1);
     // Answered "always": the second call runs without asking, by the tool's own grant.
-    expect(await call("mcp__odd__ok")).toEqual({ ok: true, output: "ok" });
+    expect(await call("mcp__odd__ok")).toEqual({ ok: true, output: frameMcpData("odd", "ok", "ok") });
     expect(asked()).toBe(1);
   });
 });
