@@ -75,7 +75,10 @@ export async function findCheckChanges(input: CheckChangeInput): Promise<CheckCh
           )
         : null;
     if (how !== "created" && isTest)
-      found.push({ path, change: `test that existed before the task ${how}${weakened ? `: ${weakened}` : ""}` });
+      found.push({
+        path,
+        change: `test that existed before the task ${how}${weakened ? `: ${weakened}` : ""}`,
+      });
     else if (weakened) found.push({ path, change: `tests in a file ${how}: ${weakened}` });
   }
   return found;

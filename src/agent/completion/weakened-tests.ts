@@ -9,9 +9,15 @@
 
 /** Markers that switch a test off (or focus the run away from the others), with the name said. */
 const skipMarkers: { pattern: RegExp; name: string }[] = [
-  { pattern: /(?<![\w$.])(?:it|test|describe|suite|context|specify|bench)\.(?:skip|todo|only)\b/g, name: "it.skip/only/todo" },
+  {
+    pattern: /(?<![\w$.])(?:it|test|describe|suite|context|specify|bench)\.(?:skip|todo|only)\b/g,
+    name: "it.skip/only/todo",
+  },
   { pattern: /(?<![\w$.])(?:it|test|describe)\.skipIf\b/g, name: "skipIf" },
-  { pattern: /(?<![\w$.])(?:xit|xdescribe|xtest|xcontext|xspecify|fit|fdescribe)\s*\(/g, name: "xit/xdescribe/fit" },
+  {
+    pattern: /(?<![\w$.])(?:xit|xdescribe|xtest|xcontext|xspecify|fit|fdescribe)\s*\(/g,
+    name: "xit/xdescribe/fit",
+  },
   { pattern: /\b(?:t|this|ctx|context)\.skip\s*\(/g, name: "t.skip()" },
   { pattern: /\b(?:skip|todo)\s*:\s*(?:true|['"`])/g, name: "{ skip: true }" },
   { pattern: /@pytest\.mark\.(?:skip|skipif|xfail)\b/g, name: "@pytest.mark.skip" },
@@ -54,18 +60,27 @@ const count = (pattern: RegExp, text: string): number => text.match(pattern)?.le
  * null for nothing. `testLocation` says the file is a test (or a helper in a test folder) by its
  * path: only there does setting the exit code weaken a check (a CLI's `process.exit` is its job).
  */
-export function testWeakening(before: string | null, after: string | null, testLocation: boolean): string | null {
+export function testWeakening(
+  before: string | null,
+  after: string | null,
+  testLocation: boolean,
+): string | null {
   const old = before ?? "";
   const now = after ?? "";
   const found: string[] = [];
-  const definitions = (text: string) => testDefinitions.reduce((sum, pattern) => sum + count(pattern, text), 0);
+  const definitions = (text: string) =>
+    testDefinitions.reduce((sum, pattern) => sum + count(pattern, text), 0);
   const holdsTests =
-    testLocation || definitions(old) + definitions(now) > 0 || inSourceTests.some((block) => block.pattern.test(old));
+    testLocation ||
+    definitions(old) + definitions(now) > 0 ||
+    inSourceTests.some((block) => block.pattern.test(old));
   // In a file that holds no test, `skip: true` or `todo: "…"` is ordinary data, not a test switched off.
   const skips = !holdsTests
     ? []
-    : skipMarkers.filter((marker) => count(marker.pattern, now) > count(marker.pattern, old)); skipMarkers.filter((marker) => count(marker.pattern, now) > count(marker.pattern, old));
-  if (skips.length > 0) found.push(`test switched off (${skips.map((marker) => marker.name).join(", ")} added)`);
+    : skipMarkers.filter((marker) => count(marker.pattern, now) > count(marker.pattern, old));
+  skipMarkers.filter((marker) => count(marker.pattern, now) > count(marker.pattern, old));
+  if (skips.length > 0)
+    found.push(`test switched off (${skips.map((marker) => marker.name).join(", ")} added)`);
   const removed = definitions(old) - definitions(now);
   if (removed > 0) found.push(`${removed} test definition(s) removed`);
   for (const block of inSourceTests) {

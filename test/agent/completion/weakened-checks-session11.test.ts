@@ -22,7 +22,8 @@ const testAt = (expected: number) =>
 
 describe("tests weakened where no name rule looks (one git project, every edit at once)", () => {
   it("each weakened file is a check change that says what was weakened; ordinary source edits are not", async () => {
-    const rust = 'pub fn add(a: i32, b: i32) -> i32 { a + b }\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() { assert_eq!(super::add(2, 2), 4); }\n}\n';
+    const rust =
+      "pub fn add(a: i32, b: i32) -> i32 { a + b }\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() { assert_eq!(super::add(2, 2), 4); }\n}\n";
     const root = makeProject(
       {
         "package.json": JSON.stringify({ name: "p", scripts: { test: script } }),
@@ -32,7 +33,8 @@ describe("tests weakened where no name rule looks (one git project, every edit a
         "test-math.js": testAt(4),
         "app/tests.py": "def test_adds():\n    assert 2 + 2 == 4\n",
         "src/lib.rs": rust,
-        "src/util.ts": 'export const double = (n: number) => n * 2;\nit("doubles", () => expect(double(2)).toBe(4));\n',
+        "src/util.ts":
+          'export const double = (n: number) => n * 2;\nit("doubles", () => expect(double(2)).toBe(4));\n',
         "test/a.js": 'it("adds", () => {});\n',
         "src/todo.ts": "export const item = {};\n",
         "src/cli.ts": "export const main = () => 0;\n",
@@ -48,7 +50,8 @@ describe("tests weakened where no name rule looks (one git project, every edit a
       "test-math.js": testAt(0),
       "app/tests.py": "def test_adds():\n    assert 2 + 2 == 5\n",
       "src/lib.rs": rust.replace("    #[test]\n", "    #[test]\n    #[ignore]\n"),
-      "src/util.ts": 'export const double = (n: number) => n * 2;\nit.skip("doubles", () => expect(double(2)).toBe(4));\n',
+      "src/util.ts":
+        'export const double = (n: number) => n * 2;\nit.skip("doubles", () => expect(double(2)).toBe(4));\n',
       "test/zz.js": "after(() => process.exit(0));\n",
       // Not checks: data that looks like an option, a CLI's own exit, a folder only tsc is given.
       "src/todo.ts": 'export const item = { todo: "milk", skip: true };\n',
