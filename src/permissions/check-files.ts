@@ -38,10 +38,11 @@ export const packageJsonFile = /(^|\/)package\.json$/;
  * Test files by their usual names and folders, and what tests compare against (snapshots, golden
  * files, fixtures, Go testdata): rewriting an expected output to match a wrong one weakens the test.
  * Session 11 adds the names `node --test` finds by default (`math-test.js`, `test-math.js`, `test.js`)
- * and unittest's `test*.py` (Django's `tests.py`).
+ * and unittest's `test*.py` (Django's `tests.py`), and the setup file jest loads in a Create React App
+ * project (`src/setupTests.js`: `process.exitCode = 0` there turns a failing run into a pass).
  */
 export const testFile =
-  /(^|\/)(tests?|__tests__|spec|specs|__snapshots__|__fixtures__|fixtures|testdata|golden)\/|[._-](test|spec)\.[\w]+$|(^|\/)test\w*\.py$|(^|\/)test(?:[-_][\w.-]+)?\.[cm]?[jt]sx?$|_test\.go$|\.snap$|\.golden$/;
+  /(^|\/)(tests?|__tests__|spec|specs|__snapshots__|__fixtures__|fixtures|testdata|golden)\/|[._-](test|spec)\.[\w]+$|(^|\/)test\w*\.py$|(^|\/)test(?:[-_][\w.-]+)?\.[cm]?[jt]sx?$|(^|\/)setup-?[Tt]ests?\.[cm]?[jt]sx?$|_test\.go$|\.snap$|\.golden$/;
 
 /** A folder that is a test folder by its name. */
 export const testFolder =

@@ -1,8 +1,9 @@
-import { writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createChangeTracker } from "../../../src/agent/completion/changes.js";
 import { findCheckChanges } from "../../../src/agent/completion/check-changes.js";
+import { judgeFileChanges, judgeFiles } from "../../../src/agent/completion/judge-files.js";
 import { allowAllCoverage } from "../../../src/permissions/containment.js";
 import { decide } from "../../../src/permissions/decide.js";
 import { createHarness } from "../../helpers/agent-harness.js";
@@ -38,6 +39,7 @@ describe("tests weakened where no name rule looks (one git project, every edit a
         "test/a.js": 'it("adds", () => {});\n',
         "src/todo.ts": "export const item = {};\n",
         "src/cli.ts": "export const main = () => 0;\n",
+        "src/setupTests.js": 'require("./matchers.js");\n',
       },
       { git: true },
     );
@@ -53,6 +55,7 @@ describe("tests weakened where no name rule looks (one git project, every edit a
       "src/util.ts":
         'export const double = (n: number) => n * 2;\nit.skip("doubles", () => expect(double(2)).toBe(4));\n',
       "test/zz.js": "after(() => process.exit(0));\n",
+      "src/setupTests.js": 'require("./matchers.js");\nafterAll(() => { process.exitCode = 0; });\n',
       // Not checks: data that looks like an option, a CLI's own exit, a folder only tsc is given.
       "src/todo.ts": 'export const item = { todo: "milk", skip: true };\n',
       "src/cli.ts": "export const main = () => process.exit(0);\n",
@@ -70,6 +73,7 @@ describe("tests weakened where no name rule looks (one git project, every edit a
       "math-test.js",
       "qa/unit/sum.js",
       "src/lib.rs",
+      "src/setupTests.js",
       "src/util.ts",
       "test-math.js",
       "test/zz.js",
@@ -79,6 +83,7 @@ describe("tests weakened where no name rule looks (one git project, every edit a
     expect(byPath["src/lib.rs"]).toContain("in-source tests (#[cfg(test)]) rewritten");
     expect(byPath["src/util.ts"]).toContain("it.skip/only/todo added");
     expect(byPath["test/zz.js"]).toContain("sets the process's exit code");
+    expect(byPath["src/setupTests.js"]).toContain("sets the process's exit code");
   });
 });
 
@@ -131,5 +136,25 @@ describe("the permission engine asks a person before a command rewrites a file t
     expect(result).toMatchObject({ decision: "ask", rule: "command.check-change" });
     const coverage = allowAllCoverage(request, result, sandbox.context, sandboxReady);
     expect(coverage).toMatchObject({ covered: false });
+  });
+});
+
+describe("the runner's own package is part of the judge", () => {
+  it("node_modules/<runner>/dist rewritten (the .bin link and entry file untouched): a change to the judge", () => {
+    const cwd = makeProject({
+      "package.json": JSON.stringify({ name: "p", scripts: { test: "fakerunner run" } }),
+      "node_modules/fakerunner/package.json": '{"name":"fakerunner","bin":"bin.js"}\n',
+      "node_modules/fakerunner/bin.js": '#!/usr/bin/env node\nimport "./dist/cli.js";\n',
+      "node_modules/fakerunner/dist/cli.js": "process.exitCode = run();\n",
+    });
+    chmodSync(join(cwd, "node_modules/fakerunner/bin.js"), 0o755);
+    mkdirSync(join(cwd, "node_modules/.bin"));
+    symlinkSync("../fakerunner/bin.js", join(cwd, "node_modules/.bin/fakerunner"));
+    const recorded = judgeFiles(cwd, { command: "npm test", source: "package.json" });
+    expect(judgeFileChanges(cwd, recorded)).toEqual([]);
+    writeFileSync(join(cwd, "node_modules/fakerunner/dist/cli.js"), "process.exit(0);\n");
+    expect(judgeFileChanges(cwd, recorded)).toEqual([
+      { path: "node_modules/fakerunner/", change: "package of the runner the check runs modified" },
+    ]);
   });
 });
