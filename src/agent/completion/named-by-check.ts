@@ -1,8 +1,8 @@
 /**
  * The files a verification names, so a change to one is a change to the check (check-changes.ts):
  * exact file names anywhere (`node check.js`, `sh ./run-tests.sh`), and — in a part of the command
- * that runs a test runner which runs every file it is given — the folders and globs it is given
- * (`node --test checks/`, `mocha qa`, `tap 'spec/**\/*.js'`). Session 11: the files under such a
+ * that runs a test runner which runs every file it is given — the globs it is given (`node --test
+ * 'qa/**\/*.js'`) and, for runners that run a whole folder, the folders (`mocha checks`, `tap spec/`). Session 11: the files under such a
  * folder had no test-like name, so a task could rewrite their assertions unseen. Folders and globs
  * given to other programs (`tsc -p src`, `eslint 'src/**'`) name source, not tests, and are left out.
  */
@@ -10,8 +10,13 @@ export interface NamedByCheck {
   matches(path: string): boolean;
 }
 
-/** Runners that run every file of a folder or glob they are given, whatever the files are called. */
+/** Runners that run every file a glob gives them (the shell expands it to a list of files), whatever their names. */
 const filesRunners = /^(?:--test|_?mocha|tap|tape|ava|jasmine|pytest|py\.test|bats|unittest)$/;
+/**
+ * Runners that run every file of a folder they are given. `pytest src` or `node --test src` pick
+ * the test-named files of a folder (those the name rules already see), so their folders are not all tests.
+ */
+const folderRunners = /^(?:_?mocha|tap|bats)$/;
 
 export function namedByVerification(texts: string[], isFolder: (word: string) => boolean): NamedByCheck {
   const names = new Set<string>();
@@ -24,13 +29,14 @@ export function namedByVerification(texts: string[], isFolder: (word: string) =>
         .filter((word) => word !== "")
         .map((word) => word.replace(/^\.\//, ""));
       const runsFiles = words.some((word) => filesRunners.test(word));
+      const runsFolders = words.some((word) => folderRunners.test(word));
       for (const word of words) {
         if (/[*?{[]/.test(word)) {
           if (runsFiles) globs.push(globPattern(word));
           continue;
         }
         if (/[\w-]+\.\w+$/.test(word) || word.includes("/")) names.add(word.replace(/\/+$/, ""));
-        if (!runsFiles || word.startsWith("-")) continue;
+        if (!runsFolders || word.startsWith("-")) continue;
         if (word.endsWith("/") || (word.includes("/") && !/\.\w+$/.test(word)) || isFolder(word))
           folders.add(word.replace(/\/+$/, ""));
       }

@@ -17,7 +17,7 @@ import { makeProject, realTools } from "./fixtures.js";
  * by default, Rust's in-file `#[cfg(test)]` module, a skip marker, a new test file that exits 0 —
  * is a change to the checks, never "completed".
  */
-const script = "tsc -p src && node --test 'qa/**/*.js' && mocha checks";
+const script = "tsc -p src && node --test 'qa/**/*.js' && mocha checks && pytest lib";
 const testAt = (expected: number) =>
   `const test = require("node:test");\nconst assert = require("node:assert");\nconst { sum } = require("../src/sum.js");\ntest("adds", () => assert.strictEqual(sum(2, 2), ${expected}));\n`;
 
@@ -39,6 +39,7 @@ describe("tests weakened where no name rule looks (one git project, every edit a
         "test/a.js": 'it("adds", () => {});\n',
         "src/todo.ts": "export const item = {};\n",
         "src/cli.ts": "export const main = () => 0;\n",
+        "lib/calc.py": "def add(a, b):\n    return a - b\n",
         "src/setupTests.js": 'require("./matchers.js");\n',
       },
       { git: true },
@@ -59,6 +60,8 @@ describe("tests weakened where no name rule looks (one git project, every edit a
       // Not checks: data that looks like an option, a CLI's own exit, a folder only tsc is given.
       "src/todo.ts": 'export const item = { todo: "milk", skip: true };\n',
       "src/cli.ts": "export const main = () => process.exit(0);\n",
+      // pytest given a folder runs its test-named files only: lib/calc.py is source.
+      "lib/calc.py": "def add(a, b):\n    return a + b\n",
     };
     for (const [path, content] of Object.entries(edits)) writeFileSync(join(root, path), content);
     const found = await findCheckChanges({
