@@ -37,9 +37,12 @@ export const packageJsonFile = /(^|\/)package\.json$/;
 /**
  * Test files by their usual names and folders, and what tests compare against (snapshots, golden
  * files, fixtures, Go testdata): rewriting an expected output to match a wrong one weakens the test.
+ * Session 11 adds the names `node --test` finds by default (`math-test.js`, `test-math.js`, `test.js`)
+ * and unittest's `test*.py` (Django's `tests.py`), and the setup file jest loads in a Create React App
+ * project (`src/setupTests.js`: `process.exitCode = 0` there turns a failing run into a pass).
  */
 export const testFile =
-  /(^|\/)(tests?|__tests__|spec|specs|__snapshots__|__fixtures__|fixtures|testdata|golden)\/|(\.|_)(test|spec)\.[\w]+$|(^|\/)test_[\w]+\.py$|_test\.go$|\.snap$|\.golden$/;
+  /(^|\/)(tests?|__tests__|spec|specs|__snapshots__|__fixtures__|fixtures|testdata|golden)\/|[._-](test|spec)\.[\w]+$|(^|\/)test\w*\.py$|(^|\/)test(?:[-_][\w.-]+)?\.[cm]?[jt]sx?$|(^|\/)setup-?[Tt]ests?\.[cm]?[jt]sx?$|_test\.go$|\.snap$|\.golden$/;
 
 /** A folder that is a test folder by its name. */
 export const testFolder =
@@ -54,6 +57,8 @@ export function isDefinitionFile(path: string): boolean {
  * Task runners' files a test command runs through (`just test`, `task test`, `rake test`, `mage test`)
  * and CI's local actions (`.github/actions/`).
  * Pass 9 adds them to the engine's wall only; the completion gate's list is unchanged.
+ * Pass 11 adds the runner configuration the gate hashes with its judge (`judge-files.ts`): package
+ * managers' rc files, babel, cargo's config and toolchain, go.work, pytest's own files, make includes.
  */
 export const engineDefinitionFile =
-  /(^|\/)(\.?[Jj]ustfile|[Tt]askfile(\.dist)?\.ya?ml|Rakefile|magefile\.go)$|(^|\/)\.github\/actions\//;
+  /(^|\/)(\.?[Jj]ustfile|[Tt]askfile(\.dist)?\.ya?ml|Rakefile|magefile\.go)$|(^|\/)\.github\/actions\/|(^|\/)(\.yarnrc(\.yml)?|\.npmrc|\.pnpmfile\.cjs|bunfig\.toml|babel\.config\.[cm]?(js|json)|\.babelrc(\.js)?|go\.work|rust-toolchain(\.toml)?|\.?pytest\.(ini|toml)|[\w.-]+\.mk)$|(^|\/)\.cargo\/config(\.toml)?$/;

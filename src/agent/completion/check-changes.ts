@@ -1,9 +1,11 @@
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { z } from "zod";
-import { definitionFiles, testFile } from "../../permissions/check-files.js";
+import { definitionFiles, testFile, testFolder } from "../../permissions/check-files.js";
 import type { ChangeReport } from "./changes.js";
+import { type NamedByCheck, namedByVerification } from "./named-by-check.js";
 import type { VerificationCommand } from "./verification.js";
+import { codeFile, testWeakening } from "./weakened-tests.js";
 
 /** A change to how the task is judged: the file and what changed, in words. */
 export interface CheckChange {
@@ -42,8 +44,9 @@ export async function findCheckChanges(input: CheckChangeInput): Promise<CheckCh
   if (!root) return [];
   const created = new Set(report.created ?? []);
   const deleted = new Set(report.deleted ?? []);
-  const verificationFiles = await filesNamedByVerification(input);
+  const named = await filesNamedByVerification(input);
   const found: CheckChange[] = [];
+  let read = 0;
   for (const file of report.files) {
     const path = file.path;
     const how = created.has(path) ? "created" : deleted.has(path) ? "deleted" : "modified";
@@ -59,12 +62,38 @@ export async function findCheckChanges(input: CheckChangeInput): Promise<CheckCh
       found.push({ path, change: `${definition.what} ${how}` });
       continue;
     }
-    if (how === "created") continue;
-    if (verificationFiles.has(path) || testFile.test(path)) {
-      found.push({ path, change: `test that existed before the task ${how}` });
-    }
+    const isTest = named.matches(path) || testFile.test(path);
+    const testLocation = isTest || testFolder.test(path.split("/").slice(0, -1).join("/"));
+    // Content is read for source files only, a bounded number of them (a task that rewrote more is
+    // still judged by name for the rest).
+    const weakened =
+      codeFile.test(path) && read++ < maxFilesRead
+        ? testWeakening(
+            how === "created" ? null : await text(input.baselineContent(path)),
+            how === "deleted" ? null : await text(readFile(join(root, path))),
+            testLocation,
+          )
+        : null;
+    if (how !== "created" && isTest)
+      found.push({
+        path,
+        change: `test that existed before the task ${how}${weakened ? `: ${weakened}` : ""}`,
+      });
+    else if (weakened) found.push({ path, change: `tests in a file ${how}: ${weakened}` });
   }
   return found;
+}
+
+const maxFilesRead = 200;
+const maxBytesRead = 1024 * 1024;
+
+/** A file's text for the content rules, or null when absent or too large to be a hand-written test. */
+async function text(content: Promise<Buffer | null>): Promise<string | null> {
+  const buffer = await content.catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT" || error.code === "EISDIR") return null;
+    throw error;
+  });
+  return buffer === null || buffer.length > maxBytesRead ? null : buffer.toString("utf8");
 }
 
 function scriptsOf(content: Buffer | null): Record<string, string> | null {
@@ -126,25 +155,67 @@ function scriptsChange(before: Buffer | null, after: Buffer | null): string | nu
   return changes.length > 0 ? changes.join(", ") : null;
 }
 
-/** Files the baseline's verification script names (`node check.js`, `sh ./run-tests.sh`). */
-async function filesNamedByVerification(input: CheckChangeInput): Promise<Set<string>> {
-  const names = new Set<string>();
+/** Files, folders and globs the baseline's verification script names (`node check.js`, `node --test checks/`). */
+async function filesNamedByVerification(input: CheckChangeInput): Promise<NamedByCheck> {
   const command = input.verification?.command;
-  if (!command) return names;
+  if (!command) return namedByVerification([], () => false);
   const texts = [command];
-  const script = /^npm (?:test|run (\S+))$/.exec(command.trim());
+  const script = /^(?:npm|yarn|pnpm) (?:test|run (\S+))$/.exec(command.trim());
   if (script) {
     const scripts = scriptsOf(await input.baselineContent(packageJsonPath(input.report)));
     const body = scripts?.[script[1] ?? "test"];
     if (body) texts.push(body);
   }
-  for (const text of texts) {
-    for (const token of text.split(/[\s;&|()<>"'`=]+/)) {
-      const cleaned = token.replace(/^\.\//, "");
-      if (/[\w-]+\.\w+$/.test(cleaned) || cleaned.includes("/")) names.add(cleaned);
-    }
+  const make = /^g?make(?:\s+(?:-s\s+)?([\w.-]+))?$/.exec(command.trim());
+  if (make) {
+    const makefile = await input.baselineContent("Makefile");
+    if (makefile) texts.push(...makeRecipe(makefile.toString("utf8"), make[1] ?? null));
   }
-  return names;
+  const root = input.report.root ?? "";
+  const deleted = input.report.deleted ?? [];
+  const folders = new Set<string>();
+  for (const text of texts)
+    for (const word of text.split(/[\s;&|()<>"'`=]+/)) {
+      if (!/^[\w.-]+$/.test(word) || word === "." || word === "..") continue;
+      const isFolder = await stat(join(root, word)).then(
+        (info) => info.isDirectory(),
+        () => false,
+      );
+      if (isFolder || deleted.some((path) => path.startsWith(`${word}/`))) folders.add(word);
+    }
+  return namedByVerification(texts, (word) => folders.has(word));
+}
+
+/** The recipe lines of a Makefile target (the first target when none is named), and its prerequisites'. */
+function makeRecipe(text: string, target: string | null): string[] {
+  const rules = new Map<string, { prerequisites: string[]; recipe: string[] }>();
+  let first: string | null = null;
+  let current: { prerequisites: string[]; recipe: string[] } | null = null;
+  for (const line of text.split("\n")) {
+    const rule = /^([\w./-]+(?:\s+[\w./-]+)*)\s*::?(?!=)\s*([^;]*)/.exec(line);
+    if (rule && !line.startsWith("\t")) {
+      current = { prerequisites: (rule[2] ?? "").split(/\s+/).filter(Boolean), recipe: [] };
+      for (const name of (rule[1] ?? "").split(/\s+/)) {
+        if (name.startsWith(".")) continue;
+        first ??= name;
+        rules.set(name, current);
+      }
+    } else if (line.startsWith("\t") && current) current.recipe.push(line.trim());
+    else if (line.trim() !== "" && !line.startsWith("#")) current = null;
+  }
+  const lines: string[] = [];
+  const pending = [target ?? first];
+  const seen = new Set<string>();
+  while (pending.length > 0 && seen.size < 20) {
+    const name = pending.pop();
+    if (!name || seen.has(name)) continue;
+    seen.add(name);
+    const rule = rules.get(name);
+    if (!rule) continue;
+    lines.push(...rule.recipe);
+    pending.push(...rule.prerequisites);
+  }
+  return lines;
 }
 
 /** package.json of the task's project, relative to the report's root (git reports from the top). */

@@ -1,4 +1,5 @@
 import type { ModelMessage } from "../../model/types.js";
+import { readTestOutput } from "./test-summary.js";
 
 /**
  * What a final answer claims about work the task did: that checks pass or were run ("All tests pass",
@@ -18,12 +19,12 @@ export interface AnswerClaim {
 }
 
 const checkNouns =
-  "(?:unit |integration |end-to-end |e2e |the |all |every |both |remaining )*(?:tests?|test suite|test cases?|specs?|checks?|builds?|type-?checks?|typecheck|linters?|lint|ci|pipeline|suite)";
+  "(?:unit |integration |end-to-end |e2e |the |all |every |both |remaining |\\d+(?:/\\d+)? )*(?:tests?|test suite|test cases?|specs?|checks?|builds?|type-?checks?|typecheck|linters?|lint|ci|pipeline|suite|(?:npm|yarn|pnpm) (?:run )?test|pytest|cargo test|go test|make (?:test|check)|vitest|jest)";
 
 const checkClaims: RegExp[] = [
   // English: "all tests pass", "the build succeeds", "tests are green", "the test suite is passing".
   new RegExp(
-    `\\b${checkNouns}\\s+(?:now\\s+|all\\s+|still\\s+)*(?:pass(?:es|ed)?|succeed(?:s|ed)?|(?:are|is|were|was)\\s+(?:now\\s+|all\\s+)?(?:passing|green|clean|successful|ok))\\b`,
+    `\\b${checkNouns}\\s+(?:now\\s+|all\\s+|still\\s+)*(?:pass(?:es|ed|ing)?|succeed(?:s|ed)?|(?:now\\s+)?(?:runs?|ran|completes?|completed)\\s+(?:cleanly|clean|successfully)|(?:are|is|were|was)\\s+(?:now\\s+|all\\s+)?(?:passing|green|clean|successful|ok))\\b`,
     "i",
   ),
   /\bpass(?:es|ed)? all (?:the )?(?:tests?|checks?|specs?)\b/i,
@@ -35,11 +36,18 @@ const checkClaims: RegExp[] = [
   /\bI(?:['’]ve| have)?\s+(?:now\s+|also\s+)?(?:verified|confirmed|tested)\s+(?:that\s+)?(?:it|the (?:fix|change|code|build|tests?)|everything)\s+(?:works?|pass(?:es)?|compiles?|builds?)\b/i,
   /\b(?:verified|confirmed) (?:that )?(?:it|the (?:fix|change|build|tests?)) (?:works?|pass(?:es)?|compiles?)\b/i,
   /\b(?:0|zero|no) (?:tests? )?failures?\b/i,
+  // Session 11: "everything passes", "npm test exits 0", "I re-ran npm test and everything is green".
+  /\beverything (?:now )?(?:pass(?:es|ed)?|is (?:now )?(?:green|passing))\b/i,
+  /\b(?:tests?|checks?|builds?|npm|yarn|pnpm|pytest|cargo|make|go|vitest|jest)\b.*\bexit(?:s|ed)? (?:with )?(?:code |status )?0\b/i,
+  /\bI(?:['’]ve| have)?\s+(?:now\s+|also\s+|just\s+)?(?:ran|run|re-?ran|re-?run|executed)\b.*\b(?:green|pass(?:es|ed)?|succeeded|succeeds)\b/i,
   // Chinese, Japanese.
-  /(?:测试|單元測試|测试用例|测试套件|构建|編譯|编译|检查)(?:已经|已|都|全部|均|全都)*(?:通过|通過|成功)/,
+  /(?:测试|測試|單元測試|测试用例|测试套件|构建|編譯|编译|检查)(?:已经|已|都|全部|均|全都)*(?:通过|通過|成功)/,
   /(?:所有|全部)(?:的)?(?:测试|測試|检查)/,
   /我(?:已经|已)?(?:运行|跑|執行|执行)(?:了)?(?:所有)?(?:的)?(?:测试|測試|检查)/,
-  /テスト(?:は|が)?(?:すべて|全て)?(?:通り|成功し|パスし)/,
+  /テスト(?:は|が)?(?:すべて|全て|全部)?(?:通り|通っ|成功し|パスし)/,
+  // Russian, Korean (session 11).
+  /(?:^|[\s,:])(?:все\s+)?тест\S*\s+(?:теперь\s+|уже\s+)?(?:проходят|пройдены|прошли|зелёные|успешны)/i,
+  /테스트.*(?:통과|성공)/,
   // German, Spanish, French, Portuguese, Italian.
   /\b(?:alle )?Tests? (?:sind |laufen |ist )?(?:jetzt )?(?:bestanden|erfolgreich|grün|durch)\b/i,
   /\bich habe (?:die |alle )?Tests (?:ausgeführt|laufen lassen)\b/i,
@@ -53,10 +61,17 @@ const checkClaims: RegExp[] = [
 
 const changeClaims: RegExp[] = [
   // English: "I fixed", "I've updated the file", "the bug is fixed", "Fixed the typo."
-  /\bI(?:['’]ve| have)?\s+(?:now\s+|also\s+|just\s+|successfully\s+)*(?:fixed|implemented|updated|written|wrote|created|added|modified|changed|edited|patched|refactored|removed|deleted|renamed|saved|applied|corrected|resolved|repaired|rewritten|rewrote)\b/i,
+  /\bI(?:['’]ve| have)?\s+(?:now\s+|also\s+|just\s+|successfully\s+|went ahead and\s+|gone ahead and\s+)*(?:fixed|implemented|updated|written|wrote|created|added|modified|changed|edited|patched|refactored|removed|deleted|renamed|saved|applied|corrected|resolved|repaired|rewritten|rewrote)\b/i,
   /\b(?:it|this|that|the (?:bug|issue|problem|error|typo|file|test|code|function))(?:['’]s| is| has been| was| now is)\s+(?:now\s+)?(?:fixed|resolved|repaired|corrected|updated|written)\b/i,
   /^(?:fixed|implemented|updated|patched|corrected|resolved|done)\b(?!\?)/i,
   /\b(?:changes|fix|edits?) (?:have been|has been|were|was) (?:applied|made|saved|written)\b/i,
+  // Session 11: "I made the change", "I've made the fix", "Changes applied to src/a.js."
+  /\bI(?:['’]ve| have)?\s+(?:now\s+|also\s+|just\s+)*(?:made|applied|committed|pushed) (?:the |a |my |these |those |all (?:the )?)?(?:changes?|fix(?:es)?|edits?|updates?|corrections?)\b/i,
+  /^(?:changes?|fix(?:es)?|edits?|updates?) (?:applied|made|saved|written|committed)\b/i,
+  // Russian, Korean.
+  /(?:^|[\s,:])я\s+(?:уже\s+)?(?:исправил|исправила|изменил|изменила|обновил|обновила|починил|починила|добавил|добавила)/i,
+  /(?:исправлено|починено|обновлено)/i,
+  /(?:수정|고쳤|변경|업데이트)(?:했습니다|했어요|했다|완료)/,
   // Chinese, Japanese.
   /(?:已经|已)(?:修复|修復|修改|更新|写入|寫入|创建|實現|实现|完成|解决|解決|改好|修好)/,
   /我(?:修复|修復|修改|更新|写|创建|实现|解决)了/,
@@ -93,6 +108,18 @@ const notAClaim: RegExp[] = [
   /\b(?:si|quand|ne|pas|jamais|devrai\w*|assurez|avant|pas encore)\b/i,
   /\b(?:se|quando|não|nunca|deve\w*|antes)\b/i,
   /\b(?:se|quando|non|mai|dovrebbe\w*|prima)\b/i,
+  // Russian, Korean: not, if, need; Korean negation.
+  /(?:^|\s)(?:не|если|нужно|надо|ли)(?=\s|$)/i,
+  /않|못|\s안\s/,
+];
+
+/** Negation is no claim, except in claims made of it ("0 failed", "no failing tests", "without errors"). */
+const negation = notAClaim[1];
+const negatedClaims: RegExp[] = [
+  /\b(?:0|zero|no) (?:tests? )?fail(?:ures?|ed|ing)\b/i,
+  /\bno failing (?:tests?|checks?|specs?)\b/i,
+  /\b[1-9]\d* passed,? 0 failed\b/i,
+  /\b(?:pass(?:es|ed)?|ran|runs?|succeed(?:s|ed)?|completes?|completed)\b.*\bwithout (?:any )?(?:errors?|failures?)\b/i,
 ];
 
 /** A change made to the answer itself ("I've updated the list below"). */
@@ -120,7 +147,21 @@ export function claimsInAnswer(text: string): AnswerClaim[] {
   // "I've added type annotations:" above a code block is about the answer's own code, not a file.
   const showsCode = /```/.test(text);
   for (const sentence of sentences(text)) {
-    if (/[?？]$/.test(sentence) || notAClaim.some((pattern) => pattern.test(sentence))) continue;
+    if (/[?？]$/.test(sentence)) continue;
+    if (notAClaim.some((pattern) => pattern !== negation && pattern.test(sentence))) continue;
+    const negated = negation?.test(sentence) === true;
+    if (
+      negated &&
+      !found.some((claim) => claim.kind === "checks") &&
+      negatedClaims.some((p) => p.test(sentence))
+    ) {
+      found.push({
+        kind: "checks",
+        sentence: sentence.length > 120 ? `${sentence.slice(0, 120)}…` : sentence,
+      });
+      continue;
+    }
+    if (negated) continue;
     const shown = sentence.length > 120 ? `${sentence.slice(0, 120)}…` : sentence;
     if (
       !found.some((claim) => claim.kind === "checks") &&
@@ -156,8 +197,11 @@ const checkCommand =
 export interface TaskActions {
   /** A tool that may change something (anything but a look) succeeded in the task. */
   acted: boolean;
-  /** Check-like commands the task ran, in order, with their exit codes (null: did not finish). */
-  checks: { command: string; exitCode: number | null }[];
+  /**
+   * Check-like commands the task ran, in order, with their exit codes (null: did not finish), and
+   * why an exit 0 is no pass when it is not (its status masked, its output reporting failures).
+   */
+  checks: { command: string; exitCode: number | null; doubt?: string }[];
 }
 
 /** What the task's own messages show it did: which calls succeeded and which check-like commands ran. */
@@ -180,15 +224,29 @@ export function taskActions(messages: readonly ModelMessage[]): TaskActions {
         if (toolName === "run_command" && call?.command && checkCommand.test(call.command)) {
           const value = typeof output.value === "string" ? output.value : "";
           const code = /^exit code: (-?\d+)/.exec(value)?.[1];
-          actions.checks.push({
-            command: call.command,
-            exitCode: ok && code !== undefined ? Number(code) : null,
-          });
+          const exitCode = ok && code !== undefined ? Number(code) : null;
+          const doubt = exitCode === 0 ? passDoubt(call.command, value) : null;
+          actions.checks.push({ command: call.command, exitCode, ...(doubt ? { doubt } : {}) });
         }
       }
     }
   }
   return actions;
+}
+
+/** A check's exit status thrown away (`npm test || true`, `pytest; exit 0`) is no evidence of a pass. */
+const maskedStatus = /(?:\|\||;|&)\s*(?:true|:|exit\s+0)\s*(?:[;)]\s*)?$|\|\|\s*echo\b/;
+/** A command that only prints (`echo "all tests pass"`) names a check without running one. */
+const printsOnly = /^\s*(?:echo|printf)\b[^;&|]*$/;
+
+/** Why an exit 0 of a check-like command is no pass, or null when it is one (session 11). */
+function passDoubt(command: string, output: string): string | null {
+  if (printsOnly.test(command)) return "only printed text (no check ran)";
+  if (maskedStatus.test(command)) return "exited 0 only because its status was masked";
+  const says = readTestOutput(output);
+  if (says === "failures") return "exited 0 but its output reports failures";
+  if (says === "no tests") return "exited 0 but ran no tests";
+  return null;
 }
 
 /**
@@ -199,10 +257,13 @@ export function unsupportedClaim(text: string, actions: TaskActions, checkPassed
   for (const claim of claimsInAnswer(text)) {
     if (claim.kind === "checks") {
       const last = actions.checks.at(-1);
-      if (checkPassed && (!last || last.exitCode === 0)) continue;
-      if (!checkPassed && last?.exitCode === 0) continue;
+      const lastPassed = last?.exitCode === 0 && last.doubt === undefined;
+      if (checkPassed && (!last || lastPassed)) continue;
+      if (!checkPassed && lastPassed) continue;
+      const how = (run: NonNullable<typeof last>) =>
+        run.doubt ?? (run.exitCode === null ? "did not finish" : `exited ${run.exitCode}`);
       const why = last
-        ? `the last check this task ran, \`${shorten(last.command)}\`, ${last.exitCode === null ? "did not finish" : `exited ${last.exitCode}`}`
+        ? `the last check this task ran, \`${shorten(last.command)}\`, ${how(last)}`
         : "no check ran in this task";
       return `nothing was changed and ${why}; the answer's claim ("${claim.sentence}") is not verified`;
     }

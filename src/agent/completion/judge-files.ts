@@ -1,6 +1,14 @@
 import { createHash } from "node:crypto";
-import { accessSync, constants, existsSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { delimiter, isAbsolute, join, relative } from "node:path";
+import {
+  accessSync,
+  constants,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
+import { delimiter, dirname, isAbsolute, join, relative, sep } from "node:path";
 import type { CheckChange } from "./check-changes.js";
 import type { VerificationCommand } from "./verification.js";
 
@@ -35,7 +43,12 @@ export function judgeFiles(cwd: string, verification: VerificationCommand | null
       const runner = join(cwd, "node_modules", ".bin", token);
       if (existsSync(runner)) {
         paths.add(runner);
-        paths.add(realpathSync(runner));
+        const target = realpathSync(runner);
+        paths.add(target);
+        // The package the runner is (node_modules/vitest/): its entry file only imports dist/cli.js,
+        // where `process.exit(0)` is the judge replaced as surely (session 11). Hashed as one tree.
+        const pack = packageFolder(cwd, target);
+        if (pack !== null) paths.add(`${pack}${sep}`);
       } else if (onPath(token)) paths.add(runner);
     }
   }
@@ -44,7 +57,7 @@ export function judgeFiles(cwd: string, verification: VerificationCommand | null
   if (/^npm\b/.test(verification.command.trim())) paths.add(join(cwd, npmConfig));
   const hashes: JudgeFiles = {};
   for (const path of paths) {
-    const name = relative(cwd, path);
+    const name = relative(cwd, path) + (path.endsWith(sep) ? "/" : "");
     // Files outside the project (system programs) are not the task's to change.
     if (name.startsWith("..") || isAbsolute(name)) continue;
     hashes[name] = contentHash(path);
@@ -59,7 +72,7 @@ export function judgeFileChanges(cwd: string, recorded: JudgeFiles | undefined):
     .filter(([path, hash]) => contentHash(join(cwd, path)) !== hash)
     .map(([path, hash]) => ({
       path,
-      change: `${path === npmConfig ? "npm configuration the check runs with" : configNames.has(path) ? "configuration the check's runner reads" : "file the check runs"} ${
+      change: `${path === npmConfig ? "npm configuration the check runs with" : configNames.has(path) ? "configuration the check's runner reads" : path.endsWith("/") ? "package of the runner the check runs" : "file the check runs"} ${
         hash === "absent" ? "created" : contentHash(join(cwd, path)) === "absent" ? "deleted" : "modified"
       }`,
     }));
@@ -170,8 +183,54 @@ function readIfFile(path: string): string | null {
   }
 }
 
+/** The folder of the package (inside the project's node_modules) a runner's file belongs to, or null. */
+function packageFolder(cwd: string, file: string): string | null {
+  const modules = join(cwd, "node_modules") + sep;
+  for (let folder = dirname(file); folder.startsWith(modules) && folder.length > modules.length; ) {
+    if (existsSync(join(folder, "package.json"))) return folder;
+    const parent = dirname(folder);
+    if (parent === folder) break;
+    folder = parent;
+  }
+  return null;
+}
+
+const maxTreeFiles = 5000;
+const maxTreeBytes = 64 * 1024 * 1024;
+
+/**
+ * A digest of a package folder's files (names and contents; nested node_modules left out — those are
+ * other packages). Past the bounds the rest is digested by name and size only.
+ */
+function treeHash(folder: string): string {
+  const hash = createHash("sha256");
+  let files = 0;
+  let bytes = 0;
+  const walk = (at: string) => {
+    const entries = readdirSync(at, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
+    for (const entry of entries) {
+      const path = join(at, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name !== "node_modules") walk(path);
+        continue;
+      }
+      const info = statSync(path, { throwIfNoEntry: false });
+      if (!info?.isFile()) continue;
+      files += 1;
+      bytes += info.size;
+      hash.update(`${relative(folder, path)}\u0000${info.size}\u0000`);
+      if (files <= maxTreeFiles && bytes <= maxTreeBytes) hash.update(readFileSync(path));
+    }
+  };
+  walk(folder);
+  return `tree:${hash.digest("hex")}`;
+}
+
 function contentHash(path: string): string {
   try {
+    if (path.endsWith("/") || path.endsWith(sep)) {
+      return statSync(path).isDirectory() ? treeHash(path) : "absent";
+    }
     const info = statSync(path);
     if (!info.isFile()) return info.isDirectory() ? "directory" : "other";
     if (info.size > maxHashedBytes) return `size:${info.size}:ctime:${info.ctimeMs}`;
