@@ -79,6 +79,9 @@ export class ChatTerminal {
         );
     if (this.drawing) {
       options.output.write(enableBracketedPaste);
+      // readline handles Ctrl+Z itself and, back in the foreground, pauses its input and emits
+      // SIGCONT (a resumed readline); a stop sent from outside only reaches the process.
+      this.readline.on("SIGCONT", () => this.resumed(input));
       this.onSignal("SIGCONT", () => this.resumed(input));
       this.onSignal("SIGWINCH", () => this.screen?.redraw());
     }
@@ -86,7 +89,8 @@ export class ChatTerminal {
       this.readline.on("close", () => {
         this.closed = true;
         this.screen?.stop();
-        for (const [signal, handler] of this.signalHandlers.splice(0)) process.removeListener(signal, handler);
+        for (const [signal, handler] of this.signalHandlers.splice(0))
+          process.removeListener(signal, handler);
         // Nothing reads keys any more: the terminal's own line discipline is back, so a Ctrl+C while
         // the chat winds down (a stopped task, the last memory extraction) is a signal, not a lost byte.
         if (this.drawing) input.setRawMode?.(false);
@@ -107,6 +111,8 @@ export class ChatTerminal {
    */
   private resumed(input: RawInput): void {
     if (this.closed) return;
+    // libuv remembers the mode it last set and skips setting the same one again: off, then on.
+    input.setRawMode?.(false);
     input.setRawMode?.(true);
     this.options.output.write(enableBracketedPaste);
     this.screen?.redraw();
