@@ -1,3 +1,6 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { agentControlTools, delegateTaskTool } from "../../src/agent/subagents/delegate.js";
 import { SubagentRegistry } from "../../src/agent/subagents/registry.js";
@@ -54,7 +57,11 @@ function delegateResult(harness: ReturnType<typeof createHarness>) {
 describe("a sub-agent that hangs or runs out of steps (session 11)", () => {
   it("a hung child pauses at the stall limit; the parent is told, the terminal names the child, nothing is done", async () => {
     const harness = delegating([{ hang: true }], { stall: { softMs: 60_000, hardMs: 1500 } });
-    const report = await harness.run("delegate it", { taskId: "parent-1", sessionId: "s-1" });
+    const report = await harness.run("delegate it", {
+      taskId: "parent-1",
+      sessionId: "s-1",
+      cwd: mkdtempSync(join(tmpdir(), "mercury-sub11-")),
+    });
     const result = delegateResult(harness);
     expect(result.ok).toBe(false);
     expect(result.output).toMatch(/sub-agent (paused|failed)/);
@@ -72,7 +79,11 @@ describe("a sub-agent that hangs or runs out of steps (session 11)", () => {
   it("a child that uses up its steps is reported as unfinished to the parent, never done", async () => {
     const step: ScriptedReply = { toolCalls: [{ name: "echo", input: { text: "again" } }] };
     const harness = delegating([step, step, step], { maxSteps: 3 });
-    const report = await harness.run("delegate it", { taskId: "parent-1", sessionId: "s-2" });
+    const report = await harness.run("delegate it", {
+      taskId: "parent-1",
+      sessionId: "s-2",
+      cwd: mkdtempSync(join(tmpdir(), "mercury-sub11-")),
+    });
     const result = delegateResult(harness);
     expect(result.ok).toBe(false);
     expect(result.output).toMatch(/sub-agent (paused|failed)/);
