@@ -5,10 +5,12 @@ import type { JobStore, ScheduledJob } from "./jobs.js";
 import {
   defaultGraceMs,
   describeSpec,
+  formatInZone,
   nextDueAfter,
   parseSchedule,
   ScheduleError,
   systemTimezone,
+  zoneOf,
 } from "./timing.js";
 import { validateToolNames } from "./tool-names.js";
 
@@ -83,7 +85,7 @@ export function presentJob(job: ScheduledJob) {
     name: job.name,
     schedule: describeSpec(job.spec),
     kind: job.spec.kind,
-    timezone: job.spec.kind === "cron" ? job.spec.timezone : null,
+    timezone: zoneOf(job.spec),
     task: job.task,
     owner: job.owner,
     workspace: job.workspace,
@@ -95,9 +97,16 @@ export function presentJob(job: ScheduledJob) {
     status: job.status,
     statusReason: job.statusReason,
     nextDueAt: job.nextDueMs === null ? null : new Date(job.nextDueMs).toISOString(),
+    /** The next due time on the job's own clock ("2026-12-02 09:00 Europe/Berlin"); null without a zone. */
+    nextDueLocal: localDue(job),
     createdBy: job.createdBy,
     createdAt: job.createdAt,
   };
+}
+
+function localDue(job: ScheduledJob): string | null {
+  const zone = zoneOf(job.spec);
+  return zone === null || job.nextDueMs === null ? null : formatInZone(job.nextDueMs, zone);
 }
 
 /** A sentence for confirmations: what will run, when, where, and where the result goes. */

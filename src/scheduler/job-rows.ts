@@ -112,7 +112,7 @@ function specOf(row: z.infer<typeof jobRow>): ScheduleSpec {
   if (row.kind === "cron") return { kind: "cron", expression: row.expression, timezone: row.timezone };
   if (row.kind === "interval")
     return { kind: "interval", minutes: Number(row.expression), anchorMs: row.anchor_ms };
-  return { kind: "once", atMs: Date.parse(row.expression) };
+  return { kind: "once", atMs: Date.parse(row.expression), timezone: row.timezone };
 }
 
 export function toJob(value: unknown): ScheduledJob {

@@ -50,7 +50,7 @@ export class JobStore {
         job.name,
         spec.kind,
         expression,
-        spec.kind === "cron" ? spec.timezone : "UTC",
+        spec.kind === "interval" ? "UTC" : (spec.timezone ?? "UTC"),
         spec.kind === "interval" ? spec.anchorMs : 0,
         job.task,
         job.owner,

@@ -4,7 +4,8 @@ import { Cron } from "croner";
 export type ScheduleSpec =
   | { kind: "cron"; expression: string; timezone: string }
   | { kind: "interval"; minutes: number; anchorMs: number }
-  | { kind: "once"; atMs: number };
+  /** `timezone` is the zone the time was written in (shown back in it); absent on old rows. */
+  | { kind: "once"; atMs: number; timezone?: string };
 
 export class ScheduleError extends Error {
   override name = "ScheduleError";
@@ -55,21 +56,23 @@ function cronFor(expression: string, timezone: string): Cron {
 export function parseSchedule(text: string, options: { timezone: string; nowMs: number }): ScheduleSpec {
   const trimmed = text.trim();
   const timezone = validateTimezone(options.timezone);
-  const every = /^every\s+(\d+)\s*(m|min|mins|minute|minutes|h|hr|hrs|hour|hours)$/i.exec(trimmed);
+  const every = /^every\s+(\d+\s*)?(m|min|mins|minute|minutes|h|hr|hrs|hour|hours|d|day|days)$/i.exec(
+    trimmed,
+  );
   if (every) {
-    const count = Number(every[1]);
-    const minutes = /^h/i.test(every[2] ?? "") ? count * 60 : count;
+    const count = every[1] === undefined ? 1 : Number(every[1]);
+    const minutes = count * unitMinutes(every[2] ?? "");
     if (!Number.isInteger(minutes) || minutes < 1 || minutes > maxIntervalMinutes) {
       throw new ScheduleError(`interval "${trimmed}" must be between 1 minute and 366 days`);
     }
     return { kind: "interval", minutes, anchorMs: options.nowMs };
   }
-  const relative = /^in\s+(\d+)\s*(m|min|mins|minute|minutes|h|hr|hrs|hour|hours)$/i.exec(trimmed);
+  const relative = /^in\s+(\d+)\s*(m|min|mins|minute|minutes|h|hr|hrs|hour|hours|d|day|days)$/i.exec(trimmed);
   if (relative) {
     const count = Number(relative[1]);
-    const ms = /^h/i.test(relative[2] ?? "") ? count * hourMs : count * minuteMs;
+    const ms = count * unitMinutes(relative[2] ?? "") * minuteMs;
     if (ms < minuteMs) throw new ScheduleError(`"${trimmed}": the delay must be at least 1 minute`);
-    return { kind: "once", atMs: options.nowMs + ms };
+    return { kind: "once", atMs: options.nowMs + ms, ...zoneField(timezone) };
   }
   const at = /^(?:at\s+)?(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?)(Z|[+-]\d{2}:?\d{2})?$/i.exec(
     trimmed,
@@ -89,7 +92,7 @@ export function parseSchedule(text: string, options: { timezone: string; nowMs: 
         `"${trimmed}" is in the past (now is ${new Date(options.nowMs).toISOString()}); give a future time`,
       );
     }
-    return { kind: "once", atMs };
+    return { kind: "once", atMs, ...zoneField(timezone) };
   }
   if (/^[\d*,/\-A-Za-z?LW#]+(\s+[\d*,/\-A-Za-z?LW#]+){4}$/.test(trimmed)) {
     cronFor(trimmed, timezone);
@@ -98,6 +101,17 @@ export function parseSchedule(text: string, options: { timezone: string; nowMs: 
   throw new ScheduleError(
     `cannot read the schedule "${trimmed}"; write "every 30 minutes", 5 cron fields such as "0 9 * * 1-5", "at 2026-12-24T18:00" or "in 20 minutes"`,
   );
+}
+
+/** A one-shot time remembers a zone other than UTC (ISO times are UTC already). */
+function zoneField(timezone: string): { timezone?: string } {
+  return timezone === "UTC" ? {} : { timezone };
+}
+
+function unitMinutes(unit: string): number {
+  if (/^d/i.test(unit)) return 24 * 60;
+  if (/^h/i.test(unit)) return 60;
+  return 1;
 }
 
 function isCalendarTime(local: string): boolean {
@@ -248,13 +262,55 @@ export function planDue(state: DueState, nowMs: number): DuePlan {
   return { action: "fire", timing: late ? "late" : "on-time", ...base };
 }
 
+/**
+ * A schedule the way a person says it: "every 2 hours" (never "every 120 minutes"), "every 3 days",
+ * a cron expression with its zone, a one-shot time in the zone it was written in.
+ */
 export function describeSpec(spec: ScheduleSpec): string {
   switch (spec.kind) {
     case "cron":
       return `cron "${spec.expression}" (${spec.timezone})`;
     case "interval":
-      return `every ${spec.minutes} minute${spec.minutes === 1 ? "" : "s"}`;
+      return `every ${naturalMinutes(spec.minutes)}`;
     case "once":
-      return `once at ${new Date(spec.atMs).toISOString()}`;
+      return spec.timezone === undefined || spec.timezone === "UTC"
+        ? `once at ${new Date(spec.atMs).toISOString()}`
+        : `once at ${formatInZone(spec.atMs, spec.timezone)}`;
   }
+}
+
+function naturalMinutes(minutes: number): string {
+  const [count, unit] =
+    minutes % (24 * 60) === 0
+      ? [minutes / (24 * 60), "day"]
+      : minutes % 60 === 0
+        ? [minutes / 60, "hour"]
+        : [minutes, "minute"];
+  return count === 1 ? unit : `${count} ${unit}s`;
+}
+
+/** "2027-03-28 03:30 Europe/Berlin": the wall-clock time in a zone, for people. */
+export function formatInZone(instantMs: number, timezone: string): string {
+  const wall = wallClock(instantMs, timezone);
+  return `${wall.slice(0, 10)} ${wall.slice(11, 16)} ${timezone}`;
+}
+
+/** The zone a job's times are shown in: its cron or one-shot zone; null for an interval (any zone reads it). */
+export function zoneOf(spec: ScheduleSpec): string | null {
+  if (spec.kind === "cron") return spec.timezone;
+  if (spec.kind === "once" && spec.timezone !== undefined && spec.timezone !== "UTC") return spec.timezone;
+  return null;
+}
+
+/**
+ * When a written local time does not exist (a spring-forward gap: "02:30" on the night clocks jump
+ * to 03:00) the job runs at the same distance past the gap; says so, or null when the time exists.
+ */
+export function gapNote(text: string, spec: ScheduleSpec): string | null {
+  if (spec.kind !== "once" || spec.timezone === undefined) return null;
+  const written = /(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})/.exec(text.trim());
+  if (!written || /(Z|[+-]\d{2}:?\d{2})$/i.test(text.trim())) return null;
+  const shown = formatInZone(spec.atMs, spec.timezone);
+  if (shown.startsWith(`${written[1]} ${written[2]}`)) return null;
+  return `${written[1]} ${written[2]} does not exist in ${spec.timezone} (the clocks go forward that night); it runs at ${shown.slice(11, 16)}`;
 }

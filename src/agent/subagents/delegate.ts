@@ -146,30 +146,40 @@ export function delegateTaskTool(deps: DelegateDeps): ToolDefinition<z.infer<typ
       try {
         await registry.acquire(entry, limits.maxConcurrent, controller.signal);
         const parentAsk = context.askUser;
-        const report = await deps.agent().run({
-          taskId: id,
-          sessionId: id,
-          userKey: context.userKey,
-          channel: "subagent",
-          input: `[${label}; report your result plainly] ${input.task}`,
-          cwd,
-          signal: controller.signal,
-          tools: childTools,
-          authorizerFor: (identity) =>
-            deps.childAuthorizer(context, {
-              taskId: id,
-              sessionId: identity.sessionId,
-              cwd,
-              signal: identity.signal,
-              label,
-            }),
-          ...(parentAsk
-            ? {
-                askUser: (question: string, choices?: string[]) =>
-                  parentAsk(`[${label}] ${question}`, choices),
-              }
-            : {}),
-        });
+        // The parent waits on its child: with no sign of life of its own, its stall watchdog fired
+        // first (it last saw activity before the child started) and paused the parent with a bare
+        // "stalled: no activity", the hung child unnamed and its end never shown. The child's own
+        // watchdog bounds the wait (a hung child pauses, and its result says so), so while the child
+        // runs the parent counts as working on it.
+        const keepParentAlive = setInterval(() => context.reportActivity(`${id} working`), 250);
+        keepParentAlive.unref();
+        const report = await deps
+          .agent()
+          .run({
+            taskId: id,
+            sessionId: id,
+            userKey: context.userKey,
+            channel: "subagent",
+            input: `[${label}; report your result plainly] ${input.task}`,
+            cwd,
+            signal: controller.signal,
+            tools: childTools,
+            authorizerFor: (identity) =>
+              deps.childAuthorizer(context, {
+                taskId: id,
+                sessionId: identity.sessionId,
+                cwd,
+                signal: identity.signal,
+                label,
+              }),
+            ...(parentAsk
+              ? {
+                  askUser: (question: string, choices?: string[]) =>
+                    parentAsk(`[${label}] ${question}`, choices),
+                }
+              : {}),
+          })
+          .finally(() => clearInterval(keepParentAlive));
         registry.finish(id, report.outcome);
         const result = {
           agentId: id,

@@ -108,15 +108,15 @@ export async function attachChat(client: DaemonClient, options: AttachOptions): 
 
   // Lines typed while the connection is still being set up wait for it (typeahead is never lost):
   // the line handler is registered now, and every line is chained after the subscription.
-  const subscribed = client
-    .request({ type: "subscribe" })
-    .then(() =>
-      info(
-        interactive
-          ? "attached to the running Mercury daemon (terminal and Telegram share this agent). /help for commands, Ctrl+C to stop, twice to exit."
-          : "attached to the running Mercury daemon (terminal and Telegram share this agent); /exit to leave",
-      ),
+  const subscribed = client.request({ type: "subscribe" }).then(() => {
+    info(
+      interactive
+        ? "attached to the running Mercury daemon (terminal and Telegram share this agent). /help for commands, Ctrl+C to stop, twice to exit."
+        : "attached to the running Mercury daemon (terminal and Telegram share this agent); /exit to leave",
     );
+    // A terminal not drawn on (TERM=dumb) shows the prompt only when asked to.
+    if (interactive) terminal.showPrompt();
+  });
   // A failed subscription is thrown by `await subscribed` below; the chain only waits for it.
   let chain: Promise<void> = subscribed.catch(() => undefined);
   let connectionClosed = false;

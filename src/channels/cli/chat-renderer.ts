@@ -36,7 +36,8 @@ function markdownRenderer(colors: boolean, width: number): (text: string) => str
   const extension = markedTerminal({
     ...plain,
     width,
-    reflowText: false,
+    // Paragraphs wrap between words at the window's width (a narrow window split words mid-way).
+    reflowText: true,
     emoji: false,
     // With colour a heading is bold and coloured; without, the "#" is what marks it as a heading.
     showSectionPrefix: !colors,
@@ -68,9 +69,19 @@ function completeBlocksEnd(text: string): number {
  */
 export function createChatRenderer(
   screen: ChatScreen,
-  options: { colors: boolean; showReceipts: boolean; width: number },
+  options: { colors: boolean; showReceipts: boolean; width: () => number },
 ) {
-  const render = markdownRenderer(options.colors, Math.min(options.width, 100));
+  const renderers = new Map<number, (text: string) => string>();
+  /** Markdown at the window's current width (at most 100 columns), so a resize applies to what follows. */
+  const render = (markdown: string): string => {
+    const width = Math.max(20, Math.min(options.width(), 100));
+    let renderer = renderers.get(width);
+    if (renderer === undefined) {
+      renderer = markdownRenderer(options.colors, width);
+      renderers.set(width, renderer);
+    }
+    return renderer(markdown);
+  };
   const calls = new Map<string, { toolName: string; input: unknown }>();
   const shownNotices = new Set<string>();
   let text = "";

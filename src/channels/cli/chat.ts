@@ -74,6 +74,8 @@ export class TerminalChat {
       this.info(
         `Mercury — ${primary?.provider}/${primary?.model}. /help for commands, Ctrl+C to stop, twice to exit.`,
       );
+      // A terminal not drawn on (TERM=dumb) shows the prompt only when asked to.
+      this.showPrompt();
     }
     terminal.onLine((line) => this.onLine(line));
     terminal.onInterrupt(() => this.onInterrupt());

@@ -1,5 +1,6 @@
 import type { MercuryApp } from "../../app/container.js";
 import { formatDuration, JobStore } from "../../scheduler/jobs.js";
+import { missedNote } from "../../scheduler/missed.js";
 import { describeSpec } from "../../scheduler/timing.js";
 
 /**
@@ -13,7 +14,8 @@ export function scheduleLines(app: MercuryApp, nowMs: number): string[] {
       "No scheduled jobs. Say what to schedule (`/schedule every weekday at 9:00 summarize my inbox`),",
       'or use `mercury schedule add "every 30 minutes" "…"`.',
     ];
-  return jobs.map((job) => {
+  const store = new JobStore(app.database, app.clock);
+  return jobs.flatMap((job) => {
     const next =
       job.nextDueMs === null
         ? "no next run"
@@ -21,7 +23,11 @@ export function scheduleLines(app: MercuryApp, nowMs: number): string[] {
           ? "due now"
           : `next in ${formatDuration(job.nextDueMs - nowMs)}`;
     const reason = job.statusReason ? ` (${job.statusReason})` : "";
-    return `${job.id}  ${job.status}${reason}  ${describeSpec(job.spec)}  ${next}  ${job.name}`;
+    const missed = missedNote(store, job.id);
+    return [
+      `${job.id}  ${job.status}${reason}  ${describeSpec(job.spec)}  ${next}  ${job.name}`,
+      ...(missed ? [`  ${missed}`] : []),
+    ];
   });
 }
 

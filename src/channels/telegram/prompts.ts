@@ -74,7 +74,7 @@ export class Prompts {
     const token = this.nextToken();
     const expires = new Date(event.expiresAt);
     const html =
-      `🔐 <b>Approval needed</b>\n${escapeHtml(event.summary)}\n` +
+      `🔐 <b>Approval needed</b>${subagentSuffix(event.taskId)}\n${escapeHtml(event.summary)}\n` +
       `Rule: <code>${escapeHtml(event.rule)}</code> · expires ${escapeHtml(expires.toISOString().slice(11, 16))} UTC`;
     const pending: PendingApproval = {
       approvalId: event.approvalId,
@@ -142,7 +142,7 @@ export class Prompts {
     const token = this.nextToken();
     const choices = event.choices;
     const hint = choices.length === 0 ? "\n<i>Reply with your answer.</i>" : "";
-    const html = `❓ ${escapeHtml(event.question)}${hint}`;
+    const html = `❓ ${escapeHtml(event.question)}${subagentSuffix(event.taskId)}${hint}`;
     const pending: PendingQuestion = {
       questionId: event.questionId,
       taskId: event.taskId,
@@ -223,4 +223,10 @@ export class Prompts {
     this.counter += 1;
     return `${Date.now().toString(36)}${this.counter.toString(36)}`;
   }
+}
+
+/** " (sub-agent child-1)" for a sub-agent's prompt, so the person knows which agent is asking. */
+function subagentSuffix(taskId: string): string {
+  const slash = taskId.indexOf("/child-");
+  return slash < 0 ? "" : ` <i>(sub-agent ${escapeHtml(taskId.slice(slash + 1))})</i>`;
 }

@@ -1,4 +1,6 @@
 import type { AgentEvent } from "../../agent/events.js";
+import { subagentLabel } from "../cli/subagent-events.js";
+import { endCauseLabel } from "../end-cause.js";
 import type { ChannelLogger } from "./logger.js";
 import type { Prompts } from "./prompts.js";
 import type { ChatQueues } from "./queue.js";
@@ -106,6 +108,11 @@ export class EventRouter {
   }
 
   handle(event: AgentEvent): void {
+    const label = subagentLabel(event);
+    if (label !== null) {
+      this.handleSubagent(event, label);
+      return;
+    }
     const chatId = this.chatFor(event);
     if (chatId === null) return;
     const { streams, prompts } = this.deps;
@@ -143,6 +150,54 @@ export class EventRouter {
         prompts.endTask(event.taskId);
         void streams.end(chatId, event);
         return;
+      default:
+        return;
+    }
+  }
+
+  /**
+   * A sub-agent's events (task id `<parent>/child-N`) go to its parent's chat, labelled. Unlabelled,
+   * its text streamed as a second answer and its end posted a full reply footer as if the task had
+   * ended twice (or, for the owner, nothing was shown at all and a failed child went unseen). Its
+   * text reaches the person through the parent's answer; what needs the person (approvals,
+   * questions) and what went wrong (warnings, its end when not a success) is shown with its label.
+   */
+  private handleSubagent(event: AgentEvent, label: string): void {
+    const parentTaskId = event.taskId.slice(0, event.taskId.indexOf("/child-"));
+    const chatId = this.chatFor({ ...event, taskId: parentTaskId });
+    if (chatId === null) return;
+    const { prompts } = this.deps;
+    const own = this.privateChatFor(parentTaskId, chatId);
+    switch (event.type) {
+      case "approval-request":
+        if (own === null)
+          this.deps.logger.warn({ taskId: event.taskId }, "approval of a group task not sent to the group");
+        else prompts.askApproval(own, event);
+        return;
+      case "approval-resolved":
+        prompts.settleApproval(event.approvalId, event.decision, event.by);
+        return;
+      case "question":
+        if (own !== null) prompts.ask(own, event);
+        return;
+      case "memory-receipt":
+        if (own !== null) this.notify(own, `${RECEIPT_WORDS[event.kind] ?? event.kind}: ${event.text}`);
+        return;
+      case "notice":
+        if (event.level !== "info") this.notify(chatId, `⚠️ sub-agent ${label}: ${event.message}`);
+        return;
+      case "task-end": {
+        prompts.endTask(event.taskId);
+        const glyph = { completed: "✓", responded: "✓", paused: "⏸", failed: "✗", cancelled: "■" }[
+          event.outcome
+        ];
+        const reason = event.reason ? `: ${event.reason}` : "";
+        this.notify(
+          chatId,
+          `↳ ${glyph} sub-agent ${label} ${event.outcome} (${endCauseLabel(event)})${reason}`,
+        );
+        return;
+      }
       default:
         return;
     }

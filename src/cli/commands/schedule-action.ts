@@ -8,8 +8,9 @@ import { readLiveLock } from "../../daemon/lock.js";
 import { createJob, type JobRequest, jobRequestSchema, presentJob } from "../../scheduler/create.js";
 import { createDaemonScheduler } from "../../scheduler/daemon.js";
 import { formatDuration, JobNotFoundError, JobStore, type ScheduledRun } from "../../scheduler/jobs.js";
+import { missedNote } from "../../scheduler/missed.js";
 import { interruptedReason, runInterrupted } from "../../scheduler/run-owner.js";
-import { ScheduleError } from "../../scheduler/timing.js";
+import { gapNote, ScheduleError } from "../../scheduler/timing.js";
 import { openDatabase } from "../../storage/database.js";
 import { exitCodes } from "../exit-codes.js";
 import type { ScheduleAddOptions } from "./schedule.js";
@@ -33,6 +34,7 @@ export async function scheduleAction(name: string, args: unknown[]): Promise<num
             .runningRuns(job.id)
             .filter((run) => runInterrupted(run, settings.home))
             .map((run) => run.id),
+          missed: missedNote(store, job.id),
         }));
         if ((args[0] as { json?: boolean }).json) out(`${JSON.stringify({ jobs })}\n`);
         else if (jobs.length === 0)
@@ -40,10 +42,11 @@ export async function scheduleAction(name: string, args: unknown[]): Promise<num
         else
           for (const job of jobs) {
             out(
-              `${job.id}  ${job.status.padEnd(6)}  ${job.schedule}  next ${whenDue(job.nextDueAt, "-")}  ${job.name}\n`,
+              `${job.id}  ${job.status.padEnd(6)}  ${job.schedule}  next ${whenDue(job.nextDueAt, "-", job.nextDueLocal)}  ${job.name}\n`,
             );
             for (const runId of job.interruptedRuns)
               out(`  run ${runId} ${interruptedReason}; see \`mercury schedule history ${job.id}\`\n`);
+            if (job.missed) out(`  ${job.missed}; see \`mercury schedule history ${job.id}\`\n`);
           }
         return exitCodes.success;
       }
@@ -102,7 +105,9 @@ export async function scheduleAction(name: string, args: unknown[]): Promise<num
         const runs = store.runs(job.id, limit).map((run) => presentRun(run, settings.home));
         if (options.json) out(`${JSON.stringify({ job: presentJob(job), runs })}\n`);
         else if (runs.length === 0)
-          out(`No runs of ${job.id} yet; next due ${whenDue(presentJob(job).nextDueAt, "never")}.\n`);
+          out(
+            `No runs of ${job.id} yet; next due ${whenDue(presentJob(job).nextDueAt, "never", presentJob(job).nextDueLocal)}.\n`,
+          );
         else for (const run of runs) out(`${runLine(run)}\n`);
         return exitCodes.success;
       }
@@ -207,11 +212,15 @@ function add(
       mercuryHome: settings.home,
       toolsFlag: "--tools",
     });
-    if (options.json) out(`${JSON.stringify({ job: presentJob(job) })}\n`);
-    else
+    const shown = presentJob(job);
+    const note = gapNote(when, job.spec);
+    if (options.json) out(`${JSON.stringify({ job: shown, ...(note ? { note } : {}) })}\n`);
+    else {
       out(
-        `Added ${job.id}: ${presentJob(job).schedule}, next at ${whenDue(presentJob(job).nextDueAt, "never")}.\n`,
+        `Added ${job.id}: ${shown.schedule}, next at ${whenDue(shown.nextDueAt, "never", shown.nextDueLocal)}.\n`,
       );
+      if (note) out(`Note: ${note}.\n`);
+    }
     return exitCodes.success;
   } catch (error) {
     if (error instanceof ScheduleError || error instanceof Error) {
@@ -342,7 +351,10 @@ function runLine(run: ReturnType<typeof presentRun>): string {
   return `${run.dueAt}  ${run.timing}${late}${collapsed}  ${run.status}${run.outcome ? `/${run.outcome}` : ""}  ${tokens} tokens $${run.usage.costUsd.toFixed(4)}${run.delivery ? `  ${run.delivery}` : ""}${run.reason ? `  — ${run.reason}` : ""}`;
 }
 
-/** A due time for people: the exact instant, and how far away it is ("in 20 min"). */
-function whenDue(at: string | null, none: string): string {
-  return at === null ? none : `${at} (${relativeTime(at)})`;
+/**
+ * A due time for people: the exact instant, the wall clock of the job's zone when it has one (a cron
+ * at 09:00 Berlin reads 08:00Z in winter and 07:00Z in summer), and how far away it is ("in 20 min").
+ */
+function whenDue(at: string | null, none: string, local: string | null = null): string {
+  return at === null ? none : `${at} (${local ? `${local}, ` : ""}${relativeTime(at)})`;
 }
