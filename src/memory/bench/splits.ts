@@ -80,7 +80,10 @@ export function compareSplits(
       groups.set(key, group);
     }
   });
-  return [...groups].map(([split, group]) => {
+  // "all" first, then categories, types and conversations, each in name order.
+  const kind = (key: string) => ["all", "category", "type", "conversation"].indexOf(key.split(" ")[0] ?? "");
+  const ordered = [...groups].sort(([a], [b]) => kind(a) - kind(b) || a.localeCompare(b));
+  return ordered.map(([split, group]) => {
     const ours = meansOf(group.mercury);
     const theirs = meansOf(group.baseline);
     return {

@@ -165,3 +165,49 @@ export function rerankForPrecision(
     ...results.slice(parameters.depth),
   ];
 }
+
+/**
+ * How the stages after exact BM25 (related terms, feedback, session evidence, neighbour smoothing,
+ * the reordering above) may change BM25's order (session 11: on data it was never tuned on, a
+ * ranking must not end below the first stage's):
+ *
+ *   off:   their order is final (the behaviour before session 11).
+ *   cap:   a document's gain from them is at most its own BM25 score, so a document keeps at least
+ *          half its final score from the query's own words: no stage lifts a weak lexical match
+ *          over a strong one by itself.
+ *   fuse:  reciprocal-rank fusion of BM25's order and theirs (RRF_K as in fusion.ts), so a document
+ *          either order puts high stays high.
+ */
+export type RerankGuard = "off" | "cap" | "fuse";
+
+export const DEFAULT_RERANK_GUARD: RerankGuard = "off";
+
+const GUARD_RRF_K = 10;
+
+/**
+ * Applies the guard to the reranked list, given the first stage's (exact BM25 with the query's own
+ * words). Documents the first stage does not hold (none today: every stage reorders its pool) keep
+ * their reranked score under "cap" and count one list under "fuse".
+ */
+export function guardReranking(
+  first: readonly LexicalResult[],
+  reranked: readonly LexicalResult[],
+  guard: RerankGuard,
+): LexicalResult[] {
+  if (guard === "off" || reranked.length < 2) return [...reranked];
+  const firstScore = new Map(first.map((result) => [result.documentId, result.score]));
+  const firstRank = new Map(first.map((result, index) => [result.documentId, index + 1]));
+  const adjusted = reranked.map((result, index) => {
+    let score: number;
+    if (guard === "cap") {
+      const own = firstScore.get(result.documentId);
+      score = own === undefined ? result.score : own + Math.min(Math.max(0, result.score - own), own);
+    } else {
+      const rank = firstRank.get(result.documentId);
+      score = 1 / (GUARD_RRF_K + index + 1) + (rank === undefined ? 0 : 1 / (GUARD_RRF_K + rank));
+    }
+    return { documentId: result.documentId, score, index };
+  });
+  adjusted.sort((a, b) => b.score - a.score || a.index - b.index);
+  return adjusted.map(({ documentId, score }) => ({ documentId, score }));
+}
