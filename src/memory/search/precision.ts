@@ -40,6 +40,12 @@ export interface PrecisionParameters {
   speaker: number;
   role: number;
   window: number;
+  /**
+   * A document's bonus is at most its own score before the reordering (session 11): a signal the
+   * query's words do not back (a named speaker, an addressed role) can double a document's lexical
+   * evidence but not stand in for it. Default false (RerankGuard "bonus-cap" sets it).
+   */
+  capBonus?: boolean;
 }
 
 /** What the reordering reads of one candidate. */
@@ -157,13 +163,22 @@ export function rerankForPrecision(
     result,
     order,
     adjusted:
-      result.score + precisionBonus(queryTerms, documentOf(result.documentId), idf, parameters, addressed),
+      result.score +
+      bounded(
+        precisionBonus(queryTerms, documentOf(result.documentId), idf, parameters, addressed),
+        result.score,
+        parameters,
+      ),
   }));
   head.sort((a, b) => b.adjusted - a.adjusted || a.order - b.order);
   return [
     ...head.map(({ result, adjusted }) => ({ documentId: result.documentId, score: adjusted })),
     ...results.slice(parameters.depth),
   ];
+}
+
+function bounded(bonus: number, score: number, parameters: PrecisionParameters): number {
+  return parameters.capBonus === true ? Math.min(bonus, Math.max(0, score)) : bonus;
 }
 
 /**
@@ -175,10 +190,12 @@ export function rerankForPrecision(
  *   cap:   a document's gain from them is at most its own BM25 score, so a document keeps at least
  *          half its final score from the query's own words: no stage lifts a weak lexical match
  *          over a strong one by itself.
+ *   bonus-cap: only the reordering above is bounded (PrecisionParameters.capBonus): its bonus is at
+ *          most the document's score before it; smoothing and related terms keep their own bounds.
  *   fuse:  reciprocal-rank fusion of BM25's order and theirs (RRF_K as in fusion.ts), so a document
  *          either order puts high stays high.
  */
-export type RerankGuard = "off" | "cap" | "fuse";
+export type RerankGuard = "off" | "cap" | "fuse" | "bonus-cap";
 
 export const DEFAULT_RERANK_GUARD: RerankGuard = "off";
 
@@ -194,7 +211,7 @@ export function guardReranking(
   reranked: readonly LexicalResult[],
   guard: RerankGuard,
 ): LexicalResult[] {
-  if (guard === "off" || reranked.length < 2) return [...reranked];
+  if (guard === "off" || guard === "bonus-cap" || reranked.length < 2) return [...reranked];
   const firstScore = new Map(first.map((result) => [result.documentId, result.score]));
   const firstRank = new Map(first.map((result, index) => [result.documentId, index + 1]));
   const adjusted = reranked.map((result, index) => {

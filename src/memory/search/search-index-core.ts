@@ -377,7 +377,7 @@ export class SearchIndexCore {
     };
     const scorer = new Bm25Query(queryWeights, idf, this.bm25);
     let lexical = rankBy(candidateIds, (documentId) => score(scorer, documentId)).slice(0, pool);
-    if (this.rerankGuard !== "off") {
+    if (this.rerankGuard === "cap" || this.rerankGuard === "fuse") {
       const ownWords = new Map([...queryWeights].filter(([, weight]) => weight === 1));
       const plain = new Bm25Query(ownWords, idf, this.bm25);
       onFirstStage(rankBy(candidateIds, (documentId) => score(plain, documentId)).slice(0, pool));
@@ -447,7 +447,7 @@ export class SearchIndexCore {
             : (stored.get(documentId)?.terms.fieldValue(ROLE_FIELD) as SpeakerRole | undefined),
       }),
       idf,
-      precision,
+      this.rerankGuard === "bonus-cap" ? { ...precision, capBonus: true } : precision,
       addressed,
     );
   }
