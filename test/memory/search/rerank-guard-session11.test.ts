@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { guardReranking } from "../../../src/memory/search/precision.js";
+import {
+  DEFAULT_PRECISION,
+  guardReranking,
+  rerankForPrecision,
+} from "../../../src/memory/search/precision.js";
 import { SearchIndex } from "../../../src/memory/search/search-index.js";
 import { openMemoryDatabase } from "../../../src/storage/database.js";
 
@@ -37,6 +41,31 @@ describe("guardReranking", () => {
   });
 });
 
+describe("capBonus", () => {
+  it("bounds the speaker bonus by the document's own score", () => {
+    const results = [
+      { documentId: 1, score: 3 },
+      { documentId: 2, score: 1 },
+    ];
+    // Document 2 is spoken by Ann, whom the query names; the bonus is the strongest idf, 4.
+    const documentOf = (documentId: number) => ({ terms: [], speaker: documentId === 2 ? ["ann"] : [] });
+    const idf = () => 4;
+    expect(rerankForPrecision(results, ["ann", "quilt"], documentOf, idf)).toEqual([
+      { documentId: 2, score: 5 },
+      { documentId: 1, score: 3 },
+    ]);
+    expect(
+      rerankForPrecision(results, ["ann", "quilt"], documentOf, idf, {
+        ...DEFAULT_PRECISION,
+        capBonus: true,
+      }),
+    ).toEqual([
+      { documentId: 1, score: 3 },
+      { documentId: 2, score: 2 },
+    ]);
+  });
+});
+
 describe("SearchIndex with the guard", () => {
   it("keeps a strong match of the question's words above a weak one the speaker reordering lifts", async () => {
     const database = openMemoryDatabase();
@@ -61,7 +90,7 @@ describe("SearchIndex with the guard", () => {
         turn(7, "Bob", "Blue hour at the beach"),
         turn(8, "Bob", "Her blue scarf got lost"),
       ]);
-      const search = async (rerankGuard: "off" | "cap") =>
+      const search = async (rerankGuard: "off" | "cap" | "bonus-cap") =>
         (
           await new SearchIndex(database, { rerankGuard }).search("Was Ann's quilt blue?", {
             namespace: "episode",
@@ -71,6 +100,7 @@ describe("SearchIndex with the guard", () => {
       // Unguarded, naming Ann lifts her one-word match over the turn that answers.
       expect((await search("off"))[0]).toBe(2);
       expect((await search("cap"))[0]).toBe(1);
+      expect((await search("bonus-cap"))[0]).toBe(1);
     } finally {
       database.close();
     }
