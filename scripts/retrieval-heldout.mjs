@@ -29,12 +29,16 @@ const searches = [
   { name: "mercury", options: {} },
   ...args
     .filter((_, index) => args[index - 1] === "--search")
-    .map((text) => ({ name: text.slice(0, text.indexOf("=")), options: JSON.parse(text.slice(text.indexOf("=") + 1)) })),
+    .map((text) => ({
+      name: text.slice(0, text.indexOf("=")),
+      options: JSON.parse(text.slice(text.indexOf("=") + 1)),
+    })),
 ];
 
 const SETS = {
   locomo: () => loadLocomo(resolve(root, "locomo-dev.json")),
-  longmemeval: () => loadLocomo(resolve(root, "longmemeval-dev.json")).filter((_, index) => index % every === 0),
+  longmemeval: () =>
+    loadLocomo(resolve(root, "longmemeval-dev.json")).filter((_, index) => index % every === 0),
   synthetic: () => parseLocomo(syntheticCorpus({ seed: 7 }), "synthetic"),
 };
 
@@ -55,10 +59,15 @@ const CORPORA = {
   // Dates moved among sessions, sessions stored newest-first: time words and insertion order lie.
   shuffled: (conversation) => {
     const dates = shuffled(
-      conversation.sessions.map((session) => ({ dateTime: session.dateTime, occurredAt: session.occurredAt })),
+      conversation.sessions.map((session) => ({
+        dateTime: session.dateTime,
+        occurredAt: session.occurredAt,
+      })),
       conversation.sessions.length * 7919 + 17,
     );
-    const sessions = conversation.sessions.map((session, index) => ({ ...session, ...dates[index] })).reverse();
+    const sessions = conversation.sessions
+      .map((session, index) => ({ ...session, ...dates[index] }))
+      .reverse();
     return { ...conversation, sessions };
   },
 };
@@ -90,7 +99,9 @@ for (const set of sets) {
   for (const corpus of corpora) {
     const started = Date.now();
     // scores[search][query] and baseline[query]: per-question scores, in the same order.
-    const scores = new Map(searches.map((search) => [search.name, new Map(queries.map((query) => [query, []]))]));
+    const scores = new Map(
+      searches.map((search) => [search.name, new Map(queries.map((query) => [query, []]))]),
+    );
     const baseline = new Map(queries.map((query) => [query, []]));
     for (const original of conversations) {
       const conversation = CORPORA[corpus](original);
@@ -101,7 +112,14 @@ for (const set of sets) {
         for (const question of conversation.questions) {
           const relevant = new Set(question.evidence);
           const record = (list, ranking) =>
-            list.push(questionScore(conversation, question, recallAt(ranking, relevant, 10), ndcgAt(ranking, relevant, 10)));
+            list.push(
+              questionScore(
+                conversation,
+                question,
+                recallAt(ranking, relevant, 10),
+                ndcgAt(ranking, relevant, 10),
+              ),
+            );
           for (const query of queries) {
             const text = QUERIES[query](question.question);
             record(baseline.get(query), await plain.search(text));
@@ -113,17 +131,27 @@ for (const set of sets) {
         plain.close();
       }
     }
-    console.log(`\n# ${set} / ${corpus} (${conversations.length} conversations, ${((Date.now() - started) / 1000).toFixed(0)} s)`);
-    console.log("split | queries | questions | baseline | " + searches.map((search) => `${search.name} (ratio)`).join(" | "));
+    console.log(
+      `\n# ${set} / ${corpus} (${conversations.length} conversations, ${((Date.now() - started) / 1000).toFixed(0)} s)`,
+    );
+    console.log(
+      "split | queries | questions | baseline | " +
+        searches.map((search) => `${search.name} (ratio)`).join(" | "),
+    );
     for (const query of queries) {
-      const comparisons = searches.map((search) => compareSplits(scores.get(search.name).get(query), baseline.get(query)));
+      const comparisons = searches.map((search) =>
+        compareSplits(scores.get(search.name).get(query), baseline.get(query)),
+      );
       comparisons[0].forEach((split, index) => {
         const rows = comparisons.map((list) => list[index]);
         if (onlyBelow && !rows.some((row) => row.below)) return;
         const cells = rows.map(
-          (row) => `${cell(row.mercury)} (${ratio(row.ratio.recallAt10)}/${ratio(row.ratio.ndcgAt10)})${row.below ? " BELOW" : ""}`,
+          (row) =>
+            `${cell(row.mercury)} (${ratio(row.ratio.recallAt10)}/${ratio(row.ratio.ndcgAt10)})${row.below ? " BELOW" : ""}`,
         );
-        console.log(`${split.split} | ${query} | ${split.questions} | ${cell(split.baseline)} | ${cells.join(" | ")}`);
+        console.log(
+          `${split.split} | ${query} | ${split.questions} | ${cell(split.baseline)} | ${cells.join(" | ")}`,
+        );
       });
     }
   }

@@ -9,12 +9,18 @@
 
 const SYLLABLES = `ba ce di fo gu ha je ki lo mu na pe qi ro su ta ve wi xo yu za bre clo dri fla gro
 ple sku tra vos zen mar tel rin sol dak pum lek vor nis`.split(/\s+/);
-const NAMES = `Orla Bram Tove Ilse Kaito Ruan Sela Dario Maeve Idris Noa Petra Ulric Yara Casimir Wren`.split(/\s+/);
+const NAMES = `Orla Bram Tove Ilse Kaito Ruan Sela Dario Maeve Idris Noa Petra Ulric Yara Casimir Wren`.split(
+  /\s+/,
+);
 const EVERYDAY = `home work friend like love visit read music movie trip family dinner weekend city morning
-evening garden book phone coffee game team class plan week year day photo car house job kid walk`.split(/\s+/);
+evening garden book phone coffee game team class plan week year day photo car house job kid walk`.split(
+  /\s+/,
+);
 const FUNCTION = `the a and to of in it is was that for on with at this my your so just really then but
 about we they there had have some what when all out up`.split(/\s+/);
-const MONTHS = `January February March April May June July August September October November December`.split(/\s+/);
+const MONTHS = `January February March April May June July August September October November December`.split(
+  /\s+/,
+);
 
 function random(seed) {
   let state = seed >>> 0;
@@ -41,7 +47,10 @@ function coined(index) {
 function zipf(next, size) {
   const cumulative = [];
   let total = 0;
-  for (let rank = 1; rank <= size; rank++) cumulative.push((total += 1 / rank ** 1.1));
+  for (let rank = 1; rank <= size; rank++) {
+    total += 1 / rank ** 1.1;
+    cumulative.push(total);
+  }
   return () => {
     const target = next() * total;
     let low = 0;
@@ -64,8 +73,12 @@ export function syntheticCorpus({ seed = 7, conversations = 6, sessions = 10, tu
     Array.from({ length: count }, () => (next() < 0.45 ? pick(FUNCTION) : content())).join(" ");
   const corpus = [];
   for (let number = 0; number < conversations; number++) {
-    const [first, second] = [pick(NAMES), pick(NAMES.filter((name) => name !== NAMES[number % NAMES.length]))];
-    const speakers = first === second ? [first, NAMES[(NAMES.indexOf(first) + 1) % NAMES.length]] : [first, second];
+    const [first, second] = [
+      pick(NAMES),
+      pick(NAMES.filter((name) => name !== NAMES[number % NAMES.length])),
+    ];
+    const speakers =
+      first === second ? [first, NAMES[(NAMES.indexOf(first) + 1) % NAMES.length]] : [first, second];
     const conversation = { speaker_a: speakers[0], speaker_b: speakers[1] };
     const lists = [];
     for (let session = 1; session <= sessions; session++) {
@@ -114,7 +127,8 @@ export function syntheticCorpus({ seed = 7, conversations = 6, sessions = 10, tu
         if (!evidence.includes(other.dia_id)) other.text = `${other.text} ${entity} ${filler(3)}.`;
       }
       const who = next();
-      const speaker = who < 0.5 ? said.speaker : who < 0.75 ? speakers.find((name) => name !== said.speaker) : "";
+      const speaker =
+        who < 0.5 ? said.speaker : who < 0.75 ? speakers.find((name) => name !== said.speaker) : "";
       const about = speaker === "" ? " we" : ` ${speaker}`;
       const kind = Math.floor(next() * 4) + 1;
       const question =
