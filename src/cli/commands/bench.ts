@@ -4,6 +4,7 @@ import { BenchDataError, loadLocomo } from "../../memory/bench/locomo.js";
 import { type MemoryScaleReport, runMemoryScaleBench } from "../../memory/bench/memory-scale.js";
 import { type RetrievalReport, runRetrievalBench } from "../../memory/bench/retrieval.js";
 import { plainFts5Retriever } from "../../memory/bench/retrievers.js";
+import { compareSplits, type QuestionScore, type SplitComparison } from "../../memory/bench/splits.js";
 import { DEFAULT_QUANTIZATION, type Quantization } from "../../memory/search/vectors.js";
 
 export interface BenchIo {
@@ -54,11 +55,15 @@ export function registerBenchCommands(program: Command, io: BenchIo = defaultIo)
       try {
         for (const file of options.data) {
           const conversations = loadLocomo(file).filter((_, index) => index % options.every === 0);
+          const ours: QuestionScore[] = [];
+          const theirs: QuestionScore[] = [];
           const report: DatasetReport = {
             data: file,
-            mercury: await runRetrievalBench(conversations),
-            plainFts5Porter: await runRetrievalBench(conversations, plainFts5Retriever),
+            mercury: await runRetrievalBench(conversations, undefined, ours),
+            plainFts5Porter: await runRetrievalBench(conversations, plainFts5Retriever, theirs),
+            splits: [],
           };
+          report.splits = compareSplits(ours, theirs);
           if (options.ablation) report.ablation = await runAblation(conversations);
           reports.push(report);
         }
@@ -107,6 +112,8 @@ interface DatasetReport {
   data: string;
   mercury: RetrievalReport;
   plainFts5Porter: RetrievalReport;
+  /** Mercury against plain FTS5 per split: all, each category, each question type, each conversation. */
+  splits: SplitComparison[];
   ablation?: AblationRow[];
 }
 
@@ -124,6 +131,15 @@ function formatDataset(report: DatasetReport): string {
     formatRetrieval(report.plainFts5Porter),
     `## mercury / baseline: recall@10 ${ratio(report.mercury.recallAt["10"], report.plainFts5Porter.recallAt["10"])}  nDCG@10 ${ratio(report.mercury.ndcgAt10, report.plainFts5Porter.ndcgAt10)}`,
   ];
+  lines.push("## per split, recall@10 / nDCG@10: mercury | baseline | ratio");
+  for (const split of report.splits) {
+    const pair = (scores: { recallAt10: number; ndcgAt10: number }) =>
+      `${scores.recallAt10.toFixed(3)} / ${scores.ndcgAt10.toFixed(3)}`;
+    const ratioText = (value: number | null) => (value === null ? "n/a" : `${value.toFixed(2)}x`);
+    lines.push(
+      `${split.split.padEnd(36)} ${String(split.questions).padStart(4)} q  ${pair(split.mercury)} | ${pair(split.baseline)} | ${ratioText(split.ratio.recallAt10)} / ${ratioText(split.ratio.ndcgAt10)}${split.below ? "  BELOW BASELINE" : ""}`,
+    );
+  }
   if (report.ablation) {
     lines.push("## ablation (recall@10 / nDCG@10; per category recall@10)");
     for (const row of report.ablation) {

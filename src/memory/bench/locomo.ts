@@ -14,6 +14,8 @@ const qaSchema = z.object({
   // Evidence is a list in the data; a few items hold several ids in one string ("D8:6; D9:17").
   evidence: z.array(z.string()).default([]),
   category: z.number().int(),
+  // LongMemEval's question type, kept by the conversion: a split the benchmark reports.
+  type: z.string().optional(),
 });
 
 const conversationSchema = z.object({
@@ -37,6 +39,8 @@ export interface Question {
   category: number;
   /** Normalized evidence ids ("D<session>:<turn>") that are turns of the conversation. */
   evidence: string[];
+  /** The source's own question type when it has one (LongMemEval's `type`), for per-split reports. */
+  type?: string;
 }
 
 export interface Conversation {
@@ -95,7 +99,9 @@ export function parseLocomo(json: unknown, source = "data"): Conversation[] {
         skipped++;
         continue;
       }
-      questions.push({ question: qa.question, category: qa.category, evidence });
+      const question: Question = { question: qa.question, category: qa.category, evidence };
+      if (qa.type !== undefined) question.type = qa.type;
+      questions.push(question);
     }
     return { sampleId: item.sample_id, sessions, questions, skipped };
   });

@@ -2,6 +2,7 @@ import { performance } from "node:perf_hooks";
 import type { Conversation, Question } from "./locomo.js";
 import { mean, ndcgAt, percentile, recallAt, round } from "./metrics.js";
 import { mercuryRetriever, type Retriever } from "./retrievers.js";
+import { type QuestionScore, questionScore } from "./splits.js";
 
 export const RECALL_KS = [1, 5, 10, 20, 50] as const;
 
@@ -80,6 +81,8 @@ function byCategory(map: Map<number, number[]>): Record<string, number> {
 export async function runRetrievalBench(
   conversations: readonly Conversation[],
   retrieverOf: (conversation: Conversation) => Retriever = (conversation) => mercuryRetriever(conversation),
+  /** Filled with each question's recall@10 and nDCG@10, in order, for per-split comparisons (splits.ts). */
+  perQuestion?: QuestionScore[],
 ): Promise<RetrievalReport> {
   const scores = new RetrievalScores();
   for (const conversation of conversations) {
@@ -90,6 +93,17 @@ export async function runRetrievalBench(
         const ranking = await retriever.search(question.question);
         scores.latencies.push(performance.now() - started);
         scores.add(question, ranking);
+        if (perQuestion !== undefined) {
+          const relevant = new Set(question.evidence);
+          perQuestion.push(
+            questionScore(
+              conversation,
+              question,
+              recallAt(ranking, relevant, 10),
+              ndcgAt(ranking, relevant, 10),
+            ),
+          );
+        }
       }
     } finally {
       retriever.close();

@@ -17,7 +17,14 @@ import { LexicalIndex, type ScopeStats } from "./lexical.js";
 
 export { FIRST_STAGE_BUDGET } from "./first-stage.js";
 
-import { DEFAULT_PRECISION, type PrecisionParameters, rerankForPrecision } from "./precision.js";
+import {
+  DEFAULT_PRECISION,
+  DEFAULT_RERANK_GUARD,
+  guardReranking,
+  type PrecisionParameters,
+  type RerankGuard,
+  rerankForPrecision,
+} from "./precision.js";
 import { addressedRole, analyzeQuery, queryTermSequence } from "./query.js";
 import { boostBySession, NEIGHBOUR_MU, smoothByNeighbours } from "./sessions.js";
 import { deleteVectorsOf } from "./sqlite-vec.js";
@@ -84,6 +91,8 @@ export interface SearchIndexOptions {
    * Infinity ranks every match (memory-scale measures how far the bounded stage departs from it).
    */
   firstStageBudget?: number;
+  /** How far the stages after exact BM25 may change its order (precision.ts RerankGuard). */
+  rerankGuard?: RerankGuard;
 }
 
 /**
@@ -117,6 +126,7 @@ export class SearchIndexCore {
   private readonly firstStageBudget: number;
   private readonly sessionWeight: number;
   private readonly neighbourMu: number;
+  private readonly rerankGuard: RerankGuard;
 
   constructor(
     private readonly database: SqliteDatabase,
@@ -153,6 +163,7 @@ export class SearchIndexCore {
       throw new RangeError(`firstStageBudget must be at least 1, got ${this.firstStageBudget}`);
     this.sessionWeight = options.sessionWeight ?? 0;
     this.neighbourMu = options.neighbourMu ?? NEIGHBOUR_MU;
+    this.rerankGuard = options.rerankGuard ?? DEFAULT_RERANK_GUARD;
   }
 
   upsert(doc: IndexedDocument): void {
@@ -331,6 +342,20 @@ export class SearchIndexCore {
    * default) and neighbour smoothing (sessions.ts), then its head reordered for first-rank precision.
    */
   private lexicalList(query: string, stats: ScopeStats, pool: number): LexicalResult[] {
+    let first: LexicalResult[] = [];
+    const reranked = this.rerankedList(query, stats, pool, (list) => {
+      first = list;
+    });
+    return guardReranking(first, reranked, this.rerankGuard);
+  }
+
+  /** The lexical list after every stage; `onFirstStage` receives exact BM25 of the query's own words. */
+  private rerankedList(
+    query: string,
+    stats: ScopeStats,
+    pool: number,
+    onFirstStage: (list: LexicalResult[]) => void,
+  ): LexicalResult[] {
     const queryWeights = analyzeQuery(query, this.expandQuery, this.dropQuestionWords);
     if (queryWeights.size === 0) return [];
     // One statement for every query word's document count, which both stages read.
@@ -352,6 +377,11 @@ export class SearchIndexCore {
     };
     const scorer = new Bm25Query(queryWeights, idf, this.bm25);
     let lexical = rankBy(candidateIds, (documentId) => score(scorer, documentId)).slice(0, pool);
+    if (this.rerankGuard === "cap" || this.rerankGuard === "fuse") {
+      const ownWords = new Map([...queryWeights].filter(([, weight]) => weight === 1));
+      const plain = new Bm25Query(ownWords, idf, this.bm25);
+      onFirstStage(rankBy(candidateIds, (documentId) => score(plain, documentId)).slice(0, pool));
+    }
     if (this.feedback !== undefined && lexical.length > 0) {
       const feedbackDocuments = lexical.slice(0, this.feedback.documents);
       this.lexical.prefetchFrequencies(
@@ -417,7 +447,7 @@ export class SearchIndexCore {
             : (stored.get(documentId)?.terms.fieldValue(ROLE_FIELD) as SpeakerRole | undefined),
       }),
       idf,
-      precision,
+      this.rerankGuard === "bonus-cap" ? { ...precision, capBonus: true } : precision,
       addressed,
     );
   }
