@@ -1,8 +1,8 @@
 import { basename, isAbsolute, resolve } from "node:path";
 import { type ArchiveMember, archiveMembers } from "./archive-members.js";
 import { checkChangeAt } from "./check-targets.js";
-import { isWithin } from "./context.js";
 import { type PathScope, pathFinding, sensitiveTarget } from "./command-paths.js";
+import { isWithin } from "./context.js";
 import { protectedWriteTarget } from "./hardline.js";
 import type { Invocation } from "./wrappers.js";
 

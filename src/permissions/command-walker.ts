@@ -1,3 +1,4 @@
+import { writtenBuildKey } from "./cargo-build.js";
 import { checkChangeAt } from "./check-targets.js";
 import { callChecks } from "./command-call.js";
 import { feedBuilder, inputWords } from "./command-feeds.js";
@@ -25,8 +26,8 @@ import { type PathFs, resolveReal } from "./paths.js";
 import { makefileRecipes } from "./project-scripts.js";
 import { type Command, parseShell, type Redirect, type Stmt, stmtsInWord } from "./shell-ast.js";
 import { type EvaluatedWord, evaluateWord, type Finding } from "./shell-words.js";
-import { isShell, unwrap, variableScript } from "./wrappers.js";
 import { catFedText, redirectedFileText } from "./stdin-files.js";
+import { isShell, unwrap, variableScript } from "./wrappers.js";
 import { WrittenFiles } from "./written-files.js";
 
 /** Walks the parsed command and records a finding for everything that stops it from being allowed. */
@@ -135,6 +136,10 @@ class Walker {
     if (stmt.command) this.command(stmt.command);
     this.patches(stmt);
     this.written.record(stmt, this.context);
+    for (const [path, text] of this.written.entries()) {
+      const buildKey = writtenBuildKey(path, text);
+      if (buildKey) this.add(buildKey);
+    }
     this.scriptOnStdin(stmt);
   }
 

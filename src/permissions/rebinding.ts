@@ -56,7 +56,10 @@ export function rebindSource(source: string): string | null {
  */
 function functionBodies(source: string): Map<string, string> {
   const functions = new Map<string, string>();
-  const head = new RegExp(String.raw`(?:\bfunction\s+(${name})\s*(?:\(\s*\))?|(${name})\s*\(\s*\))\s*([{(])`, "g");
+  const head = new RegExp(
+    String.raw`(?:\bfunction\s+(${name})\s*(?:\(\s*\))?|(${name})\s*\(\s*\))\s*([{(])`,
+    "g",
+  );
   for (const match of source.matchAll(head)) {
     const start = match.index + match[0].length;
     const brace = match[3] === "{";

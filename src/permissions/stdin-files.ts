@@ -72,7 +72,12 @@ export function catFedText(
   return { text: texts.join("\n") };
 }
 
-function fileText(file: string, judge: StdinJudge, context: PermissionContext, written: WrittenFiles): FedText {
+function fileText(
+  file: string,
+  judge: StdinJudge,
+  context: PermissionContext,
+  written: WrittenFiles,
+): FedText {
   if (file === "/dev/null") return { text: "" };
   if (written.unknown(file, context.cwd)) return { text: null, finding: unknownFileRun(file) };
   const own = written.text(file, context.cwd);
