@@ -194,7 +194,12 @@ export function commandValuedOptions(program: string, args: string[]): CommandVa
   if (program === "git")
     for (const arg of args) {
       const external = /^ext::(.*)$/s.exec(arg);
-      if (external?.[1]) out.scripts.push(extTransportCommand(external[1]));
+      // Both readings: git's argv, and the text with every escape undone (stricter for a bare program).
+      if (external?.[1])
+        out.scripts.push(
+          extTransportCommand(external[1]),
+          external[1].replace(/%(.)/g, (_all, next: string) => (next === " " || next === "%" ? next : "x")),
+        );
     }
   return out;
 }
