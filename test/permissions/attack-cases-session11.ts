@@ -177,7 +177,6 @@ export const session11CoveredAsks = [
   "awk '{print $1 > \"out.txt\"}' README.md",
   "Rscript -e 'unlink(\"build\", recursive=TRUE)'",
   "nvim --headless -c 'lua print(1)' -c q",
-  'f() { echo {}; ls "$1"; }; f .',
 ];
 
 /** Read-only commands the new rules must leave alone. */
