@@ -1,4 +1,5 @@
 import { sep } from "node:path";
+import { namedCargoBuildScript } from "./cargo-build.js";
 
 /**
  * Pass 9: more files another tool reads and runs on its own at the user's next unrelated action,
@@ -51,6 +52,8 @@ export function runLaterByTool(path: string): boolean {
   const name = parts[parts.length - 1] ?? "";
   const parent = parts[parts.length - 2] ?? "";
   if (laterRunNames.test(name)) return true;
+  // Pass 11: the file a Cargo.toml's `build = "…"` names is a build script like build.rs.
+  if (name.endsWith(".rs") && namedCargoBuildScript(path)) return true;
   if (buildRunByTool(parts, name, parent)) return true;
   if (inRunFolder(parts)) return true;
   if (parent === ".vscode" && name === "launch.json") return true;

@@ -1,4 +1,6 @@
 import { basename } from "node:path";
+import { archiveExtractionChecks } from "./archive-extraction.js";
+import { editedBuildKey } from "./cargo-build.js";
 import { parallelOperands } from "./command-feeds.js";
 import { hostsNamed, needsNetwork } from "./command-network.js";
 import { interpreterChecks, outsideOperands, readonlyChecks } from "./command-operands.js";
@@ -209,8 +211,12 @@ export function callChecks(
     for (const script of gitEnvironmentScripts(environment, finalArgs)) scope().innerDenies(script);
     gitPlaceChecks(environment, final, scope());
   }
-  for (const invocation of unwrapped.invocations)
+  for (const invocation of unwrapped.invocations) {
     programFileChecks(invocation, unwrapped.invocations, walk.written, scope());
+    archiveExtractionChecks(invocation, scope());
+    const buildKey = editedBuildKey(invocation);
+    if (buildKey) scope().add(buildKey);
+  }
   for (const invocation of unwrapped.invocations) {
     const valued = commandValuedOptions(
       invocation.program,

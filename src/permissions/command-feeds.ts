@@ -95,5 +95,12 @@ export function parallelOperands(invocation: Invocation, scope: WalkScope): void
 
 function fileWords(file: string, scope: WalkScope): string[] {
   const text = readScript(file, scope.context.cwd);
+  // Pass 11: `parallel rm -rf :::: missing`: the words come from a file nobody can read before it runs.
+  if (text === null)
+    scope.add({
+      decision: "ask",
+      rule: "command.eval",
+      reason: `parallel takes the words of its command from ${file}, which cannot be read before it runs`,
+    });
   return text === null ? [] : inputWords(text).map((word) => word.text);
 }

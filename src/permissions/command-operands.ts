@@ -160,36 +160,48 @@ export function outsideOperands(words: EvaluatedWord[], scope: WalkScope): void 
     const spelled = word.text.startsWith("-")
       ? (/^--[\w-]+=(.+)$/.exec(word.text)?.[1] ?? /^-[a-zA-Z]([/~@].*)$/.exec(word.text)?.[1] ?? "")
       : word.text;
-    // `curl -d @.env`, `curl -F f=@/etc/passwd`, `--data-binary @file`: curl reads the file after `@`/`<`.
-    const text = /^@./.test(spelled)
-      ? spelled.slice(1)
-      : (/^[\w.-]+=[@<](.+)$/.exec(spelled)?.[1] ?? spelled);
-    if (text === "" || (!/^(\/|~|\.)|\//.test(text) && !isEnvFile(text))) continue;
-    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text) || /^[^/]*:/.test(text)) continue;
-    const resolved = resolveReal(text, scope.context.cwd, scope.context.home, scope.fsApi);
-    if (!resolved.ok) continue;
-    // A project's `.env` handed to a program that is not read-only (`curl -T .env`, `scp .env host:`,
-    // `base64 .env`) is read like `cat .env`: a person's call (pass 10).
-    if (resolved.exists && (isEnvFile(resolved.realPath) || isPackageToolConfig(resolved.realPath))) {
+    for (const text of namedFiles(spelled)) {
+      if (text === "" || (!/^(\/|~|\.)|\//.test(text) && !isEnvFile(text))) continue;
+      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text) || /^[^/]*:/.test(text)) continue;
+      const resolved = resolveReal(text, scope.context.cwd, scope.context.home, scope.fsApi);
+      if (!resolved.ok) continue;
+      // A project's `.env` handed to a program that is not read-only (`curl -T .env`, `scp .env host:`,
+      // `base64 .env`) is read like `cat .env`: a person's call (pass 10).
+      if (resolved.exists && (isEnvFile(resolved.realPath) || isPackageToolConfig(resolved.realPath))) {
+        scope.add({
+          decision: "ask",
+          rule: "path.env-file",
+          reason: `${text} (${resolved.realPath}) usually holds secrets, and the command reads it`,
+        });
+        return;
+      }
+      // A file not there yet counts when it is spelled from `/` or `~` and its folder exists: the command
+      // would create it there (`git bundle create ~/x.bundle`, `strace -o ~/log ls`).
+      if (!resolved.exists && !(/^[/~]/.test(text) && parentExists(resolved.realPath))) continue;
+      const roots = [...scope.context.writeRoots, ...scope.context.readRoots];
+      if (roots.some((root) => isWithin(resolved.realPath, root))) continue;
       scope.add({
         decision: "ask",
-        rule: "path.env-file",
-        reason: `${text} (${resolved.realPath}) usually holds secrets, and the command reads it`,
+        rule: "path.outside-roots",
+        reason: `${text} (${resolved.realPath}) is outside the workspace`,
       });
       return;
     }
-    // A file not there yet counts when it is spelled from `/` or `~` and its folder exists: the command
-    // would create it there (`git bundle create ~/x.bundle`, `strace -o ~/log ls`).
-    if (!resolved.exists && !(/^[/~]/.test(text) && parentExists(resolved.realPath))) continue;
-    const roots = [...scope.context.writeRoots, ...scope.context.readRoots];
-    if (roots.some((root) => isWithin(resolved.realPath, root))) continue;
-    scope.add({
-      decision: "ask",
-      rule: "path.outside-roots",
-      reason: `${text} (${resolved.realPath}) is outside the workspace`,
-    });
-    return;
   }
+}
+
+/**
+ * The files a word makes a program read: the word itself; after curl's `@`/`<` (`-d @.env`,
+ * `-F f=@/etc/passwd`); pass 11: `name@file` (`--data-urlencode name@.env`, httpie `field@.env`),
+ * httpie's `field:=@file`, and curl's `{a,b}` upload lists (`-T '{.env,README.md}'`).
+ */
+function namedFiles(spelled: string): string[] {
+  if (/^@./.test(spelled)) return [spelled.slice(1)];
+  const fielded = /^[\w.-]+(?:=|:=)?[@<](.+)$/.exec(spelled)?.[1];
+  if (fielded !== undefined) return [fielded];
+  const listed = /^\{([^{}]*)\}$/.exec(spelled)?.[1];
+  if (listed !== undefined) return listed.split(",");
+  return [spelled];
 }
 
 function parentExists(path: string): boolean {

@@ -8,7 +8,7 @@
 
 /** git settings whose value is a program or shell command git runs. */
 export const gitCommandKeys =
-  /^(core\.(sshcommand|pager|editor|fsmonitor|askpass|gitproxy|hookspath)|sequence\.editor|diff\.external|diff\..+\.(command|textconv)|merge\..+\.driver|filter\..+\.(clean|smudge|process)|alias\..+|credential(\..+)?\.helper|gpg(\..+)?\.program|pager\..+|web\.browser|browser\..+\.cmd|man\..+\.cmd|interactive\.difffilter|remote\..+\.(uploadpack|receivepack|vcs)|uploadpack\.packobjectshook|ssh\.variant|protocol\..+\.allow|include\.path|includeif\..+\.path)$/i;
+  /^(core\.(sshcommand|pager|editor|fsmonitor|askpass|gitproxy|hookspath)|sequence\.editor|diff\.external|diff\..+\.(command|textconv)|merge\..+\.driver|filter\..+\.(clean|smudge|process)|alias\..+|credential(\..+)?\.helper|gpg(\..+)?\.program|pager\..+|web\.browser|browser\..+\.cmd|man\..+\.cmd|interactive\.difffilter|(difftool|mergetool)\..+\.cmd|sendemail\.(tocmd|cccmd|smtpserver)|remote\..+\.(uploadpack|receivepack|vcs)|uploadpack\.packobjectshook|ssh\.variant|protocol\..+\.allow|include\.path|includeif\..+\.path)$/i;
 
 export interface CommandValues {
   /** Shell command lines. */
@@ -82,6 +82,12 @@ export function commandValuedOptions(program: string, args: string[]): CommandVa
         if (operands.length >= 2 && gitCommandKeys.test(operands[0] as string))
           out.scripts.push(shellOfGitValue(operands[1] as string));
       }
+      // `git grep -O'rm -rf ~'`: the pager's value is optional, so only glued or after `=` (pass 11).
+      if (subcommand === "grep")
+        for (const arg of rest) {
+          const pager = /^(?:-O|--open-files-in-pager=)(.+)$/s.exec(arg);
+          if (pager?.[1]) out.scripts.push(pager[1]);
+        }
       if (subcommand === "rebase") {
         for (let index = 0; index < rest.length; index++) {
           const found = valueAt(rest, index, ["-x", "--exec"]);
@@ -188,12 +194,38 @@ export function commandValuedOptions(program: string, args: string[]): CommandVa
   if (program === "git")
     for (const arg of args) {
       const external = /^ext::(.*)$/s.exec(arg);
+      // Both readings: git's argv, and the text with every escape undone (stricter for a bare program).
       if (external?.[1])
         out.scripts.push(
+          extTransportCommand(external[1]),
           external[1].replace(/%(.)/g, (_all, next: string) => (next === " " || next === "%" ? next : "x")),
         );
     }
   return out;
+}
+
+/**
+ * The argv git's ext transport runs, as shell text: words split at spaces, `% ` a space inside a
+ * word, `%%` a percent sign, `%s`/`%S`/`%G`/`%V` placeholders (pass 11: `ext::sh -c rm% -rf% ~` runs
+ * `sh -c 'rm -rf ~'`, not `sh -c rm`).
+ */
+function extTransportCommand(url: string): string {
+  const words: string[] = [];
+  let current = "";
+  for (let index = 0; index < url.length; index++) {
+    const character = url[index] as string;
+    if (character === "%" && index + 1 < url.length) {
+      const next = url[++index] as string;
+      current += next === " " || next === "%" ? next : "x";
+    } else if (character === " ") {
+      if (current !== "") words.push(current);
+      current = "";
+    } else current += character;
+  }
+  if (current !== "") words.push(current);
+  return words
+    .map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`))
+    .join(" ");
 }
 
 /** A sed command line's scripts: `-e S`, `--expression=S`, or the first operand. */
@@ -241,6 +273,9 @@ function pushVimShell(command: string, out: CommandValues): void {
     if (rest.trim() !== "") out.scripts.push(rest);
   }
   if (/system\s*\(|!/.test(command)) out.code.push(command);
+  // Pass 11: `nvim -c 'lua os.execute("rm -rf ~")'`, `:py3 …`, `:perl …`: vim's embedded interpreters.
+  const embedded = /^\s*:?\s*(?:lua|luado|py3?|python3?|pythonx|pyx|perl|ruby)\b\s*(.*)$/s.exec(command);
+  if (embedded?.[1]) out.code.push(embedded[1]);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { writtenBuildKey } from "./cargo-build.js";
 import { checkChangeAt } from "./check-targets.js";
 import { callChecks } from "./command-call.js";
 import { feedBuilder, inputWords } from "./command-feeds.js";
@@ -25,6 +26,7 @@ import { type PathFs, resolveReal } from "./paths.js";
 import { makefileRecipes } from "./project-scripts.js";
 import { type Command, parseShell, type Redirect, type Stmt, stmtsInWord } from "./shell-ast.js";
 import { type EvaluatedWord, evaluateWord, type Finding } from "./shell-words.js";
+import { catFedText, redirectedFileText } from "./stdin-files.js";
 import { isShell, unwrap, variableScript } from "./wrappers.js";
 import { WrittenFiles } from "./written-files.js";
 
@@ -134,6 +136,10 @@ class Walker {
     if (stmt.command) this.command(stmt.command);
     this.patches(stmt);
     this.written.record(stmt, this.context);
+    for (const [path, text] of this.written.entries()) {
+      const buildKey = writtenBuildKey(path, text);
+      if (buildKey) this.add(buildKey);
+    }
     this.scriptOnStdin(stmt);
   }
 
@@ -158,7 +164,10 @@ class Walker {
     // The outermost program that reads its input: xargs in `xargs rm -rf <<< ~`, bash in `sudo bash <<EOF`.
     const judge = statementStdinJudge(stmt, this.context);
     if (!judge) return;
-    const text = stdinText(stmt, this.context);
+    // Pass 11: `bash < x.sh` after writing x.sh runs the written text; a list nobody can read is opaque.
+    const fed = redirectedFileText(stmt, judge, this.context, this.written);
+    if (fed.finding) this.add(fed.finding);
+    const text = fed.text !== undefined ? fed.text : stdinText(stmt, this.context);
     if (text === null) return;
     if (judge === "builder") this.xargsWords(stmt, text);
     else this.judgeInput(judge, text);
@@ -269,13 +278,18 @@ class Walker {
       const programs = programsIn([element], this.context);
       const last = finalProgram(element, this.context);
       const previous = index > 0 ? elements[index - 1] : undefined;
+      const judge = previous && last !== null ? statementStdinJudge(element, this.context) : null;
+      // Pass 11: `cat x.sh | sh` reads x.sh as this command leaves it; a file nobody can read is opaque.
+      const catFed = previous ? catFedText(previous, judge, this.context, this.written) : {};
       if (previous && last !== null) {
-        const judge = statementStdinJudge(element, this.context);
         const fed =
           judge && judge !== "builder" && (!isShell(last) || shellReadsStdin(element, this.context));
-        const text = fed
-          ? pipedText(elements, index - 1, this.context, (stmt) => producedText(stmt, this.context))
-          : null;
+        if (catFed.finding && (fed || judge === "builder")) this.add(catFed.finding);
+        const text = !fed
+          ? null
+          : catFed.text !== undefined
+            ? catFed.text
+            : pipedText(elements, index - 1, this.context, (stmt) => producedText(stmt, this.context));
         if (text !== null && judge && judge !== "builder") this.judgeInput(judge, text);
         // `… | base64 -d | sh` with input nobody can read: the shell runs text unknown until it runs.
         // Pass 10: so does any pipe into a shell (or an interpreter reading its program) whose text
@@ -289,7 +303,7 @@ class Walker {
           });
         }
       }
-      if (previous) this.xargsFeed(element, previous);
+      if (previous) this.xargsFeed(element, previous, catFed.text);
       // `echo 'rm -rf ~' | tee run.sh`: what tee writes is what the previous command printed.
       if (previous) this.written.record(element, this.context, producedText(previous, this.context));
       if (index > 0 && last !== null && (isShell(last) || interpreters.has(last))) {
@@ -322,8 +336,9 @@ class Walker {
    * previous command; when the engine can tell what they are, the command xargs builds is held to the
    * hardline with them.
    */
-  private xargsFeed(element: Stmt, previous: Stmt): void {
-    feedBuilder(element, producedWords(previous, this.context), this.walkScope());
+  private xargsFeed(element: Stmt, previous: Stmt, catText: string | null | undefined): void {
+    const words = typeof catText === "string" ? inputWords(catText) : producedWords(previous, this.context);
+    feedBuilder(element, words, this.walkScope());
   }
 
   /** `xargs rm -rf <<< ~`, `xargs rm -rf < list`: the words come from the command's own input. */

@@ -68,12 +68,29 @@ export function decodedHereText(stmt: Stmt, context: PermissionContext): string 
 
 /** `printf '\x72\x6d'`, `echo -e '\0162m'`: the escapes printf and `echo -e` turn into characters. */
 export function printfEscapes(text: string): string {
-  return text
-    .replace(/\\x([0-9a-fA-F]{1,2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
-    .replace(/\\u([0-9a-fA-F]{1,4})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
-    .replace(/\\0?([0-7]{1,3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8)))
-    .replace(/\\\\/g, "\\");
+  // One pass, so `\\n` stays a backslash and an n; pass 11 adds the character escapes (`echo -e 'a\nb'`).
+  return text.replace(
+    /\\(?:x([0-9a-fA-F]{1,2})|u([0-9a-fA-F]{1,4})|0?([0-7]{1,3})|([ntrabfve\\]))/g,
+    (_all, hex?: string, unicode?: string, octal?: string, letter?: string) => {
+      if (hex !== undefined) return String.fromCharCode(Number.parseInt(hex, 16));
+      if (unicode !== undefined) return String.fromCharCode(Number.parseInt(unicode, 16));
+      if (octal !== undefined) return String.fromCharCode(Number.parseInt(octal, 8));
+      return characterEscapes[letter as string] ?? "";
+    },
+  );
 }
+
+const characterEscapes: Record<string, string> = {
+  n: "\n",
+  t: "\t",
+  r: "\r",
+  a: "\x07",
+  b: "\b",
+  f: "\f",
+  v: "\v",
+  e: "\x1b",
+  "\\": "\\",
+};
 
 /**
  * The text element `index` of a pipeline writes: its own (`produced`), a decoder's here-string, or a

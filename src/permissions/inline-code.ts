@@ -21,17 +21,18 @@ import { isHardDenial } from "./speculation.js";
 const stringLiteral = /(["'`])((?:\\.|(?!\1)[^\\])*)\1/gs;
 
 const homeExpression =
-  /expanduser\(\s*["']~\/?["']\s*\)|Path\.home\(\)|homedir\(\)|environ(?:\.get\(\s*|\[\s*)["']HOME["']|getenv\(\s*["']HOME["']|env\.get\(\s*["']HOME["']|process\.env\.HOME\b|process\.env\[\s*["']HOME["']|ENV\[\s*["']HOME["']|\$ENV\{\s*HOME\s*\}|Dir\.home|\$HOME\b|os\.UserHomeDir\(\)|\$env:HOME|home_dir\(\)/;
+  /expanduser\(\s*["']~\/?["']\s*\)|Path\.home\(\)|homedir\(\)|environ(?:\.get\(\s*|\[\s*)["']HOME["']|getenv\(\s*["']HOME["']|env\.get\(\s*["']HOME["']|process\.env\.HOME\b|process\.env\[\s*["']HOME["']|ENV\[\s*["']HOME["']|\$ENV\{\s*HOME\s*\}|Dir\.home|\$HOME\b|os\.UserHomeDir\(\)|\$env:HOME|home_dir\(\)|ENVIRON\[\s*["']HOME["']/;
 
 const mercuryHomeExpression = /MERCURY_HOME/;
 
 /** Code that writes, moves or deletes files (Python, Node, Ruby, Perl spellings). */
 const writingCode =
-  /open\([^)]*,\s*["'`][wax+]|write_text|write_bytes|writeFile|appendFile|createWriteStream|copyFile|rename|unlink|rmSync|rmtree|os\.remove|os\.replace|File\.delete|shutil\.(copy|move)|File\.write|IO\.write|FileUtils|>\s*\$|open\s*\(\s*\w+\s*,\s*["']>/;
+  /open\((?:[^()]|\([^()]*\))*,\s*["'`][wax+]|\bprintf?\b[^;|()]*>>?\s*(?:["\w]|ENVIRON)|write_text|write_bytes|writeFile|appendFile|createWriteStream|copyFile|rename|unlink|rmSync|rmtree|os\.remove|os\.replace|File\.delete|shutil\.(copy|move)|File\.write|IO\.write|FileUtils|>\s*\$|open\s*\(\s*\w+\s*,\s*["']>/;
 
-// `(?<=\.)remove`: Deno.remove(Sync), fs-extra's remove(Sync); emptyDir empties a folder like `rm -rf DIR/*`.
+// `(?<=\.)remove`: Deno.remove(Sync), fs-extra's remove(Sync); emptyDir empties a folder like `rm -rf DIR/*`;
+// pass 11: R's `unlink("~", recursive = TRUE)`, Julia's `rm(homedir(), recursive = true)`.
 const deletionCall =
-  /\b(?:rmtree|rm_rf|rm_r|remove_tree|rmSync|rmdirSync|rimraf(?:\.sync)?|removedirs|RemoveAll|deleteRecursively|remove_dir_all|remove_dir|remove_entry(?:_secure)?|Remove-Item|fs\.rm|fs\.promises\.rm|fsp\.rm|rmdir|(?<=\.)remove(?:Sync)?|emptyDir(?:Sync)?)\s*\(/g;
+  /\b(?:rmtree|rm_rf|rm_r|remove_tree|rmSync|rmdirSync|rimraf(?:\.sync)?|removedirs|RemoveAll|deleteRecursively|remove_dir_all|remove_dir|remove_entry(?:_secure)?|Remove-Item|fs\.rm|fs\.promises\.rm|fsp\.rm|rmdir|(?<=\.)remove(?:Sync)?|emptyDir(?:Sync)?|unlink|rm)\s*\(/g;
 
 export interface InlineCodeScope extends PathScope {
   /** Judges shell text found in the code; only its hardline and secret denials are kept. */

@@ -70,14 +70,21 @@ function packageScript(program: string, args: string[], cwd: string): string | n
 function makeRecipes(args: string[], cwd: string): string | null {
   const fileFlag = args.findIndex((arg) => arg === "-f" || arg === "--file" || arg === "--makefile");
   const inline = args.find((arg) => arg.startsWith("--file=") || arg.startsWith("--makefile="));
-  const named = fileFlag >= 0 ? args[fileFlag + 1] : inline?.slice(inline.indexOf("=") + 1);
+  // Pass 11: `make -fevil.mk` (glued) names the Makefile too.
+  const glued = args.find((arg) => /^-f./.test(arg))?.slice(2);
+  const named = fileFlag >= 0 ? args[fileFlag + 1] : (inline?.slice(inline.indexOf("=") + 1) ?? glued);
   const candidates = named ? [named] : ["GNUmakefile", "makefile", "Makefile"];
+  // `make SHELL='rm -rf ~'`, `make CC='rm -rf ~'`: variables set on the command line become recipe
+  // text (SHELL runs every recipe), so their values are judged as shell too (pass 11).
+  const assigned = args
+    .filter((arg) => /^[A-Za-z_.][\w.]*[:+?]?=/.test(arg))
+    .map((arg) => arg.slice(arg.indexOf("=") + 1));
   for (const file of candidates) {
     const text = readScript(file, cwd);
     if (text === null) continue;
-    return makefileRecipes(text);
+    return [makefileRecipes(text), ...assigned].join("\n");
   }
-  return null;
+  return assigned.length > 0 ? assigned.join("\n") : null;
 }
 
 /** The shell lines a Makefile's recipes run (tab-indented lines and `target: ; command`). */

@@ -12,7 +12,7 @@ const name = String.raw`[A-Za-z_][\w.-]*`;
 const commandStart = String.raw`(^|[;&|({\n]\s*|\b(?:then|do|else)\s+|!\s+)`;
 
 export function rebindSource(source: string): string | null {
-  if (!/\balias\s|\bhash\s+-p|\(\)\s*\{|\bfunction\s|=\(|\bset\s+--/.test(source)) return null;
+  if (!/\balias\s|\bhash\s+-p|\(\)\s*[{(]|\bfunction\s|=\(|\bset\s+--/.test(source)) return null;
   let out = source;
   const commands = new Map<string, string>();
   for (const match of source.matchAll(
@@ -21,11 +21,7 @@ export function rebindSource(source: string): string | null {
     commands.set(match[1] as string, match[2] ?? match[3] ?? match[4] ?? "");
   for (const match of source.matchAll(new RegExp(String.raw`\bhash\s+-p\s+(\S+)\s+(${name})`, "g")))
     commands.set(match[2] as string, match[1] as string);
-  const functions = new Map<string, string>();
-  for (const match of source.matchAll(
-    new RegExp(String.raw`(?:\bfunction\s+(${name})\s*(?:\(\s*\))?|(${name})\s*\(\s*\))\s*\{([^{}]*)\}`, "g"),
-  ))
-    functions.set((match[1] ?? match[2]) as string, (match[3] as string).trim().replace(/;\s*$/, ""));
+  const functions = functionBodies(source);
   const arrays = new Map<string, string>();
   for (const match of source.matchAll(new RegExp(String.raw`\b(${name})=\(([^()]*)\)`, "g")))
     arrays.set(match[1] as string, (match[2] as string).trim());
@@ -51,6 +47,48 @@ export function rebindSource(source: string): string | null {
           : `${before}${withArguments(body, splitWords(args))}`,
     );
   return out === source ? null : out;
+}
+
+/**
+ * Each function's body, read to its matching `}` (or `)` for `f() ( … )`) outside quotes, so bodies
+ * holding blocks, `if`/`for`, `{}` or `${x}` are followed too (pass 11; the pass-10 pattern stopped at
+ * the first brace). A body whose end is not found is left out.
+ */
+function functionBodies(source: string): Map<string, string> {
+  const functions = new Map<string, string>();
+  const head = new RegExp(
+    String.raw`(?:\bfunction\s+(${name})\s*(?:\(\s*\))?|(${name})\s*\(\s*\))\s*([{(])`,
+    "g",
+  );
+  for (const match of source.matchAll(head)) {
+    const start = match.index + match[0].length;
+    const brace = match[3] === "{";
+    const end = matchingClose(source, start, brace ? "{" : "(", brace ? "}" : ")");
+    if (end === null) continue;
+    functions.set((match[1] ?? match[2]) as string, source.slice(start, end).trim().replace(/;\s*$/, ""));
+  }
+  return functions;
+}
+
+/** Where the bracket opened just before `from` closes, skipping quoted text and escaped characters. */
+function matchingClose(text: string, from: number, open: string, close: string): number | null {
+  let depth = 1;
+  let quote: string | null = null;
+  for (let index = from; index < text.length; index++) {
+    const character = text[index];
+    if (quote === "'") {
+      if (character === "'") quote = null;
+    } else if (character === "\\") index += 1;
+    else if (quote === '"') {
+      if (character === '"') quote = null;
+    } else if (character === "'" || character === '"') quote = character;
+    else if (character === open) depth += 1;
+    else if (character === close) {
+      depth -= 1;
+      if (depth === 0) return index;
+    }
+  }
+  return null;
 }
 
 /** `"$@"`, `$*`, `"$1"`, `${2}` replaced by the words given (as written, so `~` still expands). */

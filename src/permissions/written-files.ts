@@ -23,7 +23,7 @@ export class WrittenFiles {
     for (const redirect of stmt.redirects) {
       if (![">", ">>", ">|", "&>", "&>>"].includes(redirect.op) || !redirect.word) continue;
       const target = evaluateWord(redirect.word, context);
-      const text = target.exact ? producedText(stmt, context) : null;
+      const text = target.exact ? (this.catOfWritten(stmt, context) ?? producedText(stmt, context)) : null;
       if (text === null) {
         if (target.exact && !target.text.startsWith("/dev/"))
           this.unknownFiles.add(resolve(context.cwd, target.text));
@@ -61,8 +61,25 @@ export class WrittenFiles {
     }
     // `ln -s cleanup.sh y.sh`: the link says what its target says (pass 10).
     const linked = program === "ln" && words.some((word) => /^-[a-zA-Z]*s|^--symbolic$/.test(word.text));
-    if ((program === "cp" || program === "mv" || linked) && operands.length === 2) {
-      const [source, target] = operands.map((word) => word.text) as [string, string];
+    // Pass 11: a hard link (`ln a b`), `install a b` and `dd if=a of=b` are copies too; `dd of=b` writes
+    // its input.
+    const copies = program === "cp" || program === "mv" || program === "ln" || program === "install";
+    const dd = program === "dd" ? ddFiles(words.map((word) => word.text)) : null;
+    if (dd?.output && !dd.input) {
+      const text = piped ?? stdinText(stmt, context);
+      const path = resolve(context.cwd, dd.output);
+      if (text === null) this.unknownFiles.add(path);
+      else this.files.set(path, `${text}\n`);
+      return;
+    }
+    const pair =
+      dd?.output && dd.input
+        ? [dd.input, dd.output]
+        : copies
+          ? operands.slice(-2).map((word) => word.text)
+          : [];
+    if (pair.length === 2 && (program !== "install" || operands.length >= 2)) {
+      const [source, target] = pair as [string, string];
       const into = resolve(context.cwd, target);
       const path = isDirectory(into) ? resolve(into, basename(source)) : into;
       // A relative link target is read from the link's folder.
@@ -83,6 +100,18 @@ export class WrittenFiles {
     if (output !== null) this.unknownFiles.add(resolve(context.cwd, output));
   }
 
+  /** `cat x.sh > y.sh` after writing x.sh: the text this command gave the files cat reads. */
+  private catOfWritten(stmt: Stmt, context: PermissionContext): string | null {
+    if (stmt.command?.type !== "call" || stmt.command.args.length === 0) return null;
+    const words = stmt.command.args.map((word) => evaluateWord(word, context));
+    if (basename(words[0]?.text ?? "") !== "cat") return null;
+    const files = words.slice(1).filter((word) => !word.text.startsWith("-"));
+    if (files.length === 0 || files.some((word) => !word.exact)) return null;
+    const texts = files.map((word) => this.files.get(resolve(context.cwd, word.text)));
+    if (texts.every((text) => text === undefined)) return null;
+    return files.map((word, index) => texts[index] ?? readScript(word.text, context.cwd) ?? "").join("");
+  }
+
   /** The text of a script file a program runs: written by this command, or on disk. */
   script(path: string, cwd: string): string | null {
     return this.text(path, cwd) ?? readScript(path, cwd);
@@ -92,6 +121,11 @@ export class WrittenFiles {
   unknown(path: string, cwd: string): boolean {
     const absolute = resolve(cwd, path);
     return this.unknownFiles.has(absolute) && !this.files.has(absolute);
+  }
+
+  /** Every file this command wrote with known text (path, text). */
+  entries(): IterableIterator<[string, string]> {
+    return this.files.entries();
   }
 
   /** What the command itself wrote to `path`, if it did. */
@@ -105,13 +139,24 @@ export class WrittenFiles {
     for (const [path, text] of this.files) {
       const name = basename(path);
       const here = resolve(cwd, name) === path;
-      if (program === "make" && (/^(GNUmakefile|makefile|Makefile)$/.test(name) ? here : args.includes(name)))
+      const named = args.some((arg) => arg === name || arg === `-f${name}` || arg.endsWith(`=${name}`));
+      if (program === "make" && (/^(GNUmakefile|makefile|Makefile)$/.test(name) ? here : named))
         lines.push(...text.split("\n").map((line) => line.replace(/^[^:\t]*:[^=]?;?/, "").trim()));
       if (/^(npm|npx|yarn|pnpm|bun)$/.test(program) && name === "package.json" && here)
         for (const match of text.matchAll(/"((?:[^"\\]|\\.)*)"/g)) lines.push(match[1] as string);
     }
     return lines.filter((line) => line !== "");
   }
+}
+
+/** `dd if=A of=B`: the files dd reads and writes (either may be missing: standard input or output). */
+function ddFiles(args: string[]): { input?: string; output?: string } {
+  const files: { input?: string; output?: string } = {};
+  for (const arg of args) {
+    if (arg.startsWith("if=")) files.input = arg.slice(3);
+    if (arg.startsWith("of=")) files.output = arg.slice(3);
+  }
+  return files;
 }
 
 /** The file `curl -o F`, `curl --output F`, `wget -O F` writes, or null. */

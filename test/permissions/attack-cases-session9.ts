@@ -185,6 +185,12 @@ export const session9PersonOnly = [
   // Class: decoded text into a shell, unknown until it runs (opaque).
   "base64 -d payload.txt | sh",
   "base32 -d <<< X | sh",
+  // Pass 11: these archives do not exist here, so their members cannot be read before extraction
+  // (opaque); readable archives of ordinary members stay within --yes (attack-cases-session11.ts).
+  "tar -xf x.tar",
+  "tar -xzf x.tgz -C vendor",
+  "unzip x.zip -d vendor",
+  "cpio -id --no-absolute-filenames < x.cpio",
 ];
 
 /** Ordinary work inside the workspace: asked, and still within `--yes`'s reach after this pass. */
@@ -202,11 +208,7 @@ export const session9CoveredAsks = [
   "git clean -n",
   "git clean -nd",
   "git commit -am 'fix'",
-  "tar -xf x.tar",
-  "tar -xzf x.tgz -C vendor",
   "tar -cPf out.tar src",
-  "unzip x.zip -d vendor",
-  "cpio -id --no-absolute-filenames < x.cpio",
   "echo x > .editorconfig",
   "echo x > .gitignore",
   "echo x > .nvmrc",
