@@ -6,6 +6,7 @@
 // other speaker or nobody, so speaker reordering can be wrong as well as right. Nothing here is read
 // from the benchmark data; the seed fixes the corpus.
 //   import { syntheticCorpus } from "./retrieval-synthetic.mjs"; syntheticCorpus({ seed: 7 })
+import { mulberry32 } from "../dist/memory/text/mulberry32.js";
 
 const SYLLABLES = `ba ce di fo gu ha je ki lo mu na pe qi ro su ta ve wi xo yu za bre clo dri fla gro
 ple sku tra vos zen mar tel rin sol dak pum lek vor nis`.split(/\s+/);
@@ -22,15 +23,10 @@ const MONTHS = `January February March April May June July August September Octo
   /\s+/,
 );
 
+/** A seeded generator of numbers in [0, 1): the project's mulberry32 (needs `npm run build`). */
 function random(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
+  return () => next() / 4294967296;
 }
 
 function coined(index) {
