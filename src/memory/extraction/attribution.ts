@@ -43,7 +43,17 @@ const LEAD_INS = new Set(
  * A name in front of the quote, with no "I/my" after it, is the sentence's subject: "Tom is a
  * licensed pilot" does not state that the user is one. Chinese: words in front with no 我 ("小王对花生过敏").
  */
-function someoneElseBefore(before: string, factText: string, ownNames: readonly string[]): boolean {
+/** Only a clause boundary between a name and the quote: a comma, "and", "but", "so", "also", "then". */
+const CLAUSE_BREAK = /^\s*(?:[,;]\s*)?(?:(?:and|but|so|also|plus|then|while|because)\s+)?$/iu;
+/** A quote whose subject is the user: it opens with "I", "I'm", "my" (or 我). */
+const OPENS_FIRST_PERSON = /^\s*(?:(?:i|i'm|im|i've|i'd|i'll|my|me)\b|我)/iu;
+
+function someoneElseBefore(
+  before: string,
+  factText: string,
+  ownNames: readonly string[],
+  quote = "",
+): boolean {
   const fact = normalize(factText);
   const names = [...before.matchAll(/\p{Lu}[\p{L}'-]*/gu)].filter((match) => {
     const word = normalize(match[0]).replace(/'s$/, "");
@@ -56,7 +66,14 @@ function someoneElseBefore(before: string, factText: string, ownNames: readonly 
     );
   });
   const last = names[names.length - 1];
-  if (last !== undefined && !FIRST_PERSON.test(before.slice((last.index ?? 0) + last[0].length))) return true;
+  if (last !== undefined) {
+    const between = before.slice((last.index ?? 0) + last[0].length);
+    // "I live in Paris and I am allergic to …": the name ends a clause of its own; a quote that opens
+    // with "I"/"my" after "and", a comma or "but" has the user as its subject. "Tom thinks I am …"
+    // (a verb between) stays someone else's framing.
+    const ownClause = CLAUSE_BREAK.test(between) && OPENS_FIRST_PERSON.test(quote);
+    if (!FIRST_PERSON.test(between) && !ownClause) return true;
+  }
   const cjkBefore = [...before].filter((char) => isCjk(char)).join("");
   return cjkBefore.length > 0 && !cjkBefore.includes("我") && !fact.includes(cjkBefore);
 }
@@ -215,7 +232,7 @@ export function claimedBy(
   if (difference(said.persons, fact.persons).length > 0) return false;
   // "On weekends I wake up at 9am" does not state "wakes up at 9am": a condition in front is dropped.
   if (difference(featuresOf(before).dates, fact.dates).length > 0) return false;
-  if (someoneElseBefore(collapseKeepingCase(turn).slice(start, at), factText, ownNames)) return false;
+  if (someoneElseBefore(collapseKeepingCase(turn).slice(start, at), factText, ownNames, needle)) return false;
   if (tenseDiffers(needle, factText) || unitsDropped(needle, factText)) return false;
   const quoteWords = new Set(tokenize(normalize(quote)));
   const quoted = featuresOf(quote);
