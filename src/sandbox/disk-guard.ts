@@ -149,8 +149,15 @@ exec 3<&-
 (
   set -f; IFS='
 '
+  # The pause runs in the background and is waited for, so that the TERM sent when the program ends
+  # stops it at once: an orphaned sleep would hold the cgroup (process-cgroup.ts waits for it to empty)
+  # for up to a second after every program.
+  sleeper=""
+  trap 'kill "$sleeper" 2>/dev/null; exit 0' TERM
   while :; do
-    sleep 1 >/dev/null 2>&1
+    sleep 1 >/dev/null 2>&1 &
+    sleeper=$!
+    wait "$sleeper"
     kill -0 "$child" 2>/dev/null || exit 0
     folder=""
     for item in $pairs; do
