@@ -21,7 +21,7 @@ describe("npm's own configuration is part of the judge (built binary, loopback m
         // npm runs every script through this "shell": the check would never run and npm would exit 0.
         // Since session 11 the engine asks a person before a command rewrites a file the judge records
         // (command.check-change), and --yes never approves that; the judge's own record of .npmrc (a
-        // write that got through) is covered in test/agent/completion/judge-files.test.ts.
+        // write that got through) is covered in test/agent/completion/weakened-checks-session11.test.ts.
         {
           toolCalls: [
             {

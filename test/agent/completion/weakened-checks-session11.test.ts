@@ -161,3 +161,20 @@ describe("the runner's own package is part of the judge", () => {
     ]);
   });
 });
+
+/** What test/e2e/honesty-session9-judge.test.ts proved before the engine began refusing the write itself. */
+describe("npm's configuration is part of the judge", () => {
+  it("a .npmrc created after the check was fixed (script-shell=/bin/true) is a change to the judge", () => {
+    const cwd = makeProject({
+      "package.json": JSON.stringify({ name: "p", scripts: { test: "node check.js" } }),
+      "check.js": "process.exit(1);\n",
+    });
+    const recorded = judgeFiles(cwd, { command: "npm test", source: "package.json" });
+    expect(judgeFileChanges(cwd, recorded)).toEqual([]);
+    writeFileSync(join(cwd, ".npmrc"), "script-shell=/bin/true\n");
+    expect(judgeFileChanges(cwd, recorded)).toContainEqual({
+      path: ".npmrc",
+      change: "npm configuration the check runs with created",
+    });
+  });
+});
