@@ -10,7 +10,11 @@ import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 const root = resolve(import.meta.dirname, "..");
-const cli = join(root, "dist/cli.js");
+// What `mercury` runs: the package's "bin" (dist/mercury.cjs since 2026-12-02; dist/cli.js before).
+const binOf = (checkout) =>
+  join(checkout, JSON.parse(readFileSync(join(checkout, "package.json"), "utf8")).bin.mercury);
+const cli = binOf(root);
+const program = join(root, "dist/cli.js");
 const args = process.argv.slice(2);
 const flag = (name, fallback) => {
   const index = args.indexOf(name);
@@ -67,13 +71,28 @@ try {
     "mercury memory search <q>": (run) => [cli, "memory", "search", ...queries[run].split(" ")],
     'mercury memory add "<text>"': (run) => [cli, "memory", "add", `Bench note ${run}: ${fresh[run]}`],
   };
+  // The ES-module program run directly (`node dist/cli.js …`), when the bin is another file.
+  if (cli !== program) {
+    cases["node dist/cli.js memory search <q>"] = (run) => [
+      program,
+      "memory",
+      "search",
+      ...queries[run].split(" "),
+    ];
+    cases['node dist/cli.js memory add "<text>"'] = (run) => [
+      program,
+      "memory",
+      "add",
+      `Bench note esm ${run}: ${fresh[run]}`,
+    ];
+  }
   // --before DIR: the same commands from an earlier build (a checkout with dist/ built), interleaved.
   // They run on a copy of the seeded home: each build keeps its own validated config snapshot (its
   // fingerprint is of the build's own code), and one shared home would make both builds miss it.
   const beforeIndex = args.indexOf("--before");
   const beforeHome = `${home}-before`;
   if (beforeIndex >= 0) {
-    const before = join(resolve(args[beforeIndex + 1]), "dist/cli.js");
+    const before = binOf(resolve(args[beforeIndex + 1]));
     cases["mercury memory search <q> [before]"] = (run) => [
       before,
       "memory",

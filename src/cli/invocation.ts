@@ -1,5 +1,5 @@
 import { accessSync, constants, realpathSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { basename, delimiter, dirname, join } from "node:path";
 
 /**
  * How the person can run Mercury again, for "next, run …" hints: plain `mercury` when that name on
@@ -14,13 +14,16 @@ export function mercuryCommand(env: NodeJS.ProcessEnv = process.env, program = p
   } catch {
     return "npx mercury";
   }
+  // The package's `mercury` is dist/mercury.cjs, which runs dist/cli.js: either file is this program.
+  const selves = new Set([self]);
+  if (basename(self) === "cli.js") selves.add(join(dirname(self), "mercury.cjs"));
   for (const directory of (env.PATH ?? "").split(delimiter)) {
     if (directory === "") continue;
     const candidate = join(directory, "mercury");
     try {
       accessSync(candidate, constants.X_OK);
       // The first `mercury` on the PATH is the one the shell runs: this program or another.
-      return realpathSync(candidate) === self ? "mercury" : "npx mercury";
+      return selves.has(realpathSync(candidate)) ? "mercury" : "npx mercury";
     } catch {
       // Not in this directory: the shell looks in the next one.
     }

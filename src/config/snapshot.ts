@@ -32,6 +32,9 @@ function validator(): string {
   if (validatorSources !== undefined) return validatorSources;
   // The same extension as this module: .js when built, .ts under the test runner.
   const extension = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
+  // The memory fast path's CommonJS copy (dist/fast/, tsconfig.fast.json) is compiled from the same
+  // sources in the same build: it reads the program's files, so that both share one validated copy.
+  const here = import.meta.url.replace("/dist/fast/", "/dist/");
   // Every source the validation depends on (the provider names, the dashboard and sandbox checks),
   // each preceded by its name and length so that no two sets of sources read the same.
   let sources = "";
@@ -44,7 +47,7 @@ function validator(): string {
     "snapshot",
     "../sandbox/network-grants",
   ]) {
-    const source = readFileSync(fileURLToPath(new URL(`./${name}${extension}`, import.meta.url)), "utf8");
+    const source = readFileSync(fileURLToPath(new URL(`./${name}${extension}`, here)), "utf8");
     sources += `${name}${extension} ${source.length}\n${source}`;
   }
   validatorSources = sources;

@@ -3,14 +3,15 @@ import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import type DatabaseModule from "better-sqlite3";
 
-const require = createRequire(import.meta.url);
+// Not named `require`: the memory fast path's CommonJS copy (tsconfig.fast.json) has a `require` of its own.
+const requirePackage = createRequire(import.meta.url);
 /**
  * better-sqlite3 is CommonJS. Imported as an ES module, Node first scans its files' source for the
  * names they export (index.js re-exports database.js, so both are lexed), then requires it anyway:
  * ~2 ms of every `mercury memory` command (BENCHMARKS.md, memory-command latency). Required
  * directly, only the require remains. Same module, same class.
  */
-const Database = require("better-sqlite3") as typeof DatabaseModule;
+const Database = requirePackage("better-sqlite3") as typeof DatabaseModule;
 
 export type SqliteDatabase = DatabaseModule.Database;
 
@@ -58,7 +59,7 @@ let bindingPath: string | null | undefined;
 function nativeBinding(): string | null {
   if (bindingPath !== undefined) return bindingPath;
   try {
-    bindingPath = require.resolve("better-sqlite3/build/Release/better_sqlite3.node");
+    bindingPath = requirePackage.resolve("better-sqlite3/build/Release/better_sqlite3.node");
   } catch (error) {
     if (!(error instanceof Error && "code" in error && error.code === "MODULE_NOT_FOUND")) throw error;
     bindingPath = null;

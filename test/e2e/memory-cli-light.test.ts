@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { makeHome, providerEnv, runCli } from "../helpers/cli.js";
 import { useFakeServers } from "../helpers/fake-servers.js";
-import { coverageTracer } from "../helpers/load-tracer.js";
+import { coverageTracer, programFiles, sameNames } from "../helpers/load-tracer.js";
 
 const server = useFakeServers();
 
@@ -35,13 +35,16 @@ describe("memory commands load only what memory needs", () => {
     const traced = async (args: string[]) => {
       const tracer = coverageTracer(home);
       const result = await runCli(args, { home, userHome, env: { ...providerEnv(fake.url), ...tracer.env } });
-      return { ...result, loads: tracer.files(true) };
+      const raw = tracer.files(true);
+      return { ...result, loads: sameNames(raw), program: programFiles(raw) };
     };
 
     const first = await traced(["memory", "add", "--json", "The user lives in Paris."]);
     expect(first.code).toBe(0);
     expect((JSON.parse(first.stdout) as { action: string }).action).toBe("created");
     const firstLoads = first.loads;
+    // The bin ran it from its CommonJS copy: not one file of the ES-module program was loaded.
+    expect(first.program).toEqual([]);
     expect(firstLoads.some((url) => url.endsWith("/dist/app/memory-cli.js"))).toBe(true);
     for (const pattern of neverForMemory) expect(firstLoads.filter((url) => pattern.test(url))).toEqual([]);
 
@@ -51,6 +54,7 @@ describe("memory commands load only what memory needs", () => {
       "The user lives in Paris.",
     );
     for (const pattern of neverForMemory) expect(search.loads.filter((url) => pattern.test(url))).toEqual([]);
+    expect(search.program).toEqual([]);
     // The store is current and no model judges: neither zod nor the migrations are loaded; a plain
     // `memory search` does not even load the command-line parser.
     for (const pattern of [
@@ -95,6 +99,8 @@ describe("memory commands load only what memory needs", () => {
     expect(JSON.stringify(fake.chatRequests()[0]?.body)).toContain("The user lives in Paris.");
     expect((JSON.parse(moved.stdout) as { action: string }).action).toBe("superseded");
     const movedLoads = moved.loads;
+    // The judge's provider chain and the AI SDK, required by the CommonJS copy too.
+    expect(moved.program).toEqual([]);
     expect(movedLoads.some((url) => /\/dist\/model\/chain\.js/.test(url))).toBe(true);
     expect(
       movedLoads.filter((url) => /\/dist\/(agent\/runtime|app\/container|tools\/|mcp\/)/.test(url)),

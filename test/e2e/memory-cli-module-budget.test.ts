@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { makeHome, runCli } from "../helpers/cli.js";
-import { coverageTracer } from "../helpers/load-tracer.js";
+import { coverageTracer, sameNames } from "../helpers/load-tracer.js";
 
 /**
  * `memory add` and `memory search` start in about the time of `node` itself only while they load few
@@ -34,7 +34,7 @@ const neverForSearch = [/\/dist\/memory\/consolidation\//];
  * their modules with `require` (memory-fast.ts), which only V8's coverage output lists in full.
  */
 function moduleFiles(tracer: ReturnType<typeof coverageTracer>): string[] {
-  return tracer.files().filter((url) => !url.includes("/node_modules/better-sqlite3/"));
+  return sameNames(tracer.files()).filter((url) => !url.includes("/node_modules/better-sqlite3/"));
 }
 
 describe("memory add and search load a pinned set of modules", () => {

@@ -4,7 +4,13 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { loadedMachineWaitMs } from "./patience.js";
 
-export const cliPath = resolve(import.meta.dirname, "../../dist/cli.js");
+/**
+ * The package's `mercury` command (package.json "bin"): what a person runs. It runs `memory add|search`
+ * from dist/fast/ (CommonJS) and everything else through dist/cli.js (src/mercury.cts).
+ */
+export const cliPath = resolve(import.meta.dirname, "../../dist/mercury.cjs");
+/** The ES-module program itself, as `node dist/cli.js` runs it. */
+export const programPath = resolve(import.meta.dirname, "../../dist/cli.js");
 
 export interface CliResult {
   code: number | null;

@@ -65,3 +65,20 @@ export function coverageTracer(directory: string): {
     },
   };
 }
+
+/**
+ * The `mercury` bin runs `memory add|search` from dist/fast/, the same sources compiled to CommonJS
+ * (src/mercury.cts): each file under its program name (dist/fast/x.js → dist/x.js), so that a check by
+ * name holds for either build.
+ */
+export function sameNames(urls: string[]): string[] {
+  return urls.map((url) => url.replace("/dist/fast/", "/dist/"));
+}
+
+/** Files of the ES-module program (dist/ outside dist/fast/, the bin itself aside) a run loaded. */
+export function programFiles(urls: string[]): string[] {
+  return urls.filter(
+    (url) =>
+      !url.includes("/node_modules/") && /\/dist\/(?!fast\/)/.test(url) && !url.endsWith("/dist/mercury.cjs"),
+  );
+}
