@@ -9,8 +9,6 @@ import { loadedMachineWaitMs } from "./patience.js";
  * from dist/fast/ (CommonJS) and everything else through dist/cli.js (src/mercury.cts).
  */
 export const cliPath = resolve(import.meta.dirname, "../../dist/mercury.cjs");
-/** The ES-module program itself, as `node dist/cli.js` runs it. */
-export const programPath = resolve(import.meta.dirname, "../../dist/cli.js");
 
 export interface CliResult {
   code: number | null;
@@ -43,10 +41,12 @@ export function runCli(
     input?: string;
     cwd?: string;
     timeoutMs?: number;
+    /** Another build's bin or program file (default: this package's bin). */
+    program?: string;
   },
 ): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], {
+    const child = spawn(process.execPath, [options.program ?? cliPath, ...args], {
       cwd: options.cwd ?? defaultWorkspace(options.home),
       env: {
         PATH: process.env.PATH ?? "/usr/bin:/bin",
