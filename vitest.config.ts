@@ -1,8 +1,17 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * In-process test folders whose files share a worker process instead of getting a fresh one each
+ * (isolate: false). A fresh fork costs ~1 s of CPU per file (start, transform, importing src again);
+ * test/memory alone took 135 s of CPU isolated and 60 s shared, with the same 711 tests passing. A
+ * folder is listed only after it passed whole with --isolate=false: its files mock nothing, restore
+ * their spies, and leave process.env and the working directory alone. Tests that spawn processes or
+ * change process state stay isolated.
+ */
+const sharedWorkerFolders = ["test/memory/**/*.test.ts", "test/permissions/**/*.test.ts"];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     // A safety net, not a speed assertion: on a loaded 2-core machine a test that starts several Node
     // processes (daemon, chat, run) can need over a minute. Waits inside tests end on events.
     testTimeout: 180_000,
@@ -10,5 +19,15 @@ export default defineConfig({
     pool: "forks",
     // Two cores in CI: more workers only adds contention for the process-level tests.
     maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: { name: "isolated", include: ["test/**/*.test.ts"], exclude: sharedWorkerFolders },
+      },
+      {
+        extends: true,
+        test: { name: "shared-worker", include: sharedWorkerFolders, isolate: false },
+      },
+    ],
   },
 });
