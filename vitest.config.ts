@@ -5,10 +5,19 @@ import { defineConfig } from "vitest/config";
  * (isolate: false). A fresh fork costs ~1 s of CPU per file (start, transform, importing src again);
  * test/memory alone took 135 s of CPU isolated and 60 s shared, with the same 711 tests passing. A
  * folder is listed only after it passed whole with --isolate=false: its files mock nothing, restore
- * their spies, and leave process.env and the working directory alone. Tests that spawn processes or
- * change process state stay isolated.
+ * their spies and what they change in process.env (walk-protection restores HOME). The process-level
+ * folders (e2e, daemon, scheduler, sandbox, channels, …) stay isolated.
  */
-const sharedWorkerFolders = ["test/memory/**/*.test.ts", "test/permissions/**/*.test.ts"];
+const sharedWorkerFolders = [
+  "test/memory/**/*.test.ts",
+  "test/permissions/**/*.test.ts",
+  "test/tools/**/*.test.ts",
+  "test/storage/**/*.test.ts",
+  "test/config/**/*.test.ts",
+  "test/model/**/*.test.ts",
+  "test/cli/**/*.test.ts",
+  "test/app/**/*.test.ts",
+];
 
 export default defineConfig({
   test: {
