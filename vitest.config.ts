@@ -17,6 +17,8 @@ const sharedWorkerFolders = [
   "test/model/**/*.test.ts",
   "test/cli/**/*.test.ts",
   "test/app/**/*.test.ts",
+  "test/skills/**/*.test.ts",
+  "test/fakes/**/*.test.ts",
 ];
 
 export default defineConfig({
