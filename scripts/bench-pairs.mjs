@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Statement-pair consolidation benchmark: `npm run build && node scripts/bench-pairs.mjs`.
-// Runs every labelled pair of test/memory/fixtures/statement-pairs{,-heldout,-adversarial,-classes,-reference-time-speech,-ended-session7,-session8,-session8-probe,-session9,-session10,-session11,-session11-probe}.jsonl through the real memory
+// Runs every labelled pair of test/memory/fixtures/statement-pairs{,-heldout,-adversarial,-classes,-reference-time-speech,-ended-session7,-session8,-session8-probe,-session9,-session10,-session11,-session11-probe,-session12}.jsonl through the real memory
 // service (in-memory SQLite) with the deterministic fallback, a scripted oracle judge and a noisy
 // scripted judge and a lying one, and prints one JSON report per mode.
 import { dirname, join } from "node:path";
@@ -23,6 +23,7 @@ const files = [
   "statement-pairs-session10.jsonl",
   "statement-pairs-session11.jsonl",
   "statement-pairs-session11-probe.jsonl",
+  "statement-pairs-session12.jsonl",
 ];
 for (const file of named.length > 0 ? named : files) {
   const pairs = loadPairs(join(root, "test/memory/fixtures", file));

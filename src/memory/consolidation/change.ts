@@ -272,6 +272,9 @@ export function readChange(newerText: string, olderText: string): ChangeReading 
   // "What if I moved to Berlin?", "I might move", 我应该搬到柏林吗: a question, a wish or a condition
   // the stored statement does not share says nothing changed.
   if (difference(newer.modality, older.modality).length > 0) return { kind: "none" };
+  // "I will move to Berlin next year", 我明年会搬到北京: a plan the stored statement does not share has not
+  // happened yet; the stored fact still holds.
+  if (newer.tense === "future" && older.tense !== "future") return { kind: "none" };
   // Two dated events ("moved to Berlin in 2015" / "to Munich in 2019") are a history, not a change.
   if (datesClash(newer, older)) {
     // "My appointment is on Monday" / "… was moved to Friday": the same event, moved, says nothing

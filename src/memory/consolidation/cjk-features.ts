@@ -67,8 +67,8 @@ const JA_PERSONS: readonly [string, string][] = Object.entries({
   孫: "孙子",
 }).sort((a, b) => b[0].length - a[0].length);
 
-/** Modal and intent words in Chinese: a wish, plan or possibility. */
-const CJK_MODALS = /想|应该|應該|可能|打算|希望|计划|計劃|需要|必须|必須/gu;
+/** Modal and intent words in Chinese: a wish, plan, possibility or suggestion (建议: advice is not the fact). */
+const CJK_MODALS = /想|应该|應該|可能|打算|希望|计划|計劃|需要|必须|必須|建议|建議|推荐|推薦/gu;
 
 /** The statement features of a run of CJK text (persons, numbers, dates, negation, modality, words). */
 function cjkNumber(raw: string): number {

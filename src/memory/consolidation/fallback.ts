@@ -1,5 +1,5 @@
 import { normalize } from "../text/analyze.js";
-import { readChange } from "./change.js";
+import { readChangeOfAnyClause } from "./clauses.js";
 import {
   countsDiffer,
   difference,
@@ -42,7 +42,7 @@ export function judgeByRules(candidate: string, existing: string): Judgement {
           by: "rules",
         };
   }
-  const change = readChange(candidate, existing);
+  const change = readChangeOfAnyClause(candidate, existing);
   if (change.kind === "update") return { verdict: "update", reason: change.reason, by: "rules" };
   const retired = retiredFromIt(candidate, existing);
   if (retired !== undefined) return { verdict: "update", reason: retired, by: "rules" };

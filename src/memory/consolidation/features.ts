@@ -97,7 +97,7 @@ const QUANTIFIERS: ReadonlySet<string> = new Set(
   "all most some many few none every each half several both any no-one nobody everyone everybody".split(" "),
 );
 const MODALS: ReadonlySet<string> = new Set(
-  "should might may could would must ought want wants wanted wish wishes hope hopes plan plans planning intend intends try trying need needs".split(
+  "should might may could would must ought want wants wanted wish wishes hope hopes plan plans planning intend intends try trying need needs suggest suggests suggested recommend recommends recommended advise advises advised".split(
     " ",
   ),
 );
@@ -119,9 +119,21 @@ const NOT_OWNERS: ReadonlySet<string> = new Set(
   ),
 );
 
+/**
+ * A coming period or an intention in Chinese ("明年会搬到北京", "下个月要换工作", "准备辞职"): a plan, like
+ * "will". 会/要 count only before a verb of change, since 我会游泳 is "I can swim".
+ */
+const CJK_FUTURE =
+  /明年|后年|後年|下(?:个|個)?(?:月|星期|礼拜|禮拜)|下周|下週|下半年|将来|將來|即将|即將|准备|準備|(?:会|會|要)(?=搬|去|换|換|开始|開始|辞职|辭職|结婚|結婚|离开|離開|买|買|卖|賣|退休)/u;
+
+const GOING_TO_PLAN =
+  /\bgoing to (?!(?:the|a|an|my|your|his|her|our|their|this|that|these|those|school|work|church|bed|college|university|class|gym|home)\b)/u;
+
 function tenseOf(text: string): StatementFeatures["tense"] {
   const lower = text.toLowerCase();
-  if (/\b(?:will|shall|gonna|going to)\b|['’]ll\b|将要|将会|打算/u.test(lower)) return "future";
+  if (/\b(?:will|shall|gonna)\b|['’]ll\b|将要|将会|打算/u.test(lower)) return "future";
+  // "going to" before a place or a thing ("going to the gym", "going to work") is where one goes, not a plan.
+  if (GOING_TO_PLAN.test(lower) || CJK_FUTURE.test(text)) return "future";
   if (/\b(?:was|were|had|did)\b/.test(lower)) return "past";
   return "present";
 }

@@ -1,6 +1,7 @@
 import { normalize } from "../text/analyze.js";
 import { textPattern } from "../text/text-pattern.js";
-import { changeInUsersWords, readChange } from "./change.js";
+import { changeInUsersWords } from "./change.js";
+import { readChangeOfAnyClause } from "./clauses.js";
 import { judgeByRules, NEGATES } from "./fallback.js";
 import {
   countsDiffer,
@@ -187,7 +188,7 @@ function guardUpdate(
   renamedRelation: boolean,
   quote: string | null | undefined,
 ): Judgement {
-  const change = readChange(candidate, existing);
+  const change = readChangeOfAnyClause(candidate, existing);
   if (change.kind === "update") return judgement;
   // "My grandfather works as a carpenter" / "My grandfather retired": the same person's work ended (retired.ts).
   if (retiredFromIt(candidate, existing) !== undefined) return judgement;

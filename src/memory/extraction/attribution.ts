@@ -182,6 +182,9 @@ const ROLE_PLAY =
   /\b(?:pretend|role[- ]?play|act as|play the role|you are me|you're me|in character|as my character)\b|扮演|假装|角色扮演/iu;
 const SAID_AFTER =
   /^\s*[,，-]?\s*(?:(?:as|according to)\s+)?(\p{L}+)\s+(?:said|says|wrote|writes|claims|claimed|told me|tells me|thinks)\b/iu;
+/** The end of an earlier clause right before the quote: a comma or semicolon, then "and/but/so/…". */
+const CLAUSE_END =
+  /(?:[,;，；]\s*(?:(?:and|but|so|while|because|though|although)\s+)?|\s(?:and|but|so|while|though|although)\s+)$/iu;
 const OPENING_QUOTES = /["'“‘«「『>]\s*$/u;
 
 /**
@@ -224,10 +227,16 @@ export function claimedBy(
   // Inside a code fence the user pasted something (a fixture, a document), not said it.
   if ((text.slice(0, at).match(/```/g) ?? []).length % 2 === 1) return false;
   if (reportedBySomeoneElse(before)) return false;
-  const said = featuresOf(`${before}${needle}`);
+  // "my brother lives in Paris, but I moved to Lyon": a quote that opens with I/my right after a clause
+  // break has its own subject; the other clause's person, negation and words are not the quote's.
+  const ownClause = OPENS_FIRST_PERSON.test(needle) ? CLAUSE_END.exec(before) : null;
+  const clause = ownClause === null ? before : before.slice(ownClause.index + ownClause[0].length);
+  const said = featuresOf(`${clause}${needle}`);
   const fact = featuresOf(factText);
   // "I might be allergic", "I should move to Berlin": a hedge or a wish in the quote is not the fact.
   if (difference(said.modality, fact.modality).length > 0) return false;
+  // "I will move to Lisbon next year", 我明年会搬到广州: a plan does not state "lives in Lisbon" yet.
+  if (said.tense === "future" && fact.tense !== "future") return false;
   if ((said.negated || said.past) !== (fact.negated || fact.past)) return false;
   if (difference(said.persons, fact.persons).length > 0) return false;
   // "On weekends I wake up at 9am" does not state "wakes up at 9am": a condition in front is dropped.

@@ -11,6 +11,8 @@ export { FORGOTTEN };
  * counts twice: "用户对芒果过敏" (7 characters) is a whole sentence, not a word.
  */
 const MIN_NEEDLE_WEIGHT = 8;
+/** Declared types whose columns hold only numbers (SQLite's INTEGER and REAL affinities). */
+const NUMERIC_ONLY = /INT|REAL|FLOA|DOUB/i;
 
 function needleWeight(form: string): number {
   return [...form].reduce(
@@ -122,7 +124,9 @@ export function scrubEverywhere(database: SqliteDatabase, needles: readonly stri
     const columns = (
       database.prepare(`PRAGMA table_info("${name}")`).all() as { name: string; type: string }[]
     )
-      .filter((column) => column.type.toUpperCase() === "TEXT")
+      // Any column that may hold text, not only those declared TEXT: SQLite keeps a string in an
+      // untyped, JSON, VARCHAR or BLOB column as it was written. Only integer and real columns cannot.
+      .filter((column) => !NUMERIC_ONLY.test(column.type))
       .map((column) => column.name);
     for (const column of columns) {
       const likes = forms.map(() => `"${column}" LIKE ? ESCAPE '\\'`).join(" OR ");
@@ -130,10 +134,12 @@ export function scrubEverywhere(database: SqliteDatabase, needles: readonly stri
         .prepare(`SELECT rowid AS rowid, "${column}" AS value FROM "${name}" WHERE ${likes}`)
         .all(...forms.map((form) => `%${form.replace(/[\\%_]/g, "\\$&")}%`)) as {
         rowid: number;
-        value: string;
+        value: unknown;
       }[];
       const update = database.prepare(`UPDATE "${name}" SET "${column}" = ? WHERE rowid = ?`);
       for (const row of rows) {
+        // A blob LIKE matched holds the text as bytes; it is not a string to rewrite here.
+        if (typeof row.value !== "string") continue;
         pattern.lastIndex = 0;
         const scrubbed = row.value.replace(pattern, FORGOTTEN);
         if (scrubbed === row.value) continue;
