@@ -15,6 +15,7 @@ import { ndcgAt, recallAt } from "../dist/memory/bench/metrics.js";
 import { loadConversation, plainFts5Retriever, searcherOf } from "../dist/memory/bench/retrievers.js";
 import { compareSplits, questionScore } from "../dist/memory/bench/splits.js";
 import { syntheticCorpus } from "./retrieval-synthetic.mjs";
+import { styledCorpus } from "./retrieval-synthetic-styles.mjs";
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -40,6 +41,9 @@ const SETS = {
   longmemeval: () =>
     loadLocomo(resolve(root, "longmemeval-dev.json")).filter((_, index) => index % every === 0),
   synthetic: () => parseLocomo(syntheticCorpus({ seed: 7 }), "synthetic"),
+  // Session 12: another style (flat real-word vocabulary, long turns, Chinese, mixed languages, code
+  // tokens, questions by name, paraphrased and temporal); never used for tuning.
+  styled: () => parseLocomo(styledCorpus({ seed: 11 }), "styled"),
 };
 
 /** Deterministic permutation (a fixed linear congruential shuffle; no data-dependent choice). */
