@@ -12,7 +12,12 @@
 import { resolve } from "node:path";
 import { loadLocomo, parseLocomo } from "../dist/memory/bench/locomo.js";
 import { ndcgAt, recallAt } from "../dist/memory/bench/metrics.js";
-import { loadConversation, plainFts5Retriever, searcherOf } from "../dist/memory/bench/retrievers.js";
+import {
+  DEFAULT_DOCUMENTS,
+  loadConversation,
+  plainFts5Retriever,
+  searcherOf,
+} from "../dist/memory/bench/retrievers.js";
 import { compareSplits, questionScore } from "../dist/memory/bench/splits.js";
 import { syntheticCorpus } from "./retrieval-synthetic.mjs";
 import { styledCorpus } from "./retrieval-synthetic-styles.mjs";
@@ -111,8 +116,19 @@ for (const set of sets) {
       const conversation = CORPORA[corpus](original);
       const plain = plainFts5Retriever(conversation);
       const { database, idOf } = loadConversation(conversation);
+      // A search that sets speakerWords (an index-time option) gets its own copy of the corpus.
+      const own = searches
+        .filter((search) => search.options.speakerWords !== undefined)
+        .map((search) => [
+          search.name,
+          loadConversation(conversation, { ...DEFAULT_DOCUMENTS, speakerWords: search.options.speakerWords }),
+        ]);
+      const loaded = new Map(own);
       try {
-        const searchers = searches.map((search) => [search.name, searcherOf(database, idOf, search.options)]);
+        const searchers = searches.map((search) => {
+          const copy = loaded.get(search.name) ?? { database, idOf };
+          return [search.name, searcherOf(copy.database, copy.idOf, search.options)];
+        });
         for (const question of conversation.questions) {
           const relevant = new Set(question.evidence);
           const record = (list, ranking) =>
@@ -132,6 +148,7 @@ for (const set of sets) {
         }
       } finally {
         database.close();
+        for (const copy of loaded.values()) copy.database.close();
         plain.close();
       }
     }

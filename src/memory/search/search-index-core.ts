@@ -85,6 +85,8 @@ export interface SearchIndexOptions {
   precision?: boolean | PrecisionParameters;
   /** Index the words of when a document happened (see time-terms.ts; default on). */
   timeWords?: boolean;
+  /** Index a named speaker's name as a context-weight word too (bm25.ts SPEAKER_WORDS; default on). */
+  speakerWords?: boolean;
   /** Drop answer-shape words ("kind", "how many times") from queries (default on). */
   questionWords?: boolean;
   /**
@@ -144,6 +146,7 @@ export class SearchIndexCore {
       options.contextWeight,
       options.timeWords ?? true,
       options.contextCap,
+      options.speakerWords,
     );
     this.embedder = options.embedder;
     if (options.embedder && !vectorStore) {
@@ -492,6 +495,7 @@ export class SearchIndexCore {
     const byScore = (x: LexicalResult, y: LexicalResult) => y.score - x.score || x.documentId - y.documentId;
     topicResults.sort(byScore);
     timeOnly.sort(byScore);
+    if (topicResults.length === 0) return timeOnly;
     // Scaled under the lowest topic match, so later stages see the same order and positive scores.
     const floor = topicResults.at(-1)?.score ?? 0;
     const highest = timeOnly[0]?.score ?? 0;

@@ -65,7 +65,7 @@ export function isTimeTerm(term: string): boolean {
  * document's score from time words is at most its score from the rest.
  */
 export type TimeBound = "off" | "tier" | "cap";
-export const DEFAULT_TIME_BOUND: TimeBound = "tier";
+export const DEFAULT_TIME_BOUND: TimeBound = "cap";
 
 /**
  * Splits weighted query terms into time terms and the rest (what the question is about). Session
