@@ -29,6 +29,8 @@ export interface DocumentOptions {
   speakerText: boolean;
   /** Following turns in the context as well as preceding ones (false: only what was said before). */
   following: boolean;
+  /** The speaker's name as a context-weight word as well as a field (SearchIndexOptions.speakerWords). */
+  speakerWords?: boolean;
 }
 
 export const DEFAULT_DOCUMENTS: DocumentOptions = {
@@ -118,9 +120,9 @@ export function loadConversation(
 ): { database: SqliteDatabase; idOf: Map<number, string> } {
   const database = openMemoryDatabase();
   const { docs, idOf } = conversationDocuments(conversation, documents);
-  new SearchIndex(database, { timeWords: documents.timeWords, contextCap: documents.contextCap }).upsertMany(
-    docs,
-  );
+  const options: SearchIndexOptions = { timeWords: documents.timeWords, contextCap: documents.contextCap };
+  if (documents.speakerWords !== undefined) options.speakerWords = documents.speakerWords;
+  new SearchIndex(database, options).upsertMany(docs);
   return { database, idOf };
 }
 

@@ -39,6 +39,18 @@ export const ROLE_FIELD = "\u0001role:";
 /** The session's key, stored the same way (IndexedDocument.session). */
 export const SESSION_FIELD = "\u0001session:";
 
+/**
+ * Session 12: a named speaker's name is also indexed as a context-weight word of each of their
+ * documents, so a question that names the person ("what did Caroline say about …") can match it as
+ * text, as plain BM25 over "Caroline: …" does, even when its other words match nothing. The field
+ * term above stays for the speaker reordering (precision.ts). Documents indexed before keep their
+ * terms until reindexed. Off by default: measured (BENCHMARKS.md, session 12) it lowers the first
+ * synthetic corpus's nDCG@10 (0.783 -> 0.771: a name shared by half the turns adds a little to each
+ * of them) and turns the named speaker into a "topic" word for the time bound, and it does not lift
+ * the split it was meant for (there the evidence shares no word with the question but the name).
+ */
+export const SPEAKER_WORDS = false;
+
 export function isFieldTerm(term: string): boolean {
   return term.startsWith("\u0001");
 }
@@ -53,6 +65,7 @@ export function documentTerms(
   contextWeight = CONTEXT_WEIGHT,
   timeWords = true,
   contextCap = CONTEXT_CAP,
+  speakerWords = SPEAKER_WORDS,
 ): Map<string, number> {
   const weights = termCounts(ownTerms(doc, timeWords));
   // The cap applies to the context's weighted size, so a far neighbour's long answer counts less
@@ -67,7 +80,12 @@ export function documentTerms(
     }
   }
   if (doc.speaker !== undefined) {
-    for (const term of analyze(doc.speaker)) weights.set(`${SPEAKER_FIELD}${term}`, 1);
+    for (const term of analyze(doc.speaker)) {
+      weights.set(`${SPEAKER_FIELD}${term}`, 1);
+      // A person's name also as a word, weighted as a neighbour's (SPEAKER_WORDS); "user" and
+      // "assistant" (documents with a role) are not names anyone asks by.
+      if (speakerWords && doc.role === undefined) weights.set(term, (weights.get(term) ?? 0) + contextWeight);
+    }
   }
   if (doc.role !== undefined) weights.set(`${ROLE_FIELD}${doc.role}`, 1);
   if (doc.session !== undefined && doc.session !== "") weights.set(`${SESSION_FIELD}${doc.session}`, 1);

@@ -1,6 +1,14 @@
 import type { SqliteDatabase } from "../../storage/database.js";
 import { analyze } from "../text/analyze.js";
-import { CONTEXT_CAP, CONTEXT_WEIGHT, documentLength, documentTerms, isFieldTerm, ownTerms } from "./bm25.js";
+import {
+  CONTEXT_CAP,
+  CONTEXT_WEIGHT,
+  documentLength,
+  documentTerms,
+  isFieldTerm,
+  ownTerms,
+  SPEAKER_WORDS,
+} from "./bm25.js";
 import { DocumentFrequencies } from "./frequencies.js";
 import { ftsText, matchExpression, scopeToken } from "./fts-terms.js";
 import { encodeTerms, parseTerms, StoredTermWeights } from "./stored-terms.js";
@@ -53,6 +61,7 @@ export class LexicalIndex {
     private readonly contextWeight = CONTEXT_WEIGHT,
     private readonly timeWords = true,
     private readonly contextCap = CONTEXT_CAP,
+    private readonly speakerWords = SPEAKER_WORDS,
   ) {
     this.frequencies = new DocumentFrequencies(database);
     const prepare = (sql: string) => database.prepare(sql);
@@ -130,7 +139,13 @@ export class LexicalIndex {
       (this.statements.ownerTime.get({ namespace: given.namespace, id: given.id }) as string | null) ??
       undefined;
     const doc: IndexedDocument = occurredAt === undefined ? given : { ...given, occurredAt };
-    const weights = documentTerms(doc, this.contextWeight, this.timeWords, this.contextCap);
+    const weights = documentTerms(
+      doc,
+      this.contextWeight,
+      this.timeWords,
+      this.contextCap,
+      this.speakerWords,
+    );
     const length = documentLength(weights);
     const scopeId = this.scopeId(doc.namespace, doc.scope, true);
     const documentId = Number(

@@ -28,6 +28,7 @@ import {
 import { addressedRole, analyzeQuery, queryTermSequence } from "./query.js";
 import { boostBySession, NEIGHBOUR_MU, smoothByNeighbours } from "./sessions.js";
 import { deleteVectorsOf } from "./sqlite-vec.js";
+import { DEFAULT_TIME_BOUND, splitTimeTerms, type TimeBound } from "./time-terms.js";
 import {
   type Embedder,
   EmbeddingError,
@@ -84,6 +85,8 @@ export interface SearchIndexOptions {
   precision?: boolean | PrecisionParameters;
   /** Index the words of when a document happened (see time-terms.ts; default on). */
   timeWords?: boolean;
+  /** Index a named speaker's name as a context-weight word too (bm25.ts SPEAKER_WORDS; default on). */
+  speakerWords?: boolean;
   /** Drop answer-shape words ("kind", "how many times") from queries (default on). */
   questionWords?: boolean;
   /**
@@ -93,6 +96,8 @@ export interface SearchIndexOptions {
   firstStageBudget?: number;
   /** How far the stages after exact BM25 may change its order (precision.ts RerankGuard). */
   rerankGuard?: RerankGuard;
+  /** Bound the query's time words by the rest of its words (rankWithTimeBound; default on, session 12). */
+  timeBound?: TimeBound;
 }
 
 /**
@@ -127,6 +132,7 @@ export class SearchIndexCore {
   private readonly sessionWeight: number;
   private readonly neighbourMu: number;
   private readonly rerankGuard: RerankGuard;
+  private readonly timeBound: TimeBound;
 
   constructor(
     private readonly database: SqliteDatabase,
@@ -140,6 +146,7 @@ export class SearchIndexCore {
       options.contextWeight,
       options.timeWords ?? true,
       options.contextCap,
+      options.speakerWords,
     );
     this.embedder = options.embedder;
     if (options.embedder && !vectorStore) {
@@ -164,6 +171,7 @@ export class SearchIndexCore {
     this.sessionWeight = options.sessionWeight ?? 0;
     this.neighbourMu = options.neighbourMu ?? NEIGHBOUR_MU;
     this.rerankGuard = options.rerankGuard ?? DEFAULT_RERANK_GUARD;
+    this.timeBound = options.timeBound ?? DEFAULT_TIME_BOUND;
   }
 
   upsert(doc: IndexedDocument): void {
@@ -376,7 +384,7 @@ export class SearchIndexCore {
       return query.score(document.terms, document.length, stats.averageLength);
     };
     const scorer = new Bm25Query(queryWeights, idf, this.bm25);
-    let lexical = rankBy(candidateIds, (documentId) => score(scorer, documentId)).slice(0, pool);
+    let lexical = this.rankWithTimeBound(candidateIds, queryWeights, idf, score).slice(0, pool);
     if (this.rerankGuard === "cap" || this.rerankGuard === "fuse") {
       const ownWords = new Map([...queryWeights].filter(([, weight]) => weight === 1));
       const plain = new Bm25Query(ownWords, idf, this.bm25);
@@ -450,6 +458,54 @@ export class SearchIndexCore {
       this.rerankGuard === "bonus-cap" ? { ...precision, capBonus: true } : precision,
       addressed,
     );
+  }
+
+  /**
+   * Exact BM25 of the candidates, best first, with the query's time words (time-terms.ts
+   * splitTimeTerms) bounded: when the rest of the query matches something in the scope, a document's
+   * score from time words is at most its score from the rest, and documents matched by time words
+   * alone follow every document the rest matches (in their own order). A query of time words only
+   * ("what did I do in May 2023") is scored as before.
+   */
+  private rankWithTimeBound(
+    candidateIds: readonly number[],
+    queryWeights: ReadonlyMap<string, number>,
+    idf: (term: string) => number,
+    score: (query: Bm25Query, documentId: number) => number,
+  ): LexicalResult[] {
+    const { time, topic } = splitTimeTerms(queryWeights);
+    if (this.timeBound === "off" || time.size === 0 || ![...topic.keys()].some((term) => idf(term) > 0)) {
+      const scorer = new Bm25Query(queryWeights, idf, this.bm25);
+      return rankBy(candidateIds, (documentId) => score(scorer, documentId));
+    }
+    const topicScorer = new Bm25Query(topic, idf, this.bm25);
+    const timeScorer = new Bm25Query(time, idf, this.bm25);
+    const topicResults: LexicalResult[] = [];
+    const timeOnly: LexicalResult[] = [];
+    for (const documentId of candidateIds) {
+      const topicScore = score(topicScorer, documentId);
+      const timeScore = score(timeScorer, documentId);
+      if (topicScore > 0)
+        topicResults.push({
+          documentId,
+          score: topicScore + (this.timeBound === "cap" ? Math.min(timeScore, topicScore) : timeScore),
+        });
+      else if (timeScore > 0) timeOnly.push({ documentId, score: timeScore });
+    }
+    const byScore = (x: LexicalResult, y: LexicalResult) => y.score - x.score || x.documentId - y.documentId;
+    topicResults.sort(byScore);
+    timeOnly.sort(byScore);
+    if (topicResults.length === 0) return timeOnly;
+    // Scaled under the lowest topic match, so later stages see the same order and positive scores.
+    const floor = topicResults.at(-1)?.score ?? 0;
+    const highest = timeOnly[0]?.score ?? 0;
+    return [
+      ...topicResults,
+      ...timeOnly.map((result) => ({
+        documentId: result.documentId,
+        score: (floor * result.score) / (2 * highest),
+      })),
+    ];
   }
 
   private idfOf(term: string, stats: ScopeStats): number {

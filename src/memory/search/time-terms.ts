@@ -44,3 +44,42 @@ export function timeTerms(occurredAt: string | undefined | null): string[] {
     `${WEEKDAYS[date.getUTCDay()]} ${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}`,
   );
 }
+
+const TIME_WORDS: ReadonlySet<string> = new Set(analyze(`${MONTHS.join(" ")} ${WEEKDAYS.join(" ")}`));
+
+/**
+ * Whether an analyzed query term is one of the words timeTerms() indexes: a month, a weekday, a day
+ * of the month (1–31) or a year (four digits).
+ */
+export function isTimeTerm(term: string): boolean {
+  if (TIME_WORDS.has(term)) return true;
+  if (!/^\d{1,4}$/.test(term)) return false;
+  const value = Number(term);
+  return term.length === 4 ? value >= 1000 : value >= 1 && value <= 31;
+}
+
+/**
+ * How a query's time words may rank a document when the rest of the query matches something
+ * (search-index-core.ts rankWithTimeBound): "off" — they are words like any other; "tier" — a
+ * document matched by time words alone follows every document the rest matches; "cap" — that, and a
+ * document's score from time words is at most its score from the rest.
+ */
+export type TimeBound = "off" | "tier" | "cap";
+export const DEFAULT_TIME_BOUND: TimeBound = "cap";
+
+/**
+ * Splits weighted query terms into time terms and the rest (what the question is about). Session
+ * 12: time words are when a document happened, not what it says, so search-index-core.ts lets them
+ * at most double a document's score from the rest of the query, never stand in for it — a question
+ * whose month is misremembered ("what did Ann say in March about the garden", said in April) must
+ * still find the garden before every other turn of March.
+ */
+export function splitTimeTerms(weights: ReadonlyMap<string, number>): {
+  time: Map<string, number>;
+  topic: Map<string, number>;
+} {
+  const time = new Map<string, number>();
+  const topic = new Map<string, number>();
+  for (const [term, weight] of weights) (isTimeTerm(term) ? time : topic).set(term, weight);
+  return { time, topic };
+}
