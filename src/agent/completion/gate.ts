@@ -3,6 +3,7 @@ import type { TaskState } from "../state.js";
 import { type ChangeReport, type ChangeTracker, workspaceFingerprint } from "./changes.js";
 import { type CheckChange, describeCheckChanges } from "./check-changes.js";
 import { claimsInAnswer, taskActions, unsupportedClaim } from "./claims.js";
+import { recordedNow, wasRecordedNow } from "./run-records.js";
 import { describeRun, type OutputVerdict, passed, readTestOutput } from "./test-summary.js";
 import type { VerificationCommand } from "./verification.js";
 
@@ -109,8 +110,7 @@ async function judge(input: GateInput): Promise<GateDecision> {
   // today's (changed by hand, by a process, or by a call a crash cut off) is stale and runs again.
   const now = workspaceFingerprint(report);
   const latest = state.verifications.filter((record) => record.sequence > state.lastChangeSequence).at(-1);
-  const stale = latest?.fingerprint !== undefined && now !== null && latest.fingerprint !== now;
-  if (latest && !stale) {
+  if (latest && stillHolds(latest, now)) {
     if (passed(latest)) return { kind: "completed", files };
     if (latest.outputSays === "no tests") return ranNoTests(latest.command, files);
     return failedVerification(state, latest, null, files);
@@ -172,10 +172,21 @@ async function judge(input: GateInput): Promise<GateDecision> {
     ...(fingerprint ? { fingerprint } : {}),
     ...(says ? { outputSays: says } : {}),
   };
-  state.verifications.push(record);
+  state.verifications.push(recordedNow(record));
   if (passed(record)) return { kind: "completed", files };
   if (record.outputSays === "no tests") return ranNoTests(command.command, files);
   return failedVerification(state, record, run.output, files);
+}
+
+/**
+ * Whether a run after the last change is evidence for the files now. Known fingerprints decide. Without
+ * one (an unconfirmed picture, an older record) only a run of this very process counts, by the order of
+ * its calls: a record loaded from the ledger was written before an interruption (kill -9 before the
+ * outcome was written, Ctrl+C, a daemon restart), and the files may have changed by hand since (session 12).
+ */
+function stillHolds(record: { fingerprint?: string }, now: string | null): boolean {
+  if (record.fingerprint !== undefined && now !== null) return record.fingerprint === now;
+  return wasRecordedNow(record);
 }
 
 /** A check that tested nothing proves nothing: paused, never completed (nor a fix round: no failure to fix). */

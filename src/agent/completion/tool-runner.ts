@@ -8,6 +8,7 @@ import type { TaskState } from "../state.js";
 import { uncheckedDelegation } from "../subagents/unchecked.js";
 import { type ExecutedCall, executeToolCall, toolResultMessage } from "../tool-executor.js";
 import type { VerificationRun } from "./gate.js";
+import { recordedNow } from "./run-records.js";
 import { readTestOutput } from "./test-summary.js";
 import { isVerificationCommand, type VerificationCommand } from "./verification.js";
 import type { StallWatchdog } from "./watchdog.js";
@@ -68,13 +69,15 @@ export class ToolRunner {
       const fingerprint = await this.fingerprint();
       const exitCode = parseExitCode(output);
       const says = exitCode === 0 ? readTestOutput(output) : null;
-      state.verifications.push({
-        command: verification.command,
-        exitCode,
-        sequence,
-        ...(fingerprint ? { fingerprint } : {}),
-        ...(says ? { outputSays: says } : {}),
-      });
+      state.verifications.push(
+        recordedNow({
+          command: verification.command,
+          exitCode,
+          sequence,
+          ...(fingerprint ? { fingerprint } : {}),
+          ...(says ? { outputSays: says } : {}),
+        }),
+      );
     }
     if (executed.result.ok && executed.tool?.mutating) {
       state.mutatingSuccesses += 1;

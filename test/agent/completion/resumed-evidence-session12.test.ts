@@ -1,0 +1,65 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createHarness } from "../../helpers/agent-harness.js";
+import { makeProject, realTools } from "./fixtures.js";
+
+/**
+ * Session 12: evidence from before an interruption. A run killed between the model's final text and
+ * the outcome write (or during `continue`, or a daemon restart) leaves its verification records in the
+ * ledger; the resumed run judges with them. Where the change picture cannot fingerprint the files (a
+ * snapshot past its limits, a failed baseline), the gate used to reuse the earlier pass by ordering
+ * alone, though the files changed by hand while the task was interrupted.
+ */
+const check =
+  "const fs=require('node:fs');" +
+  "if(fs.readFileSync('value.txt','utf8').trim()==='ok'){console.log('1 passing');process.exit(0)}" +
+  "console.log('1 failing: value.txt is not ok');process.exit(1)";
+
+/**
+ * A home whose baselines folder cannot be made (a file sits there: a full or broken disk alike), so
+ * the task's change picture is never confirmed and no run of it has a fingerprint.
+ */
+function brokenBaselineHome(): string {
+  const home = mkdtempSync(join(tmpdir(), "mercury-s12-home-"));
+  writeFileSync(join(home, "baselines"), "not a folder");
+  return home;
+}
+describe("a pass recorded before an interruption is not evidence for files it cannot be matched to", () => {
+  it("a resumed run over an unconfirmed picture runs the check again (files changed by hand meanwhile)", async () => {
+    const cwd = makeProject({ "check.js": check, "value.txt": "old\n" });
+    const taskId = "task-session12-unconfirmed";
+    const harness = createHarness({
+      tools: realTools(),
+      settings: { verifyCommand: "node check.js", maxSteps: 8, home: brokenBaselineHome() },
+      replies: [
+        [
+          { toolCalls: [{ name: "write_file", input: { path: "value.txt", content: "ok\n" } }] },
+          { toolCalls: [{ name: "run_command", input: { command: "node check.js" } }] },
+          { text: "Done: value.txt is ok and the check passes." },
+        ],
+      ],
+    });
+    const first = await harness.run("make value.txt ok", { cwd, taskId, sessionId: "s12-a" });
+    // The run's own pass right after its change, by ordering: completed (the picture is unconfirmed).
+    expect(first.outcome).toBe("completed");
+    expect(first.verification).toEqual([{ command: "node check.js", exitCode: 0 }]);
+
+    // While the task was interrupted (killed before its outcome was written, say), the file changed.
+    writeFileSync(join(cwd, "value.txt"), "broken\n");
+    const model = harness.models[0];
+    if (!model) throw new Error("no scripted model");
+    model.push(
+      { text: "Continuing: it was already done, all tests pass." },
+      { text: "Done." },
+      { text: "Done." },
+      { text: "Done." },
+    );
+    const resumed = await harness.run("continue", { cwd, taskId, sessionId: "s12-a" });
+    expect(resumed.outcome).not.toBe("completed");
+    // The check ran again on today's files and its real result is the task's.
+    expect(resumed.verification.at(-1)).toEqual({ command: "node check.js", exitCode: 1 });
+    expect(resumed.reason).toContain("node check.js");
+  });
+});
