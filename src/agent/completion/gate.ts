@@ -16,6 +16,8 @@ export type VerificationLookup =
 export interface VerificationRun {
   /** Set when the authorizer refused the command: a refusal is not evidence. */
   refused?: string;
+  /** Set when the task was stopped while it ran (Ctrl+C, the watchdog): no result, so no record. */
+  interrupted?: true;
   exitCode: number | null;
   output: string;
 }
@@ -163,6 +165,12 @@ async function judge(input: GateInput): Promise<GateDecision> {
       files,
     };
   }
+  if (run.interrupted)
+    return {
+      kind: "paused",
+      reason: `the verification \`${command.command}\` was interrupted before it finished; its result is unknown`,
+      files,
+    };
   const fingerprint = workspaceFingerprint(await input.changes.report());
   const says = run.exitCode === 0 ? readTestOutput(run.output) : null;
   const record = {

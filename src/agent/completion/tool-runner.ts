@@ -65,7 +65,9 @@ export class ToolRunner {
       const unchecked = uncheckedDelegation(executed.result.error);
       if (unchecked) state.uncheckedClaims.push({ sequence, why: unchecked });
     }
-    if (verification && !refused(executed)) {
+    // A check the user (or the watchdog) stopped has no result: recorded, its "did not finish" read as
+    // a failure after "continue", and a task whose files pass ended "failed" (session 12).
+    if (verification && !refused(executed) && !this.signal.aborted) {
       const fingerprint = await this.fingerprint();
       const exitCode = parseExitCode(output);
       const says = exitCode === 0 ? readTestOutput(output) : null;
@@ -119,6 +121,7 @@ export class ToolRunner {
       return { refused: "no run_command tool is available to run it", exitCode: null, output: "" };
     const output = executed.result.ok ? executed.result.output : executed.result.error;
     if (refused(executed)) return { refused: output, exitCode: null, output };
+    if (this.signal.aborted) return { interrupted: true, exitCode: null, output };
     return { exitCode: parseExitCode(output), output };
   }
 

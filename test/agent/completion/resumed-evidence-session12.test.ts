@@ -62,4 +62,41 @@ describe("a pass recorded before an interruption is not evidence for files it ca
     expect(resumed.verification.at(-1)).toEqual({ command: "node check.js", exitCode: 1 });
     expect(resumed.reason).toContain("node check.js");
   });
+
+  it("a check the user stopped (Ctrl+C during the judge) is no failure: the continued run checks again", async () => {
+    const cwd = makeProject({ "check.js": check, "value.txt": "old\n" });
+    const taskId = "task-session12-ctrl-c-judge";
+    const stop = new AbortController();
+    const harness = createHarness({
+      tools: realTools(),
+      settings: { verifyCommand: "node check.js", maxSteps: 8 },
+      replies: [
+        [
+          { toolCalls: [{ name: "write_file", input: { path: "value.txt", content: "ok\n" } }] },
+          { text: "Done." },
+        ],
+      ],
+    });
+    // Ctrl+C as the gate's own check starts (its calls are Mercury's: `mercury-<step>-<n>`).
+    const unsubscribe = harness.bus.subscribe((event) => {
+      if (event.type === "tool-call" && event.callId.startsWith("mercury-")) stop.abort();
+    });
+    const first = await harness.run("make value.txt ok", {
+      cwd,
+      taskId,
+      sessionId: "s12-b",
+      signal: stop.signal,
+    });
+    unsubscribe();
+    expect(first.outcome).toBe("cancelled");
+
+    const model = harness.models[0];
+    if (!model) throw new Error("no scripted model");
+    model.push({ text: "Done." }, { text: "Done." }, { text: "Done." });
+    const resumed = await harness.run("continue", { cwd, taskId, sessionId: "s12-b" });
+    // The interrupted check was not a failed one: the files pass, and no fix round was asked for.
+    expect(resumed.outcome).toBe("completed");
+    expect(resumed.verification.at(-1)).toEqual({ command: "node check.js", exitCode: 0 });
+    expect(model.remaining).toBe(2);
+  });
 });
