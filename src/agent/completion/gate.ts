@@ -1,5 +1,6 @@
 import type { FileChange } from "../events.js";
 import type { TaskState } from "../state.js";
+import { delegationClaimStart } from "../subagents/unchecked.js";
 import { type ChangeReport, type ChangeTracker, workspaceFingerprint } from "./changes.js";
 import { type CheckChange, describeCheckChanges } from "./check-changes.js";
 import { claimsInAnswer, taskActions, unsupportedClaim } from "./claims.js";
@@ -58,7 +59,8 @@ export const noChecksNote = "no checks to run here";
  */
 export async function evidenceGate(input: GateInput): Promise<GateDecision> {
   const judged = await judge(input);
-  const decision = judged.kind === "completed" ? await notStale(input, judged) : judged;
+  const checked = judged.kind === "completed" ? await notStale(input, judged) : judged;
+  const decision = checked.kind === "completed" ? finishedDelegations(input.state, checked) : checked;
   if (decision.kind !== "completed" || !input.checkChanges || !input.changes) return decision;
   // The judge is fixed at the start: a task that changed how it is checked is not done on its own.
   const changes = await input.checkChanges(await input.changes.report());
@@ -73,6 +75,31 @@ export async function evidenceGate(input: GateInput): Promise<GateDecision> {
       'review the changes, then accept them (answer the question, or run `mercury run "continue" --session <id> --accept-check-changes`) or undo them.',
     files: decision.files,
     checksChanged: changes,
+  };
+}
+
+/**
+ * A sub-agent that failed, was stopped, or whose own check failed did not do what it was asked, and
+ * the parent's passing check runs the parent's project, not that work (a subproject, a feature no test
+ * covers): while no change of the parent's followed it, the task is not completed (session 12).
+ */
+function finishedDelegations(
+  state: TaskState,
+  decision: Extract<GateDecision, { kind: "completed" }>,
+): GateDecision {
+  const unfinished = state.uncheckedClaims.findLast(
+    (claim) =>
+      claim.change === true &&
+      claim.sequence >= state.lastChangeSequence &&
+      claim.why.startsWith(delegationClaimStart),
+  );
+  if (!unfinished) return decision;
+  return {
+    kind: "paused",
+    reason:
+      `${unfinished.why}; the task's check passing does not show that work done. ` +
+      'Do it (or delegate it again), then say "continue".',
+    files: decision.files,
   };
 }
 

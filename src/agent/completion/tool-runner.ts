@@ -63,7 +63,13 @@ export class ToolRunner {
       });
     if (call.toolName === "delegate_task" && !executed.result.ok) {
       const unchecked = uncheckedDelegation(executed.result.error);
-      if (unchecked) state.uncheckedClaims.push({ sequence, why: unchecked });
+      // An unfinished child's work is a change that failed: no later check of the parent's bears it out.
+      if (unchecked)
+        state.uncheckedClaims.push({
+          sequence,
+          why: unchecked.why,
+          ...(unchecked.unfinished ? { change: true as const } : {}),
+        });
     }
     // A check the user (or the watchdog) stopped has no result: recorded, its "did not finish" read as
     // a failure after "continue", and a task whose files pass ended "failed" (session 12).
