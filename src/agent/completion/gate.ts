@@ -4,8 +4,9 @@ import { delegationClaimStart } from "../subagents/unchecked.js";
 import { type ChangeReport, type ChangeTracker, workspaceFingerprint } from "./changes.js";
 import { type CheckChange, describeCheckChanges } from "./check-changes.js";
 import { claimsInAnswer, taskActions, unsupportedClaim } from "./claims.js";
-import { recordedNow, wasRecordedNow } from "./run-records.js";
-import { describeRun, type OutputVerdict, passed, readTestOutput } from "./test-summary.js";
+import { freshCheck } from "./fresh-check.js";
+import { wasRecordedNow } from "./run-records.js";
+import { describeRun, type OutputVerdict, passed } from "./test-summary.js";
 import type { VerificationCommand } from "./verification.js";
 
 export const maxVerificationFixRounds = 2;
@@ -179,38 +180,12 @@ async function judge(input: GateInput): Promise<GateDecision> {
       files,
     };
   }
-  const sequence = ++state.callSequence;
-  const run = await input.runVerification(command.command);
-  if (run.refused !== undefined) {
-    state.uncheckedClaims.push({
-      sequence,
-      why: `the verification \`${command.command}\` was refused and never ran`,
-    });
-    return {
-      kind: "paused",
-      reason: `files changed but the verification \`${command.command}\` was refused: ${run.refused}. Allow it (or run it yourself) and say "continue".`,
-      files,
-    };
-  }
-  if (run.interrupted)
-    return {
-      kind: "paused",
-      reason: `the verification \`${command.command}\` was interrupted before it finished; its result is unknown`,
-      files,
-    };
-  const fingerprint = workspaceFingerprint(await input.changes.report());
-  const says = run.exitCode === 0 ? readTestOutput(run.output) : null;
-  const record = {
-    command: command.command,
-    exitCode: run.exitCode,
-    sequence,
-    ...(fingerprint ? { fingerprint } : {}),
-    ...(says ? { outputSays: says } : {}),
-  };
-  state.verifications.push(recordedNow(record));
+  const ran = await freshCheck(input, command.command, now, files);
+  if ("decision" in ran) return ran.decision;
+  const { record } = ran;
   if (passed(record)) return { kind: "completed", files };
   if (record.outputSays === "no tests") return ranNoTests(command.command, files);
-  return failedVerification(state, record, run.output, files);
+  return failedVerification(state, record, ran.output, files);
 }
 
 /**

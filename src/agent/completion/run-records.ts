@@ -15,3 +15,12 @@ export function recordedNow<Record extends object>(record: Record): Record {
 export function wasRecordedNow(record: object): boolean {
   return madeInThisRun.has(record);
 }
+
+/**
+ * The fingerprint a check run is evidence for: the files it started on. A check that rewrote them (a
+ * hook the task added writes source after the assertions ran) passed on files that are gone; recorded
+ * with the files it ended on, its pass stood for them (session 12).
+ */
+export function checkedFingerprint(before: string | null, after: string | null): string | null {
+  return before !== null && after !== null && before !== after ? before : after;
+}

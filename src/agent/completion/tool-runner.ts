@@ -8,7 +8,7 @@ import type { TaskState } from "../state.js";
 import { uncheckedDelegation } from "../subagents/unchecked.js";
 import { type ExecutedCall, executeToolCall, toolResultMessage } from "../tool-executor.js";
 import type { VerificationRun } from "./gate.js";
-import { recordedNow } from "./run-records.js";
+import { checkedFingerprint, recordedNow } from "./run-records.js";
 import { readTestOutput } from "./test-summary.js";
 import { isVerificationCommand, type VerificationCommand } from "./verification.js";
 import type { StallWatchdog } from "./watchdog.js";
@@ -46,6 +46,8 @@ export class ToolRunner {
       state.lastChangeSequence = sequence;
       deps.recordEvidence?.();
     }
+    // The files a check starts on are the ones its result is for (see fresh-check.ts).
+    const before = verification ? await this.fingerprint() : null;
     const executed = await executeToolCall(call, deps.tools, this.context(call.callId));
     this.watchdog.touch();
     const output = executed.result.ok ? executed.result.output : executed.result.error;
@@ -74,7 +76,7 @@ export class ToolRunner {
     // A check the user (or the watchdog) stopped has no result: recorded, its "did not finish" read as
     // a failure after "continue", and a task whose files pass ended "failed" (session 12).
     if (verification && !refused(executed) && !this.signal.aborted) {
-      const fingerprint = await this.fingerprint();
+      const fingerprint = checkedFingerprint(before, await this.fingerprint());
       const exitCode = parseExitCode(output);
       const says = exitCode === 0 ? readTestOutput(output) : null;
       state.verifications.push(

@@ -99,4 +99,40 @@ describe("a pass recorded before an interruption is not evidence for files it ca
     expect(resumed.verification.at(-1)).toEqual({ command: "node check.js", exitCode: 0 });
     expect(model.remaining).toBe(2);
   });
+
+  it("a check that rewrites the files it checked is no pass for the files it left", async () => {
+    // The check passes on value.txt, then runs every file in hooks/: a hook the task adds can break
+    // the files after the assertions ran (an afterAll writing source, say).
+    const runner = `${check.replace("process.exit(0)", "for(const f of fs.readdirSync('hooks'))require('./hooks/'+f);process.exit(0)")}`;
+    const cwd = makeProject({ "check.js": runner, "value.txt": "old\n", "hooks/keep.js": "" });
+    const harness = createHarness({
+      tools: realTools(),
+      settings: { verifyCommand: "node check.js", maxSteps: 8 },
+      replies: [
+        [
+          { toolCalls: [{ name: "write_file", input: { path: "value.txt", content: "ok\n" } }] },
+          {
+            toolCalls: [
+              {
+                name: "write_file",
+                input: {
+                  path: "hooks/after.js",
+                  content: "require('node:fs').writeFileSync('value.txt','broken\\n')",
+                },
+              },
+            ],
+          },
+          { toolCalls: [{ name: "run_command", input: { command: "node check.js" } }] },
+          { text: "Done: the check passes." },
+          { text: "Done." },
+          { text: "Done." },
+        ],
+      ],
+    });
+    const report = await harness.run("make value.txt ok", { cwd, taskId: "task-session12-rewrites" });
+    expect(report.verification[0]).toEqual({ command: "node check.js", exitCode: 0 });
+    // The files the task leaves fail the check: a fresh run says so.
+    expect(report.outcome).not.toBe("completed");
+    expect(report.verification.at(-1)).toEqual({ command: "node check.js", exitCode: 1 });
+  });
 });
