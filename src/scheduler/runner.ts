@@ -250,6 +250,9 @@ export class ScheduledRunner {
         ...unfinishedRun(store.previousFinished(job.id, run.id)),
         authorizerFor: (identity) => this.deps.authorizerFor(job, identity),
       });
+      // The loop says "stopped by the user"; nobody stops a scheduled run by hand: say what did.
+      if (report.outcome === "cancelled" && signal.aborted)
+        report = { ...report, reason: `interrupted: ${stopCause(signal)}` };
       ledger.finish(taskId, report);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -313,15 +316,21 @@ export class ScheduledRunner {
 }
 
 /**
- * A job whose previous run failed or paused: this run's plain answer ("fixed, all tests pass") says
- * so, since it checked nothing. Each run has its own session, so the session's latest task never
+ * A job whose previous run failed, paused or was interrupted (cancelled): this run's plain answer
+ * ("fixed, all tests pass") says so, since it checked nothing. Each run has its own session, so the session's latest task never
  * named the job's last run, and the follow-up read as the job's success.
  */
 function unfinishedRun(previous: ScheduledRun | null): { unfinishedBefore?: string } {
-  if (!previous || (previous.outcome !== "failed" && previous.outcome !== "paused")) return {};
+  const unfinished = ["failed", "paused", "cancelled"];
+  if (!previous || !unfinished.includes(previous.outcome ?? "")) return {};
   return {
     unfinishedBefore: `the job's previous run ${previous.id}${previous.taskId ? ` (task ${previous.taskId})` : ""} is ${previous.outcome}${previous.reason ? ` (${previous.reason})` : ""} and this run ran no check of its work`,
   };
+}
+
+function stopCause(signal: AbortSignal): string {
+  const cause: unknown = signal.reason;
+  return cause instanceof Error ? cause.message : String(cause);
 }
 
 /** What the owner reads: which job, how it ended, how late, what was refused, what it cost. */

@@ -1,9 +1,12 @@
 import type { FileChange } from "../events.js";
 import type { TaskState } from "../state.js";
+import { delegationClaimStart } from "../subagents/unchecked.js";
 import { type ChangeReport, type ChangeTracker, workspaceFingerprint } from "./changes.js";
 import { type CheckChange, describeCheckChanges } from "./check-changes.js";
 import { claimsInAnswer, taskActions, unsupportedClaim } from "./claims.js";
-import { describeRun, type OutputVerdict, passed, readTestOutput } from "./test-summary.js";
+import { freshCheck } from "./fresh-check.js";
+import { wasRecordedNow } from "./run-records.js";
+import { describeRun, type OutputVerdict, passed } from "./test-summary.js";
 import type { VerificationCommand } from "./verification.js";
 
 export const maxVerificationFixRounds = 2;
@@ -15,6 +18,8 @@ export type VerificationLookup =
 export interface VerificationRun {
   /** Set when the authorizer refused the command: a refusal is not evidence. */
   refused?: string;
+  /** Set when the task was stopped while it ran (Ctrl+C, the watchdog): no result, so no record. */
+  interrupted?: true;
   exitCode: number | null;
   output: string;
 }
@@ -55,7 +60,8 @@ export const noChecksNote = "no checks to run here";
  */
 export async function evidenceGate(input: GateInput): Promise<GateDecision> {
   const judged = await judge(input);
-  const decision = judged.kind === "completed" ? await notStale(input, judged) : judged;
+  const checked = judged.kind === "completed" ? await notStale(input, judged) : judged;
+  const decision = checked.kind === "completed" ? finishedDelegations(input.state, checked) : checked;
   if (decision.kind !== "completed" || !input.checkChanges || !input.changes) return decision;
   // The judge is fixed at the start: a task that changed how it is checked is not done on its own.
   const changes = await input.checkChanges(await input.changes.report());
@@ -70,6 +76,31 @@ export async function evidenceGate(input: GateInput): Promise<GateDecision> {
       'review the changes, then accept them (answer the question, or run `mercury run "continue" --session <id> --accept-check-changes`) or undo them.',
     files: decision.files,
     checksChanged: changes,
+  };
+}
+
+/**
+ * A sub-agent that failed, was stopped, or whose own check failed did not do what it was asked, and
+ * the parent's passing check runs the parent's project, not that work (a subproject, a feature no test
+ * covers): while no change of the parent's followed it, the task is not completed (session 12).
+ */
+function finishedDelegations(
+  state: TaskState,
+  decision: Extract<GateDecision, { kind: "completed" }>,
+): GateDecision {
+  const unfinished = state.uncheckedClaims.findLast(
+    (claim) =>
+      claim.change === true &&
+      claim.sequence >= state.lastChangeSequence &&
+      claim.why.startsWith(delegationClaimStart),
+  );
+  if (!unfinished) return decision;
+  return {
+    kind: "paused",
+    reason:
+      `${unfinished.why}; the task's check passing does not show that work done. ` +
+      'Do it (or delegate it again), then say "continue".',
+    files: decision.files,
   };
 }
 
@@ -109,8 +140,7 @@ async function judge(input: GateInput): Promise<GateDecision> {
   // today's (changed by hand, by a process, or by a call a crash cut off) is stale and runs again.
   const now = workspaceFingerprint(report);
   const latest = state.verifications.filter((record) => record.sequence > state.lastChangeSequence).at(-1);
-  const stale = latest?.fingerprint !== undefined && now !== null && latest.fingerprint !== now;
-  if (latest && !stale) {
+  if (latest && stillHolds(latest, now)) {
     if (passed(latest)) return { kind: "completed", files };
     if (latest.outputSays === "no tests") return ranNoTests(latest.command, files);
     return failedVerification(state, latest, null, files);
@@ -150,32 +180,23 @@ async function judge(input: GateInput): Promise<GateDecision> {
       files,
     };
   }
-  const sequence = ++state.callSequence;
-  const run = await input.runVerification(command.command);
-  if (run.refused !== undefined) {
-    state.uncheckedClaims.push({
-      sequence,
-      why: `the verification \`${command.command}\` was refused and never ran`,
-    });
-    return {
-      kind: "paused",
-      reason: `files changed but the verification \`${command.command}\` was refused: ${run.refused}. Allow it (or run it yourself) and say "continue".`,
-      files,
-    };
-  }
-  const fingerprint = workspaceFingerprint(await input.changes.report());
-  const says = run.exitCode === 0 ? readTestOutput(run.output) : null;
-  const record = {
-    command: command.command,
-    exitCode: run.exitCode,
-    sequence,
-    ...(fingerprint ? { fingerprint } : {}),
-    ...(says ? { outputSays: says } : {}),
-  };
-  state.verifications.push(record);
+  const ran = await freshCheck(input, command.command, now, files);
+  if ("decision" in ran) return ran.decision;
+  const { record } = ran;
   if (passed(record)) return { kind: "completed", files };
   if (record.outputSays === "no tests") return ranNoTests(command.command, files);
-  return failedVerification(state, record, run.output, files);
+  return failedVerification(state, record, ran.output, files);
+}
+
+/**
+ * Whether a run after the last change is evidence for the files now. Known fingerprints decide. Without
+ * one (an unconfirmed picture, an older record) only a run of this very process counts, by the order of
+ * its calls: a record loaded from the ledger was written before an interruption (kill -9 before the
+ * outcome was written, Ctrl+C, a daemon restart), and the files may have changed by hand since (session 12).
+ */
+function stillHolds(record: { fingerprint?: string }, now: string | null): boolean {
+  if (record.fingerprint !== undefined && now !== null) return record.fingerprint === now;
+  return wasRecordedNow(record);
 }
 
 /** A check that tested nothing proves nothing: paused, never completed (nor a fix round: no failure to fix). */

@@ -8,6 +8,7 @@ import type { TaskState } from "../state.js";
 import { uncheckedDelegation } from "../subagents/unchecked.js";
 import { type ExecutedCall, executeToolCall, toolResultMessage } from "../tool-executor.js";
 import type { VerificationRun } from "./gate.js";
+import { checkedFingerprint, recordedNow } from "./run-records.js";
 import { readTestOutput } from "./test-summary.js";
 import { isVerificationCommand, type VerificationCommand } from "./verification.js";
 import type { StallWatchdog } from "./watchdog.js";
@@ -45,6 +46,8 @@ export class ToolRunner {
       state.lastChangeSequence = sequence;
       deps.recordEvidence?.();
     }
+    // The files a check starts on are the ones its result is for (see fresh-check.ts).
+    const before = verification ? await this.fingerprint() : null;
     const executed = await executeToolCall(call, deps.tools, this.context(call.callId));
     this.watchdog.touch();
     const output = executed.result.ok ? executed.result.output : executed.result.error;
@@ -62,19 +65,29 @@ export class ToolRunner {
       });
     if (call.toolName === "delegate_task" && !executed.result.ok) {
       const unchecked = uncheckedDelegation(executed.result.error);
-      if (unchecked) state.uncheckedClaims.push({ sequence, why: unchecked });
+      // An unfinished child's work is a change that failed: no later check of the parent's bears it out.
+      if (unchecked)
+        state.uncheckedClaims.push({
+          sequence,
+          why: unchecked.why,
+          ...(unchecked.unfinished ? { change: true as const } : {}),
+        });
     }
-    if (verification && !refused(executed)) {
-      const fingerprint = await this.fingerprint();
+    // A check the user (or the watchdog) stopped has no result: recorded, its "did not finish" read as
+    // a failure after "continue", and a task whose files pass ended "failed" (session 12).
+    if (verification && !refused(executed) && !this.signal.aborted) {
+      const fingerprint = checkedFingerprint(before, await this.fingerprint());
       const exitCode = parseExitCode(output);
       const says = exitCode === 0 ? readTestOutput(output) : null;
-      state.verifications.push({
-        command: verification.command,
-        exitCode,
-        sequence,
-        ...(fingerprint ? { fingerprint } : {}),
-        ...(says ? { outputSays: says } : {}),
-      });
+      state.verifications.push(
+        recordedNow({
+          command: verification.command,
+          exitCode,
+          sequence,
+          ...(fingerprint ? { fingerprint } : {}),
+          ...(says ? { outputSays: says } : {}),
+        }),
+      );
     }
     if (executed.result.ok && executed.tool?.mutating) {
       state.mutatingSuccesses += 1;
@@ -116,6 +129,7 @@ export class ToolRunner {
       return { refused: "no run_command tool is available to run it", exitCode: null, output: "" };
     const output = executed.result.ok ? executed.result.output : executed.result.error;
     if (refused(executed)) return { refused: output, exitCode: null, output };
+    if (this.signal.aborted) return { interrupted: true, exitCode: null, output };
     return { exitCode: parseExitCode(output), output };
   }
 

@@ -212,11 +212,11 @@ export function delegateTaskTool(deps: DelegateDeps): ToolDefinition<z.infer<typ
         const prefix = checksFailed || unverified ? uncheckedPrefix : unfinishedPrefix;
         return { ok: false, error: `${prefix}sub-agent ${how}: ${JSON.stringify(result)}` };
       } catch (error) {
-        registry.finish(id, controller.signal.aborted ? "cancelled" : "failed");
-        return {
-          ok: false,
-          error: `sub-agent ${id} ended: ${error instanceof Error ? error.message : String(error)}`,
-        };
+        const outcome = controller.signal.aborted ? "cancelled" : "failed";
+        registry.finish(id, outcome);
+        // Marked unfinished, so the parent's evidence keeps it (a bare error was no claim at all).
+        const reason = `${id} ended: ${error instanceof Error ? error.message : String(error)}`;
+        return { ok: false, error: `${unfinishedPrefix}sub-agent ${outcome}: ${JSON.stringify({ reason })}` };
       } finally {
         context.signal.removeEventListener("abort", onAbort);
       }
