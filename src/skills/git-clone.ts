@@ -24,6 +24,8 @@ export interface CloneOptions {
   protocols?: readonly string[];
   /** Tests only: a smaller pack limit. */
   maxPackBytes?: number;
+  /** Tests only: a smaller limit on the files' listed sizes. */
+  maxUnpackedBytes?: number;
 }
 
 /** Fetches `href`'s HEAD into a bare temporary repository, reads the files at HEAD, removes the folder. */
@@ -122,7 +124,8 @@ export async function readRepositoryFiles(
     if (type !== "blob" || (mode !== "100644" && mode !== "100755"))
       throw new SkillError(`${path} is not a regular file (git mode ${mode})`);
     total += Number(size);
-    if (total > maxUnpackedBytes) throw new SkillError(`more than ${maxUnpackedBytes} bytes of files`);
+    const limit = options.maxUnpackedBytes ?? maxUnpackedBytes;
+    if (total > limit) throw new SkillError(`more than ${limit} bytes of files`);
     if (entries.length >= maxArchiveEntries) throw new SkillError(`more than ${maxArchiveEntries} files`);
     entries.push({ mode, type, id, size: Number(size), path });
   }
