@@ -6,6 +6,7 @@ import type { McpDefinitionStore } from "./definitions.js";
 import { McpError } from "./errors.js";
 import { boundedFetch, oversizedMessage } from "./http-limit.js";
 import { httpHeaders, type LaunchWrapper, stdioLaunch } from "./launch.js";
+import { StderrTail } from "./stderr-tail.js";
 import { LinearReadBuffer } from "./stdio-buffer.js";
 import { plainServerText, usableMcpTools } from "./tool-names.js";
 
@@ -61,6 +62,8 @@ export class McpConnection {
   private pinned: Map<string, string> | null = null;
   lastError: string | null = null;
   restarts = 0;
+  /** The end of a stdio server's stderr: why it exited (stderr-tail.ts). */
+  private readonly stderrTail = new StderrTail();
 
   /** Values the config hands this server (headers, env, the URL's query): kept out of logs and errors. */
   private readonly secrets: string[];
@@ -152,7 +155,9 @@ export class McpConnection {
       this.failures = 0;
     } catch (error) {
       this.status = "down";
-      this.lastError = this.scrub(error instanceof Error ? error.message : String(error));
+      const said = this.stderrTail.reason((text) => this.scrub(text));
+      const message = this.scrub(error instanceof Error ? error.message : String(error));
+      this.lastError = said === "" ? message : `${message} (its stderr: ${said})`;
       await client.close().catch((closeError: unknown) => {
         this.options.onEvent?.(
           "warn",
@@ -188,8 +193,10 @@ export class McpConnection {
       args: launch.args,
       env: launch.env,
       cwd: launch.cwd,
-      stderr: "ignore",
+      stderr: "pipe",
     });
+    this.stderrTail.clear();
+    this.stderrTail.attach(transport.stderr);
     // The SDK's line buffer is quadratic in a message's size (stdio-buffer.ts); its field is swapped
     // for a linear one. The SDK is pinned; a version without the field keeps its own (slow) buffer.
     if ("_readBuffer" in transport)
@@ -253,8 +260,9 @@ export class McpConnection {
     }
     if (this.status !== "ready") return;
     this.status = "down";
-    this.lastError = "the server exited";
-    this.scheduleRestart("stopped unexpectedly");
+    const said = this.stderrTail.reason((text) => this.scrub(text));
+    this.lastError = said === "" ? "the server exited" : `the server exited: ${said}`;
+    this.scheduleRestart(said === "" ? "stopped unexpectedly" : `stopped unexpectedly (${said})`);
   }
 
   /** Restarts after a doubling delay; a failed restart schedules the next one (until close()). */
@@ -342,7 +350,9 @@ function configuredSecrets(config: McpServerConfig, env: NodeJS.ProcessEnv): str
   for (const template of [...Object.values(config.headers ?? {}), ...Object.values(config.env ?? {})]) {
     for (const [, name] of template.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) add(env[name ?? ""]);
   }
-  for (const value of Object.values(config.headers ?? {})) if (!value.includes("${")) add(value);
+  // A literal value in env is a credential as much as one in a header (a server's stderr can echo it).
+  for (const value of [...Object.values(config.headers ?? {}), ...Object.values(config.env ?? {})])
+    if (!value.includes("${")) add(value);
   if (config.url) {
     const url = new URL(config.url);
     add(url.password);

@@ -1,11 +1,10 @@
-import { spawn } from "node:child_process";
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { decideNetwork } from "../permissions/decide.js";
 import { type Resolver, resolvePublicAddress } from "../permissions/network.js";
 import { fetchFollowing } from "../tools/web-fetch-page.js";
 import { type ArchiveFile, maxArchiveEntries, maxUnpackedBytes, readTarGz } from "./archive.js";
+import { cloneSkillRepository } from "./git-clone.js";
 import { parseSkillText } from "./parse.js";
 import { type ScanFinding, scanSkillFiles } from "./scan.js";
 import { SkillError, type SkillService } from "./service.js";
@@ -138,8 +137,8 @@ async function download(url: URL, options: InstallSourceOptions): Promise<Buffer
 }
 
 /**
- * A shallow clone into a temporary folder. The host is checked by the SSRF guard first; git then
- * resolves it again itself (it cannot be pinned), and redirects are refused.
+ * The host is checked by the SSRF guard first; git then resolves it again itself (it cannot be
+ * pinned), and redirects are refused. The clone itself is bounded and never checked out (git-clone.ts).
  */
 async function cloneGit(url: URL, options: InstallSourceOptions): Promise<ArchiveFile[]> {
   try {
@@ -149,57 +148,10 @@ async function cloneGit(url: URL, options: InstallSourceOptions): Promise<Archiv
   } catch (error) {
     throw new SkillError(error instanceof Error ? error.message : String(error));
   }
-  const folder = mkdtempSync(join(tmpdir(), "mercury-skill-"));
-  try {
-    await new Promise<void>((resolvePromise, reject) => {
-      const child = spawn(
-        "git",
-        [
-          "-c",
-          "http.followRedirects=false",
-          "-c",
-          "core.symlinks=false",
-          "-c",
-          "protocol.allow=never",
-          "-c",
-          "protocol.https.allow=always",
-          "clone",
-          "--depth",
-          "1",
-          "--no-tags",
-          "--",
-          url.href,
-          join(folder, "repo"),
-        ],
-        {
-          env: {
-            PATH: process.env.PATH ?? "/usr/bin:/bin",
-            GIT_TERMINAL_PROMPT: "0",
-            GIT_CONFIG_NOSYSTEM: "1",
-            HOME: folder,
-          },
-          stdio: ["ignore", "ignore", "pipe"],
-          signal: options.signal,
-          timeout: options.timeoutMs ?? 120_000,
-        },
-      );
-      let stderr = "";
-      child.stderr.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      child.on("error", (error) => reject(new SkillError(`could not run git: ${error.message}`)));
-      child.on("close", (code, signal) => {
-        if (code === 0) resolvePromise();
-        else
-          reject(
-            new SkillError(`git clone failed (${signal ?? `exit ${code}`}): ${stderr.trim().slice(-500)}`),
-          );
-      });
-    });
-    return readFolder(join(folder, "repo"));
-  } finally {
-    rmSync(folder, { recursive: true, force: true });
-  }
+  return cloneSkillRepository(url.href, {
+    signal: options.signal,
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+  });
 }
 
 /** Reads a folder's files; a symbolic link anywhere refuses it (it could point at a secret). */

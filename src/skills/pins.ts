@@ -91,3 +91,28 @@ export function unpinnedReason(
     return `changed after you trusted ${workspace} (a task may have written it); ${again}`;
   return null;
 }
+
+/**
+ * Why a skill in `$MERCURY_HOME/skills` or `~/.agents/skills` is not loaded, or null. A skill first
+ * seen is pinned as found (putting a skill there is the person's act: the sandbox cannot write
+ * either folder, and Mercury's own writes pin what they write); one that changed after its pin
+ * needs the person again. `pins` is updated in place with first sightings; returns whether it did.
+ */
+export function homeUnpinnedReason(
+  pins: Record<string, string>,
+  root: string,
+  skillFile: string,
+): { reason: string | null; added: boolean } {
+  const key = skillPinKey(root, skillFile);
+  const now = skillFolderFingerprint(dirname(skillFile));
+  const pinned = pins[key];
+  if (pinned === undefined) {
+    pins[key] = now;
+    return { reason: null, added: true };
+  }
+  if (pinned === now) return { reason: null, added: false };
+  return {
+    reason: `changed on disk after it was approved (something other than Mercury wrote it); review it, then run \`mercury skills approve ${key}\` to accept it`,
+    added: false,
+  };
+}

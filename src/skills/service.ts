@@ -19,10 +19,16 @@ import { catalogueSection } from "./catalogue.js";
 import { lineDiff } from "./diff.js";
 import { type Discovery, discoverSkills, type SkillRoot } from "./discover.js";
 import { DraftStore, type SkillDraft } from "./drafts.js";
-import { unpinnedReason } from "./pins.js";
+import {
+  homeUnpinnedReason,
+  skillFolderFingerprint,
+  skillPinKey,
+  unpinnedReason,
+  workspaceSkillPins,
+} from "./pins.js";
 import { createProposeSkillTool, type SkillProposal } from "./propose-tool.js";
 import { SkillSession } from "./session.js";
-import { SkillState } from "./state.js";
+import { type HomeSkillSource, SkillState } from "./state.js";
 import { isValidSkillName, type Skill } from "./types.js";
 
 export class SkillError extends Error {
@@ -93,14 +99,63 @@ export class SkillService {
     return roots;
   }
 
-  /** A trusted workspace's skills load only as the owner trusted them (pins.ts). */
+  /**
+   * A trusted workspace's skills load only as the owner trusted them; a home skill (Mercury's or
+   * `~/.agents/skills`) only as first seen or as Mercury last wrote it (pins.ts).
+   */
   discover(cwd: string): Discovery {
     const workspace = this.trustedWorkspaceFor(cwd);
     const pins = workspace === null ? null : this.state.workspacePins(workspace);
-    return discoverSkills(this.roots(cwd), (root, file) =>
-      root.source === "workspace" && workspace !== null
-        ? unpinnedReason(pins, root.directory, file, workspace)
-        : null,
+    const home = {
+      mercury: this.homePins("mercury", this.mercuryRoot),
+      user: this.homePins("user", this.userRoot),
+    };
+    const added = new Set<HomeSkillSource>();
+    const discovery = discoverSkills(this.roots(cwd), (root, file) => {
+      if (root.source === "workspace")
+        return workspace === null ? null : unpinnedReason(pins, root.directory, file, workspace);
+      if (root.source !== "mercury" && root.source !== "user") return null;
+      const verdict = homeUnpinnedReason(home[root.source], root.directory, file);
+      if (verdict.added) added.add(root.source);
+      return verdict.reason;
+    });
+    for (const source of added) this.state.setHomePins(source, home[source]);
+    return discovery;
+  }
+
+  /** A home folder's pins; the first time (before pins were kept), everything there as it is now. */
+  private homePins(source: HomeSkillSource, root: string): Record<string, string> {
+    const pins = this.state.homePins(source);
+    if (pins !== null) return pins;
+    const found = workspaceSkillPins(root);
+    this.state.setHomePins(source, found);
+    return found;
+  }
+
+  /**
+   * The person accepts a home skill as it is now on disk (`mercury skills approve <name>`): `key` is
+   * its folder relative to `$MERCURY_HOME/skills` or `~/.agents/skills`. Returns where it was found.
+   */
+  approveOnDisk(key: string): string {
+    for (const [source, root] of [
+      ["mercury", this.mercuryRoot],
+      ["user", this.userRoot],
+    ] as const) {
+      const file = join(root, key, "SKILL.md");
+      if (key.split(/[\\/]/).includes("..") || !existsSync(file)) continue;
+      this.state.pinHomeSkill(source, skillPinKey(root, file), skillFolderFingerprint(dirname(file)));
+      return dirname(file);
+    }
+    throw new SkillError(`no skill folder "${key}" in ${this.mercuryRoot} or ${this.userRoot}`, true);
+  }
+
+  /** Mercury wrote (or removed) one of its own skills: the pin follows. */
+  private repin(name: string): void {
+    const file = this.skillFile(name);
+    this.state.pinHomeSkill(
+      "mercury",
+      skillPinKey(this.mercuryRoot, file),
+      existsSync(file) ? skillFolderFingerprint(dirname(file)) : null,
     );
   }
 
@@ -275,6 +330,7 @@ export class SkillService {
     const temporary = `${file}.${process.pid}.tmp`;
     writeFileSync(temporary, content, { mode: 0o644 });
     renameSync(temporary, file);
+    this.repin(name);
     return this.state.addVersion(name, content, reason);
   }
 
@@ -300,6 +356,7 @@ export class SkillService {
     if (this.state.latestVersion(name)?.content !== previous)
       this.state.addVersion(name, previous, "as found before removal");
     rmSync(dirname(file), { recursive: true, force: true });
+    this.repin(name);
     return this.state.addVersion(name, null, reason);
   }
 }

@@ -5,6 +5,9 @@ import type { SqliteDatabase } from "../storage/database.js";
 import { workspaceSkillPins } from "./pins.js";
 
 const pinsKey = (workspace: string) => `skills.workspace-pins:${workspace}`;
+/** Pins of the skills in `$MERCURY_HOME/skills` ("mercury") and `~/.agents/skills` ("user"). */
+const homePinsKey = (source: HomeSkillSource) => `skills.home-pins:${source}`;
+export type HomeSkillSource = "mercury" | "user";
 
 const useRow = z.object({
   skill: z.string(),
@@ -78,6 +81,30 @@ export class SkillState {
     if (row === undefined) return null;
     const { value } = z.object({ value: z.string() }).parse(row);
     return z.record(z.string(), z.string()).parse(JSON.parse(value));
+  }
+
+  /** The pins of a home skill folder (pins.ts); null before Mercury first recorded them. */
+  homePins(source: HomeSkillSource): Record<string, string> | null {
+    const row = this.database.prepare("SELECT value FROM settings WHERE key = ?").get(homePinsKey(source));
+    if (row === undefined) return null;
+    const { value } = z.object({ value: z.string() }).parse(row);
+    return z.record(z.string(), z.string()).parse(JSON.parse(value));
+  }
+
+  setHomePins(source: HomeSkillSource, pins: Record<string, string>): void {
+    this.database
+      .prepare("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)")
+      .run(homePinsKey(source), JSON.stringify(pins));
+  }
+
+  /** Pins one skill folder as it is now (fingerprint), or forgets it (null). */
+  pinHomeSkill(source: HomeSkillSource, key: string, fingerprint: string | null): void {
+    this.database.transaction(() => {
+      const pins = this.homePins(source) ?? {};
+      if (fingerprint === null) delete pins[key];
+      else pins[key] = fingerprint;
+      this.setHomePins(source, pins);
+    })();
   }
 
   /** Returns false when the workspace was not trusted. */

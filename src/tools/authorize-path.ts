@@ -1,4 +1,5 @@
 import { constants } from "node:fs";
+import { type FileHandle, open, readlink } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { isEnvFile, sensitiveMatch } from "../permissions/sensitive.js";
@@ -43,8 +44,44 @@ export function writeFlags(access: { checked: boolean }): number {
   return access.checked ? base | constants.O_NOFOLLOW : base;
 }
 
+/** The file opened is not the one the engine checked: a folder on the way was swapped for a link. */
+export class PathMovedError extends Error {
+  override name = "PathMovedError";
+}
+
+/**
+ * Opens a checked path and proves that the file opened is the one the engine checked. O_NOFOLLOW
+ * guards only the last component: a sandboxed command (a background loop) can swap a folder on the
+ * way for a symbolic link between the check and the open, and the open then follows it out of the
+ * allowed roots (~/.ssh). On Linux the kernel's own name for the opened file (/proc/self/fd/N) must
+ * be the checked path; no byte is read or written before that. Callers then use the handle, or
+ * `/proc/self/fd/N` as a path, never the name again. Without O_TRUNC: a refused open truncates nothing.
+ */
+export async function openVerified(
+  access: { path: string; checked: boolean },
+  flags: number,
+): Promise<FileHandle> {
+  const handle = await open(access.path, access.checked ? flags | constants.O_NOFOLLOW : flags);
+  if (process.platform !== "linux" || !access.checked) return handle;
+  let opened: string;
+  try {
+    opened = await readlink(`/proc/self/fd/${handle.fd}`);
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  if (opened !== access.path) {
+    await handle.close();
+    throw new PathMovedError(
+      `${access.path} now leads to ${opened}: a folder on its path was replaced by a link after the permission check; refused`,
+    );
+  }
+  return handle;
+}
+
 /** Turns a filesystem error into a sentence the model can act on. */
 export function describeFsError(error: unknown, path: string): string {
+  if (error instanceof PathMovedError) return error.message;
   const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "";
   switch (code) {
     case "ENOENT":

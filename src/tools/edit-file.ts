@@ -1,8 +1,9 @@
-import { readFile, stat, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { type FileHandle, stat } from "node:fs/promises";
 import { z } from "zod";
-import { abortedResult, authorizePath, describeFsError, writeFlags } from "./authorize-path.js";
+import { abortedResult, authorizePath, describeFsError, openVerified } from "./authorize-path.js";
 import { countLines } from "./output-limits.js";
-import type { ToolDefinition } from "./types.js";
+import type { ToolDefinition, ToolResult } from "./types.js";
 
 export const EDIT_MAX_BYTES = 5 * 1024 * 1024;
 
@@ -47,47 +48,70 @@ export const editFileTool: ToolDefinition<EditFileInput> = {
           error: `${path} is ${info.size} bytes, over the ${EDIT_MAX_BYTES}-byte edit limit.`,
         };
       }
-      const original = await readFile(path, { encoding: "utf8", signal: context.signal });
-      let oldText = input.oldText;
-      let newText = input.newText;
-      // Models write "\n"; a CRLF file would otherwise never match.
-      if (original.includes("\r\n") && !oldText.includes("\r\n")) {
-        const crlfOld = oldText.replace(/\n/g, "\r\n");
-        if (original.includes(crlfOld)) {
-          oldText = crlfOld;
-          newText = newText.replace(/\r?\n/g, "\r\n");
-        }
+      // Read and written through one handle proven to be the checked file (openVerified).
+      const handle = await openVerified(access, constants.O_RDWR);
+      try {
+        return await editThrough(handle, path, input, context.signal);
+      } finally {
+        await handle.close();
       }
-      const positions = occurrences(original, oldText);
-      if (positions.length === 0) return { ok: false, error: missingMatchMessage(path, original, oldText) };
-      if (positions.length > 1 && !input.replaceAll) {
-        const lines = positions.slice(0, 10).map((at) => lineOf(original, at));
-        return {
-          ok: false,
-          error:
-            `oldText occurs ${positions.length} times in ${path} (at lines ${lines.join(", ")}${positions.length > 10 ? ", …" : ""}). ` +
-            "Include more surrounding lines in oldText so it matches exactly once, or set replaceAll to true.",
-        };
-      }
-      const updated = input.replaceAll
-        ? original.split(oldText).join(newText)
-        : original.slice(0, positions[0]) + newText + original.slice((positions[0] ?? 0) + oldText.length);
-      await writeFile(path, updated, { encoding: "utf8", signal: context.signal, flag: writeFlags(access) });
-      const firstLine = lineOf(original, positions[0] ?? 0);
-      const removed = countLines(oldText) * positions.length;
-      const added = countLines(newText) * positions.length;
-      return {
-        ok: true,
-        output:
-          `Edited ${path}: replaced ${positions.length} occurrence${positions.length > 1 ? "s" : ""} ` +
-          `(first at line ${firstLine}; -${removed} +${added} lines). The file now has ${countLines(updated)} lines.`,
-      };
     } catch (error) {
       if (context.signal.aborted) return abortedResult();
       return { ok: false, error: describeFsError(error, path) };
     }
   },
 };
+
+async function editThrough(
+  handle: FileHandle,
+  path: string,
+  input: EditFileInput,
+  signal: AbortSignal,
+): Promise<ToolResult> {
+  {
+    const original = await handle.readFile({ encoding: "utf8", signal });
+    let oldText = input.oldText;
+    let newText = input.newText;
+    // Models write "\n"; a CRLF file would otherwise never match.
+    if (original.includes("\r\n") && !oldText.includes("\r\n")) {
+      const crlfOld = oldText.replace(/\n/g, "\r\n");
+      if (original.includes(crlfOld)) {
+        oldText = crlfOld;
+        newText = newText.replace(/\r?\n/g, "\r\n");
+      }
+    }
+    const positions = occurrences(original, oldText);
+    if (positions.length === 0) return { ok: false, error: missingMatchMessage(path, original, oldText) };
+    if (positions.length > 1 && !input.replaceAll) {
+      const lines = positions.slice(0, 10).map((at) => lineOf(original, at));
+      return {
+        ok: false,
+        error:
+          `oldText occurs ${positions.length} times in ${path} (at lines ${lines.join(", ")}${positions.length > 10 ? ", …" : ""}). ` +
+          "Include more surrounding lines in oldText so it matches exactly once, or set replaceAll to true.",
+      };
+    }
+    const updated = input.replaceAll
+      ? original.split(oldText).join(newText)
+      : original.slice(0, positions[0]) + newText + original.slice((positions[0] ?? 0) + oldText.length);
+    // Written at explicit offsets: the handle's position is at the end after the read.
+    const data = Buffer.from(updated, "utf8");
+    await handle.truncate(0);
+    for (let offset = 0; offset < data.length; ) {
+      const { bytesWritten } = await handle.write(data, offset, data.length - offset, offset);
+      offset += bytesWritten;
+    }
+    const firstLine = lineOf(original, positions[0] ?? 0);
+    const removed = countLines(oldText) * positions.length;
+    const added = countLines(newText) * positions.length;
+    return {
+      ok: true,
+      output:
+        `Edited ${path}: replaced ${positions.length} occurrence${positions.length > 1 ? "s" : ""} ` +
+        `(first at line ${firstLine}; -${removed} +${added} lines). The file now has ${countLines(updated)} lines.`,
+    };
+  }
+}
 
 function occurrences(text: string, needle: string): number[] {
   const found: number[] = [];

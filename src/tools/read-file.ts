@@ -1,6 +1,7 @@
+import { constants } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import { z } from "zod";
-import { abortedResult, authorizePath, describeFsError } from "./authorize-path.js";
+import { abortedResult, authorizePath, describeFsError, openVerified } from "./authorize-path.js";
 import { boundedLines } from "./bounded-lines.js";
 import type { ToolDefinition, ToolResult } from "./types.js";
 
@@ -35,26 +36,43 @@ export const readFileTool: ToolDefinition<ReadFileInput> = {
     const access = await authorizePath(context, input.path, "read");
     if (!access.ok) return access;
     try {
-      const info = await stat(access.path);
-      if (info.isDirectory())
-        return { ok: false, error: `${access.path} is a directory. Use list_dir instead.` };
-      // A FIFO would block forever and a device can be endless: only regular files are read.
-      if (!info.isFile()) {
-        return { ok: false, error: `${access.path} is not a regular file (device, FIFO or socket).` };
+      // Opened once and proven to be the checked file (openVerified); every read below goes through
+      // /proc/self/fd/N, which reopens that same file, never the name a racing command can swap.
+      // O_NONBLOCK: opening a FIFO must not hang (it is refused below).
+      const handle = await openVerified(access, constants.O_RDONLY | constants.O_NONBLOCK);
+      try {
+        const opened = process.platform === "linux" ? `/proc/self/fd/${handle.fd}` : access.path;
+        return await readOpened(opened, access.path, input, context.signal);
+      } finally {
+        await handle.close();
       }
-      if (await looksBinary(access.path)) {
-        return {
-          ok: false,
-          error: `${access.path} looks like a binary file (it contains NUL bytes); not shown.`,
-        };
-      }
-      return await readRange(access.path, input, context.signal, info.size);
     } catch (error) {
       if (context.signal.aborted) return abortedResult();
       return { ok: false, error: describeFsError(error, access.path) };
     }
   },
 };
+
+async function readOpened(
+  opened: string,
+  path: string,
+  input: ReadFileInput,
+  signal: AbortSignal,
+): Promise<ToolResult> {
+  const info = await stat(opened);
+  if (info.isDirectory()) return { ok: false, error: `${path} is a directory. Use list_dir instead.` };
+  // A FIFO would block forever and a device can be endless: only regular files are read.
+  if (!info.isFile()) {
+    return { ok: false, error: `${path} is not a regular file (device, FIFO or socket).` };
+  }
+  if (await looksBinary(opened)) {
+    return {
+      ok: false,
+      error: `${path} looks like a binary file (it contains NUL bytes); not shown.`,
+    };
+  }
+  return await readRange(opened, input, signal, info.size, path);
+}
 
 async function looksBinary(path: string): Promise<boolean> {
   const handle = await open(path, "r");
@@ -72,6 +90,8 @@ async function readRange(
   input: ReadFileInput,
   signal: AbortSignal,
   size: number,
+  /** The name shown to the model (`path` may be /proc/self/fd/N). */
+  displayed: string,
 ): Promise<ToolResult> {
   const start = input.startLine ?? 1;
   const huge = size > READ_FULL_SCAN_BYTES;
@@ -120,17 +140,20 @@ async function readRange(
   if (signal.aborted) return abortedResult();
   const total = lineNo;
   if (total > 0 && start > total) {
-    return { ok: false, error: `startLine ${start} is past the end of ${path}, which has ${total} lines.` };
+    return {
+      ok: false,
+      error: `startLine ${start} is past the end of ${displayed}, which has ${total} lines.`,
+    };
   }
   // For a huge file the loop stopped one line past the page: lineNo > end means more follows.
   const more = huge && lineNo > end;
   const last = Math.min(end, more ? end : total);
   const header =
     total === 0
-      ? `${path} is empty.`
+      ? `${displayed} is empty.`
       : huge
-        ? `${path} (lines ${start}-${last}; the file is ${size} bytes, too large to count its lines)`
-        : `${path} (lines ${start}-${last} of ${total})`;
+        ? `${displayed} (lines ${start}-${last}; the file is ${size} bytes, too large to count its lines)`
+        : `${displayed} (lines ${start}-${last} of ${total})`;
   const footer = more
     ? [`[... more lines follow. Use read_file with startLine=${last + 1} to continue ...]`]
     : [];

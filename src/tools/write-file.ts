@@ -1,8 +1,8 @@
-import type { Stats } from "node:fs";
-import { mkdir, stat, writeFile } from "node:fs/promises";
+import { constants, type Stats } from "node:fs";
+import { mkdir, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { z } from "zod";
-import { abortedResult, authorizePath, describeFsError, writeFlags } from "./authorize-path.js";
+import { abortedResult, authorizePath, describeFsError, openVerified } from "./authorize-path.js";
 import { countLines } from "./output-limits.js";
 import type { ToolDefinition } from "./types.js";
 
@@ -43,11 +43,14 @@ export const writeFileTool: ToolDefinition<WriteFileInput> = {
         return { ok: false, error: `${access.path} is not a regular file (device, FIFO or socket).` };
       }
       await mkdir(dirname(access.path), { recursive: true });
-      await writeFile(access.path, input.content, {
-        encoding: "utf8",
-        signal: context.signal,
-        flag: writeFlags(access),
-      });
+      // Opened, proven to be the checked file, then truncated (openVerified): never written elsewhere.
+      const handle = await openVerified(access, constants.O_WRONLY | constants.O_CREAT);
+      try {
+        await handle.truncate(0);
+        await handle.writeFile(input.content, { encoding: "utf8", signal: context.signal });
+      } finally {
+        await handle.close();
+      }
       const lines = countLines(input.content);
       return {
         ok: true,

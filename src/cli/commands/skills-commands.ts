@@ -186,6 +186,16 @@ export const skillsCommands: Record<string, SkillsCommand> = {
     );
   },
 
+  approve(context) {
+    const name = context.args[0] ?? "";
+    const directory = context.service.approveOnDisk(name);
+    print(
+      context,
+      { name, directory, approved: true },
+      `Approved ${name} as it is now in ${directory}; a later change outside Mercury needs your approval again.`,
+    );
+  },
+
   trust(context) {
     const workspace = realOr(context.args[0] ?? context.cwd);
     context.service.state.trust(workspace, "owner");

@@ -37,6 +37,10 @@ export function registerSkillsCommands(program: Command): void {
     ["enable", "let the agent use a disabled skill again"],
     ["disable", "keep a skill out of the catalogue (nothing is deleted)"],
     ["remove", "delete a skill Mercury manages ($MERCURY_HOME/skills); revertible with `skills revert`"],
+    [
+      "approve",
+      "accept a skill in $MERCURY_HOME/skills or ~/.agents/skills that changed on disk after it was approved",
+    ],
   ] as const) {
     skills
       .command(name)
