@@ -22,7 +22,6 @@ const accountPrograms = new Set([
   "groupdel",
   "gpasswd",
   "newgrp",
-  "sg",
   "visudo",
   "vipw",
   "vigr",
@@ -45,6 +44,9 @@ export function privilegeChangeFinding(program: string, args: string[]): Finding
   if (program === "machinectl" && /^(shell|login)$/.test(first ?? ""))
     return why(`machinectl ${first} opens a shell as another user`);
   if (program === "chmod" && args.some(setsIdBit)) return why("chmod sets a set-user-ID or set-group-ID bit");
+  // `chown root f`, `chgrp 0 f`: handing a file to root (only root may; a person decides).
+  if ((program === "chown" || program === "chgrp") && /^(root|0)([:.]|$)/.test(first ?? ""))
+    return why(`${program} gives a file to root`);
   if (program === "install" || program === "mkdir") {
     const mode = modeValue(args);
     if (mode !== null && setsIdBit(mode))

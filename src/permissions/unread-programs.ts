@@ -58,7 +58,7 @@ export function unreadFinding(file: string): Finding {
 function programFilesNamed(program: string, args: string[]): string[] {
   if (isShell(program)) return shellFiles(args);
   if (program === "source" || program === ".") return args.slice(0, 1);
-  const options = fileOptions[program];
+  const options = Object.hasOwn(fileOptions, program) ? fileOptions[program] : undefined;
   if (!options) return [];
   const files: string[] = [];
   args.forEach((arg, index) => {
