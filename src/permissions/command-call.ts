@@ -21,9 +21,10 @@ import { subscriptScripts } from "./name-subscripts.js";
 import { persistenceFinding } from "./persistence.js";
 import { powershellFindings, powershellPrograms } from "./powershell-code.js";
 import { programFileChecks, unknownFileRun } from "./program-file-checks.js";
+import { commandEnvironment, originChecks, startupOriginChecks } from "./program-origins.js";
 import { projectScriptText } from "./project-scripts.js";
 import { type Command, stmtsInWord, type Word } from "./shell-ast.js";
-import { type EvaluatedWord, evaluateWord, type Finding } from "./shell-words.js";
+import type { EvaluatedWord, Finding } from "./shell-words.js";
 import { toolStateFinding } from "./tool-state.js";
 import { hasNonAscii } from "./unicode.js";
 import { type Invocation, isShell, unwrap, variableScript } from "./wrappers.js";
@@ -198,21 +199,15 @@ export function callChecks(
   for (const line of walk.written.runBy(program, finalArgs, scope().context.cwd)) scope().innerDenies(line);
   const scripts = projectScriptText(program, finalArgs, scope().context.cwd);
   if (scripts !== null) for (const line of scripts.split("\n")) scope().innerDenies(line);
+  const environment = commandEnvironment(call.assigns, unwrapped.invocations, scope().context);
+  startupOriginChecks(environment, program, walk.written, scope());
   if (program === "git") {
-    // The variables this command sets, by assignment or through env/sudo (`env GIT_CONFIG_COUNT=1 … git`).
-    const environment = new Map<string, string>();
-    for (const assign of call.assigns)
-      if (assign.value) environment.set(assign.name, evaluateWord(assign.value, scope().context).text);
-    for (const word of unwrapped.invocations.slice(0, -1).flatMap((invocation) => invocation.words)) {
-      const equals = word.text.indexOf("=");
-      if (equals > 0 && !word.text.startsWith("-"))
-        environment.set(word.text.slice(0, equals), word.text.slice(equals + 1));
-    }
     for (const script of gitEnvironmentScripts(environment, finalArgs)) scope().innerDenies(script);
     gitPlaceChecks(environment, final, scope());
   }
   for (const invocation of unwrapped.invocations) {
     programFileChecks(invocation, unwrapped.invocations, walk.written, scope());
+    originChecks(invocation, walk.written, scope());
     archiveExtractionChecks(invocation, scope());
     const buildKey = editedBuildKey(invocation);
     if (buildKey) scope().add(buildKey);

@@ -75,6 +75,7 @@ export const askPriority = [
   "command.control-chars",
   "command.unicode",
   "command.privilege",
+  "command.registry-code",
   "command.pipe-to-interpreter",
   "command.inline-code",
   "command.eval",

@@ -1,8 +1,9 @@
 import { writtenBuildKey } from "./cargo-build.js";
-import { checkChangeAt } from "./check-targets.js";
 import { callChecks } from "./command-call.js";
+import { compoundChecks } from "./command-compound.js";
 import { feedBuilder, inputWords } from "./command-feeds.js";
-import { type PathScope, pathFinding, sensitiveArgument, sensitiveTarget } from "./command-paths.js";
+import type { PathScope } from "./command-paths.js";
+import { redirectTargetChecks } from "./command-redirects.js";
 import { type Analysis, hasControlCharacters, interpreters } from "./command-rules.js";
 import { producedText, producedWords, shellReadsStdin } from "./command-stdin.js";
 import {
@@ -16,24 +17,19 @@ import { finalProgram, flattenPipeline, programsIn } from "./command-structure.j
 import type { WalkScope } from "./command-walk-scope.js";
 import type { PermissionContext } from "./context.js";
 import { decoderOf, pipedText } from "./decoders.js";
-import { downloaders, protectedWriteTarget } from "./hardline.js";
-import { injectedLibraryFinding } from "./injected-code.js";
+import { downloaders } from "./hardline.js";
 import { inlineCodeFindings } from "./inline-code.js";
 import { type CreatedLink, withLinks } from "./link-overlay.js";
-import { subscriptScripts } from "./name-subscripts.js";
 import { patchChecks } from "./patch-targets.js";
 import { type PathFs, resolveReal } from "./paths.js";
 import { makefileRecipes } from "./project-scripts.js";
 import { type Command, parseShell, type Redirect, type Stmt, stmtsInWord } from "./shell-ast.js";
 import { type EvaluatedWord, evaluateWord, type Finding } from "./shell-words.js";
 import { catFedText, redirectedFileText } from "./stdin-files.js";
-import { isShell, unwrap, variableScript } from "./wrappers.js";
+import { isShell, unwrap } from "./wrappers.js";
 import { WrittenFiles } from "./written-files.js";
 
 /** Walks the parsed command and records a finding for everything that stops it from being allowed. */
-/** Shell constructs whose words bash may read as names or arithmetic, subscripts expanded. */
-const subscriptClauses = new Set(["DeclClause", "LetClause", "TestClause", "ArithmCmd"]);
-
 export function analyzeSource(
   source: string,
   context: PermissionContext,
@@ -240,32 +236,12 @@ class Walker {
         for (const inner of command.body) this.stmt(inner);
         return;
       case "compound":
-        if (command.nodeType !== "TimeClause") {
-          this.add({
-            decision: "ask",
-            rule: "command.compound",
-            reason: `the command uses a shell construct (${command.nodeType})`,
-          });
-        }
-        for (const inner of command.stmts) this.stmt(inner);
-        // `export GIT_SSH_COMMAND='rm -rf ~'`: a command-valued variable set for what follows.
-        for (const assign of command.assigns ?? []) {
-          const injected = injectedLibraryFinding(assign.name);
-          if (injected) this.add(injected);
-          const value = assign.value ? evaluateWord(assign.value, this.context) : null;
-          if (value?.exact) this.innerDenies(variableScript(assign.name, value.text));
-        }
-        // `[[ -f ~/.ssh/id_rsa ]]`, `for f in ~/.aws/credentials`: a word naming a secret is refused here too.
-        for (const word of command.words) {
-          const evaluated = this.evaluate(word);
-          if (evaluated.exact && !evaluated.glob) sensitiveArgument(this.scope(), evaluated.text);
-          // `declare 'a[$(rm -rf ~)]=1'`, `let 'a[$(…)]'`, `[[ -v 'a[$(…)]' ]]`: a quoted subscript bash expands.
-          if (evaluated.exact && subscriptClauses.has(command.nodeType)) {
-            const subscripts = subscriptScripts("let", [evaluated.text]);
-            for (const finding of subscripts.findings) this.add(finding);
-            for (const script of subscripts.scripts) this.innerDenies(script);
-          }
-        }
+        compoundChecks(command, {
+          scope: () => this.walkScope(),
+          stmt: (stmt) => this.stmt(stmt),
+          evaluate: (word) => this.evaluate(word),
+          written: this.written,
+        });
         return;
     }
   }
@@ -355,31 +331,7 @@ class Walker {
 
   private redirect(redirect: Redirect): void {
     if (redirect.heredoc) this.evaluate(redirect.heredoc);
-    if (!redirect.word) return;
-    const target = this.evaluate(redirect.word);
-    const op = redirect.op;
-    if (op === "<<" || op === "<<-" || op === "<<<") return;
-    if ((op === ">&" || op === "<&") && /^(\d+|-)$/.test(target.text)) return;
-    if (!target.exact) return;
-    if (op === "<" || op === "<&") {
-      pathFinding(this.scope(), target.text, "read", "command.redirect");
-      return;
-    }
-    if (["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"].includes(target.text)) return;
-    const hard = protectedWriteTarget(target.text, this.context, this.fsApi);
-    if (hard) {
-      this.add(hard);
-      return;
-    }
-    sensitiveTarget(this.scope(), target.text);
-    // A write outside the workspace is a person's call, never allow-all's (path.outside-roots).
-    pathFinding(this.scope(), target.text, "write", "command.redirect");
-    checkChangeAt(target.text, this.scope(), "ignored");
-    this.add({
-      decision: "ask",
-      rule: "command.redirect",
-      reason: `output is redirected to ${target.text} (${op}), which writes a file`,
-    });
+    if (redirect.word) redirectTargetChecks(redirect.op, this.evaluate(redirect.word), this.scope());
   }
 
   private call(call: Extract<Command, { type: "call" }>): void {

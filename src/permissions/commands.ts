@@ -29,6 +29,7 @@ const personOnlyFindings = new Set([
   "command.recursive-sensitive",
   "path.unicode",
   "command.privilege",
+  "command.registry-code",
 ]);
 
 // The pid part may be any word, substitution included: `/proc/$(pgrep mercury)/environ`, `/proc/${P}/mem`.

@@ -25,6 +25,7 @@ const personOnlyRules = new Set([
   "command.recursive-sensitive",
   "path.unicode",
   "command.privilege",
+  "command.registry-code",
   "network.exfiltration",
 ]);
 

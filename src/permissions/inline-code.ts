@@ -1,5 +1,6 @@
 import { checkChangeAt } from "./check-targets.js";
 import { type PathScope, pathFinding, sensitiveArgument } from "./command-paths.js";
+import { computedCodeFinding, foldedLiterals } from "./computed-code.js";
 import { isMercuryState, isWithin } from "./context.js";
 import { hardlineCheck } from "./hardline.js";
 import { bareCommands, spelledOut } from "./inline-code-spelled.js";
@@ -46,7 +47,10 @@ export function inlineCodeFindings(code: string, scope: InlineCodeScope): void {
   const spelledLiterals = [...spelled.matchAll(stringLiteral)].map((match) =>
     unescapeLiteral(match[2] as string),
   );
-  for (const literal of [...spelledLiterals, ...bareCommands(spelled)]) {
+  // Pass 12: code that builds what it runs from codes, decoders or computed names is opaque.
+  const computed = computedCodeFinding(code);
+  if (computed) scope.add(computed);
+  for (const literal of [...spelledLiterals, ...foldedLiterals(spelled), ...bareCommands(spelled)]) {
     if (!/\s/.test(literal.trim())) continue;
     const denial = scope.analyzeShell(literal).find(isHardDenial);
     if (denial) {

@@ -49,6 +49,8 @@ export type Command =
       loopName?: string;
       /** `export X=…`, `declare X=…`, `local`, `readonly`: the variables set. */
       assigns?: { name: string; value: Word | null }[];
+      /** A DeclClause's builtin: declare, local, export, readonly, typeset, nameref. */
+      variant?: string;
     };
 
 export interface Stmt {
@@ -222,6 +224,8 @@ function convertCommand(node: unknown): Command {
   const { stmts, words } = nested(node);
   const loopName = type === "ForClause" ? text(get(get(get(node, "Loop"), "Name"), "Value")) : "";
   const assigns = type === "DeclClause" ? list(get(node, "Args")).map(convertAssign) : [];
+  // declare, local, export, readonly, typeset, nameref: `-n` makes a nameref for all but export.
+  const variant = type === "DeclClause" ? text(get(get(node, "Variant"), "Value")) : "";
   return {
     type: "compound",
     nodeType: type,
@@ -229,6 +233,7 @@ function convertCommand(node: unknown): Command {
     words,
     ...(loopName ? { loopName } : {}),
     ...(assigns.length > 0 ? { assigns } : {}),
+    ...(variant ? { variant } : {}),
   };
 }
 

@@ -51,7 +51,13 @@ export function createSandbox(options: { withHardLinkedSecret?: boolean } = {}):
   writeFileSync(join(mercuryHome, ".env"), "OPENAI_API_KEY=sk-fake\n");
   writeFileSync(join(mercuryHome, "mercury.db"), "");
   writeFileSync(join(project, "README.md"), "# project\nfoo\n");
-  writeFileSync(join(project, "package.json"), '{"name":"p"}\n');
+  // A TypeScript project: its tools are declared and installed, so `npx tsc`/`npx vitest` run local code.
+  writeFileSync(
+    join(project, "package.json"),
+    '{"name":"p","devDependencies":{"typescript":"^5.0.0","vitest":"^3.0.0"}}\n',
+  );
+  mkdirSync(join(project, "node_modules", ".bin"), { recursive: true });
+  for (const bin of ["tsc", "vitest"]) writeFileSync(join(project, "node_modules", ".bin", bin), "");
   writeFileSync(join(project, "tsconfig.json"), "{}\n");
   writeFileSync(join(project, "src", "index.ts"), "export const foo = 1;\n");
   writeFileSync(join(project, "src", "util.ts"), "export const bar = 2;\n");
