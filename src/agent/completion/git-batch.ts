@@ -10,9 +10,11 @@ import { type ContainedGitOptions, runContainedProgram } from "./contained-git.j
  * of the script). Each command's stdout and stderr are followed by a frame line on both streams:
  * NUL, the mark, the step's name and exit code, NUL. The mark is 32 random bytes made for this
  * launch, after every file name in the repository already existed, so no name git prints can carry
- * it; Node accepts only the exact sequence of steps the exit codes and trees imply, so a frame
- * injected by anything else (a duplicate, one out of order, one for a step that never ran) fails
- * the report rather than changing it.
+ * it. The programs the repository names (clean filters, hooks, fsmonitor) hold git's stderr, never
+ * the script's stdout (a socket, which /proc/<pid>/fd cannot reopen), so a frame they forge appears
+ * on one stream only: Node accepts only the same frames on both streams, in exactly the sequence
+ * the exit codes and trees imply, and anything else (a duplicate, a frame out of order, one for a
+ * step that never ran) fails the report rather than changing it.
  *
  * Programs the repository names (clean filters, hooks, fsmonitor) run contained during a step, as
  * they did before; each step's leftovers are killed when it ends (`kill -KILL -1` in the sandbox's
