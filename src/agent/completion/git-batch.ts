@@ -17,14 +17,14 @@ import { type ContainedGitOptions, runContainedProgram } from "./contained-git.j
  * step that never ran) fails the report rather than changing it.
  *
  * Programs the repository names (clean filters, hooks, fsmonitor) run contained during a step, as
- * they did before; each step's leftovers are killed when it ends (`kill -KILL -1` in the sandbox's
+ * they did before; each step's leftovers are killed when it ends (`kill -s KILL -- -1` in the sandbox's
  * own pid namespace, where the script is pid 2), so a daemon a filter starts in `git add` does not
  * live into the later steps, as it did not outlive its own launch before. Outside a pid namespace
  * the script's pid is never 3 or below, and the kill is skipped (no sandbox: the drivers are off).
  */
 const batchScript = `mark=$1 index=$2 before=$3
 frame() {
-  if [ "$$" -le 3 ]; then kill -s KILL -1 2>/dev/null; fi
+  if [ "$$" -le 3 ]; then kill -s KILL -- -1 2>/dev/null; fi
   printf '\\0%s %s %s\\0' "$mark" "$1" "$2"
   printf '\\0%s %s %s\\0' "$mark" "$1" "$2" >&2
   return "$2"
