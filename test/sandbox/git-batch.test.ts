@@ -103,6 +103,25 @@ describe("one launch per change report", () => {
   });
 });
 
+describe("the batch without any sandbox", () => {
+  it("runs bare with the repository's drivers switched off: the report holds and no filter runs", async () => {
+    const top = repository();
+    const none = {
+      ...containment,
+      status: () => ({ available: false as const, reason: "test", fix: "none" }),
+    };
+    const tracker = createChangeTracker(top, defaultSnapshotLimits, { containment: none });
+    await tracker.begin();
+    const marker = join(top, "filter-ran");
+    plantFilter(top, "planted", `touch ${marker}; cat`);
+    writeFileSync(join(top, "README.md"), "changed\n");
+    const report = await tracker.report();
+    expect(report.note).toBeUndefined();
+    expect(report.files.map((file) => file.path).sort()).toEqual([".gitattributes", "README.md"]);
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
 describe("the launch of a git call Mercury waits for", () => {
   it("a clean filter that fills the disk below the floor is stopped, and the report says why", async () => {
     const top = repository();
