@@ -48,7 +48,11 @@ export function watchDiskSpace(
   onLow: (reason: string) => void,
   configuredFloor?: number,
 ): DiskGuard {
-  const watched = diskFloors(folders, configuredFloor);
+  return watchFloors(diskFloors(folders, configuredFloor), onLow);
+}
+
+/** The same guard for floors already computed (diskFloors): Mercury's own git calls (wrap.ts). */
+export function watchFloors(watched: readonly WatchedFolder[], onLow: (reason: string) => void): DiskGuard {
   let tripped: string | null = null;
   const timer =
     watched.length === 0
@@ -103,7 +107,8 @@ function freeSpace(folder: string): { free: number; size: number } | null {
 
 /**
  * The same floor around a program Mercury starts but does not wait on (an MCP server, which runs as
- * long as Mercury does and may write its `$MERCURY_HOME/mcp/<name>/` without bound; git): a shell
+ * long as Mercury does and may write its `$MERCURY_HOME/mcp/<name>/` without bound; Mercury's own
+ * git calls, which it waits for, use watchFloors instead: no shell, no `sleep` per call): a shell
  * starts the program in the background and a watcher beside it reads the free space every second
  * (`stat -f`); below a floor it writes the reason on stderr, prefixed `mercury:`, and kills the
  * program (bwrap, whose sandbox dies with it). The shell stands between Mercury and bwrap, so

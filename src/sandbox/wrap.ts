@@ -1,10 +1,10 @@
 import { bubblewrapLaunch } from "./bubblewrap.js";
 import { linuxSandboxTools } from "./detect.js";
-import { diskFloors, diskWatchedLaunch } from "./disk-guard.js";
+import { diskFloors, diskWatchedLaunch, type WatchedFolder } from "./disk-guard.js";
 import { SandboxRefusedError, SandboxUnavailableError } from "./errors.js";
 import { secretMasks } from "./masks.js";
 import { filteredNetworkLaunch } from "./network-filter.js";
-import { selfManagedCgroup } from "./process-cgroup.js";
+import { type ProcessCgroup, processCgroup, selfManagedCgroup } from "./process-cgroup.js";
 import { seatbeltLaunch } from "./seatbelt.js";
 import { sandboxEntry } from "./seccomp.js";
 import { bwrapSizesTmpfs } from "./tmpfs-size.js";
@@ -46,6 +46,44 @@ export function sandboxProgramLaunch(argv: string[], policy: SandboxPolicy, stat
     return launch;
   }
   return contained;
+}
+
+/** A launch for a program Mercury waits for, with the handles that hold it (see sandboxWaitedLaunch). */
+export interface WaitedLaunch {
+  launch: Launch;
+  /** The groups the launch enters; the caller releases them once the program has ended. */
+  cgroup: ProcessCgroup | null;
+  /** The file systems whose floor the caller watches while the program runs (watchFloors). */
+  watched: WatchedFolder[];
+}
+
+/**
+ * The same containment as sandboxProgramLaunch for a program Mercury waits for (its own git calls),
+ * without the two shells that a program nobody waits for needs: the cgroups are made with fs calls
+ * here and joined by a one-line enter script (processCgroup), and the disk floor is watched by the
+ * caller in Node (watchFloors), so no `mkdir`, `rmdir`, `sleep` or `stat` runs per call. The caller
+ * must kill the launch with SIGKILL when the floor trips (bwrap's --die-with-parent then takes the
+ * sandbox down) and release the groups after it ends.
+ */
+export function sandboxWaitedLaunch(
+  argv: string[],
+  policy: SandboxPolicy,
+  status: SandboxStatus,
+): WaitedLaunch {
+  const contained = containedLaunch(argv, policy, status);
+  if (!(status.available && status.kind === "bubblewrap"))
+    return { launch: contained, cgroup: null, watched: [] };
+  const watched = diskFloors(
+    [policy.workspace, ...(policy.extraWritable ?? []), policy.mercuryHome],
+    policy.limits.diskFloorBytes,
+  );
+  const cgroup = processCgroup({
+    processes: policy.limits.processes,
+    ...(policy.limits.totalMemoryBytes !== undefined
+      ? { totalMemoryBytes: policy.limits.totalMemoryBytes }
+      : {}),
+  });
+  return { launch: cgroup ? cgroup.wrap(contained) : contained, cgroup, watched };
 }
 
 function containedLaunch(argv: string[], policy: SandboxPolicy, status: SandboxStatus): Launch {

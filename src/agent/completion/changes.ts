@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { FileChange } from "../events.js";
 import { defaultGitContainment, type GitContainment, runContainedGit } from "./contained-git.js";
+import { runTreeBatch, type TreeBatch } from "./git-batch.js";
 import {
   type DirectorySnapshot,
   defaultSnapshotLimits,
@@ -12,7 +13,7 @@ import {
   splitLines,
   takeSnapshot,
 } from "./snapshot.js";
-import { gitIgnoredDigest, skippedFoldersDigest } from "./unseen.js";
+import { ignoredListingDigest, skippedFoldersDigest } from "./unseen.js";
 
 export interface ChangeReport {
   files: FileChange[];
@@ -129,11 +130,13 @@ export function createChangeTracker(
       try {
         if (start.kind === "failed") return { files: [], confirmed: false, method: "none", note: start.note };
         if (start.kind === "git") {
-          const tree = await writeWorkingTree(start, containment);
-          const statuses = await nameStatus(start.top, start.tree, tree, containment);
-          const unseen = await gitIgnoredDigest(start.top, containment);
+          // One contained launch: add, write-tree, both diffs and the ignored files (git-batch.ts).
+          const batch = await writeWorkingTree(start, containment, start.tree);
+          const tree = batch.tree;
+          const statuses = parseNameStatus(batch.nameStatus ?? "");
+          const unseen = await ignoredListingDigest(start.top, batch.ignored ?? "");
           return {
-            files: await diffTrees(start.top, start.tree, tree, containment),
+            files: parseNumstat(batch.numstat ?? ""),
             confirmed: true,
             method: "git",
             root: start.top,
@@ -189,7 +192,8 @@ async function takeBaseline(
       const [top, gitDir, common] = probe.stdout.trim().split("\n");
       if (top && gitDir && common) {
         const repository = { top, gitDir, commonDir: resolve(cwd, common) };
-        return { kind: "git", ...repository, tree: await writeWorkingTree(repository, containment) };
+        const { tree } = await writeWorkingTree(repository, containment, null);
+        return { kind: "git", ...repository, tree };
       }
     }
     const directory = store ?? (await mkdtemp(join(tmpdir(), "mercury-baseline-")));
@@ -252,19 +256,9 @@ async function restoreBaseline(stored: StoredBaseline): Promise<Baseline> {
   };
 }
 
-async function nameStatus(
-  top: string,
-  before: string,
-  after: string,
-  containment: GitContainment,
-): Promise<{ created: string[]; deleted: string[] }> {
-  if (before === after) return { created: [], deleted: [] };
-  const diff = await runContainedGit(
-    ["diff", "--name-status", "--no-renames", "--no-ext-diff", "-z", before, after],
-    { top, containment },
-  );
-  if (diff.code !== 0) throw new Error(`git diff failed: ${diff.stderr.trim()}`);
-  const fields = diff.stdout.split("\0");
+/** `git diff --name-status -z` output: the paths created and deleted. */
+function parseNameStatus(output: string): { created: string[]; deleted: string[] } {
+  const fields = output.split("\0");
   const created: string[] = [];
   const deleted: string[] = [];
   for (let index = 0; index + 1 < fields.length; index += 2) {
@@ -282,7 +276,15 @@ interface Repository {
   commonDir: string;
 }
 
-async function writeWorkingTree(repository: Repository, containment: GitContainment): Promise<string> {
+/**
+ * The working tree as a tree object (with `before`, also the diffs and the ignored files: a report),
+ * through a temporary index in a scratch folder of Mercury's own, in one contained launch.
+ */
+async function writeWorkingTree(
+  repository: Repository,
+  containment: GitContainment,
+  before: string | null,
+): Promise<TreeBatch> {
   const { top, gitDir, commonDir } = repository;
   const scratch = await mkdtemp(join(tmpdir(), "mercury-index-"));
   const index = join(scratch, "index");
@@ -300,39 +302,15 @@ async function writeWorkingTree(repository: Repository, containment: GitContainm
       await utimes(index, info.atime, info.mtime);
     }
     // git writes objects into the common git folder, which is outside `top` for a linked worktree.
-    const git = {
+    return await runTreeBatch(index, before, {
       top,
-      env: { GIT_INDEX_FILE: index },
       scratch: [scratch],
       gitFolders: [gitDir, commonDir],
       containment,
-    };
-    const add = await runContainedGit(["add", "-A", "--", "."], { ...git, timeoutMs: 120_000 });
-    if (add.code !== 0) throw new Error(`git add failed: ${add.stderr.trim()}`);
-    const tree = await runContainedGit(["write-tree"], git);
-    if (tree.code !== 0) throw new Error(`git write-tree failed: ${tree.stderr.trim()}`);
-    return tree.stdout.trim();
+    });
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
-}
-
-async function diffTrees(
-  top: string,
-  before: string,
-  after: string,
-  containment: GitContainment,
-): Promise<FileChange[]> {
-  if (before === after) return [];
-  const diff = await runContainedGit(
-    ["diff", "--numstat", "--no-renames", "--no-ext-diff", "-z", before, after],
-    {
-      top,
-      containment,
-    },
-  );
-  if (diff.code !== 0) throw new Error(`git diff failed: ${diff.stderr.trim()}`);
-  return parseNumstat(diff.stdout);
 }
 
 /** `added\tremoved\tpath\0` records; binary files report "-" and count as 0 lines. */

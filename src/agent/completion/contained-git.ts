@@ -3,6 +3,7 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { mercuryHome } from "../../config/paths.js";
 import { detectSandbox } from "../../sandbox/detect.js";
+import { watchFloors } from "../../sandbox/disk-guard.js";
 import { gitFolderRefusal } from "../../sandbox/git-folders.js";
 import {
   containedGitOverrides,
@@ -12,7 +13,7 @@ import {
   neutralizedDrivers,
   withoutExternalDiff,
 } from "../../sandbox/host-git.js";
-import { defaultSandboxLimits, type SandboxStatus } from "../../sandbox/types.js";
+import { defaultSandboxLimits, type SandboxLimits, type SandboxStatus } from "../../sandbox/types.js";
 import { realOrResolved, workspaceRefusal } from "../../sandbox/workspace.js";
 import { type ExecResult, execProgram } from "./exec.js";
 
@@ -21,6 +22,17 @@ export interface GitContainment {
   userHome: string;
   mercuryHome: string;
   status?: () => SandboxStatus;
+  /** The sandbox's limits for these calls (the disk floor, the cgroups); the defaults unless given. */
+  limits?: SandboxLimits;
+}
+
+export interface ContainedGitOptions {
+  top: string;
+  scratch?: string[];
+  gitFolders?: string[];
+  env?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+  containment: GitContainment;
 }
 
 export function defaultGitContainment(): GitContainment {
@@ -44,18 +56,17 @@ export function defaultGitContainment(): GitContainment {
  * lazy fetch is off, while filters and hooks still run there, contained (git-lfs needs its clean
  * filter to hash what a commit would).
  */
-export async function runContainedGit(
-  given: string[],
-  options: {
-    top: string;
-    scratch?: string[];
-    gitFolders?: string[];
-    env?: NodeJS.ProcessEnv;
-    timeoutMs?: number;
-    containment: GitContainment;
-  },
-): Promise<ExecResult> {
-  const args = withoutExternalDiff(given);
+export async function runContainedGit(given: string[], options: ContainedGitOptions): Promise<ExecResult> {
+  return runContainedProgram(["git", "--no-pager", ...withoutExternalDiff(given)], options);
+}
+
+/**
+ * The same containment for a program of Mercury's own that runs git (git-batch.ts: a fixed shell
+ * script that runs several git commands in one launch, its data as arguments). Without a sandbox it
+ * runs bare with the same neutralized drivers in its environment, which every git it starts inherits.
+ */
+export async function runContainedProgram(argv: string[], options: ContainedGitOptions): Promise<ExecResult> {
+  const [program = "git", ...programArgs] = argv;
   const env = { ...hostGitEnvironment(containedGitOverrides), ...options.env };
   const { containment } = options;
   const status = containment.status?.() ?? detectSandbox();
@@ -70,7 +81,7 @@ export async function runContainedGit(
       ...hostGitEnvironment([...hostGitOverrides, ...neutralizedDrivers(names.stdout)]),
       ...options.env,
     };
-    return execProgram("git", ["--no-pager", ...args], { cwd: options.top, env: bare, ...timing });
+    return execProgram(program, programArgs, { cwd: options.top, env: bare, ...timing });
   }
   const folderRefusal = gitFolderRefusal(options.top, options.gitFolders ?? []);
   if (folderRefusal) throw new Error(folderRefusal);
@@ -83,21 +94,42 @@ export async function runContainedGit(
   try {
     // The launch builders load with the first git call (the first change the tracker looks at), not
     // with the agent: a task's first model request does not wait for them.
-    const { sandboxProgramLaunch } = await import("../../sandbox/wrap.js");
-    const launch = sandboxProgramLaunch(
-      ["git", ...args],
+    const { sandboxWaitedLaunch } = await import("../../sandbox/wrap.js");
+    const { launch, cgroup, watched } = sandboxWaitedLaunch(
+      argv,
       {
         workspace: stand ?? options.top,
         cwd: options.top,
         userHome: containment.userHome,
         mercuryHome: containment.mercuryHome,
         network: false,
-        limits: defaultSandboxLimits,
+        limits: containment.limits ?? defaultSandboxLimits,
         extraWritable: [...(options.scratch ?? []), ...(options.gitFolders ?? [])],
       },
       status,
     );
-    return await execProgram(launch.file, launch.args, { cwd: options.top, env, ...timing });
+    // The disk floor of run_command (session 11): a clean filter or hook that fills the disk is
+    // stopped. SIGKILL reaches bwrap itself (the enter scripts exec it), whose --die-with-parent
+    // takes the whole sandbox down.
+    const diskLow = new AbortController();
+    const guard = watched.length > 0 ? watchFloors(watched, () => diskLow.abort()) : null;
+    try {
+      return await execProgram(launch.file, launch.args, {
+        cwd: options.top,
+        env,
+        killSignal: "SIGKILL",
+        ...(guard ? { signal: diskLow.signal } : {}),
+        ...timing,
+      });
+    } catch (error) {
+      const reason = guard?.reason();
+      if (reason) return { code: null, stdout: "", stderr: `mercury: stopped: ${reason}` };
+      throw error;
+    } finally {
+      guard?.stop();
+      const leftover = await cgroup?.release();
+      if (leftover) process.emitWarning(`mercury: ${leftover}`);
+    }
   } finally {
     if (stand) await rm(stand, { recursive: true, force: true });
   }

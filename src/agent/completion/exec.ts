@@ -13,7 +13,14 @@ export interface ExecResult {
 export function execProgram(
   program: string,
   args: string[],
-  options: { cwd: string; env?: NodeJS.ProcessEnv; signal?: AbortSignal; timeoutMs?: number },
+  options: {
+    cwd: string;
+    env?: NodeJS.ProcessEnv;
+    signal?: AbortSignal;
+    timeoutMs?: number;
+    /** Sent on abort and timeout (SIGTERM unless given). */
+    killSignal?: NodeJS.Signals;
+  },
 ): Promise<ExecResult> {
   return new Promise((resolve, reject) => {
     execFile(
@@ -24,6 +31,7 @@ export function execProgram(
         env: options.env ?? process.env,
         timeout: options.timeoutMs ?? 30_000,
         maxBuffer: 64 * 1024 * 1024,
+        ...(options.killSignal ? { killSignal: options.killSignal } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       },
       (error, stdout, stderr) => {

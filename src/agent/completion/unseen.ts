@@ -25,7 +25,12 @@ export async function gitIgnoredDigest(top: string, containment: GitContainment)
     timeoutMs: 120_000,
   });
   if (listed.code !== 0) throw new Error(`git ls-files failed: ${listed.stderr.trim()}`);
-  const paths = listed.stdout.split("\0").filter((path) => path !== "");
+  return ignoredListingDigest(top, listed.stdout);
+}
+
+/** The digest for `git ls-files -z --others --ignored --exclude-standard` output (git-batch.ts runs it). */
+export async function ignoredListingDigest(top: string, listing: string): Promise<string> {
+  const paths = listing.split("\0").filter((path) => path !== "");
   if (paths.length > maxUnseenFiles) return uncounted(paths.length);
   return digest(top, paths.sort());
 }
