@@ -91,7 +91,8 @@ describe("mercury service", () => {
     const unitFile = join(userHome, ".config", "systemd", "user", "mercury.service");
     expect(result.stdout).toContain(`# would write ${unitFile}`);
     expect(result.stdout).toContain("[Service]");
-    expect(result.stdout).toMatch(/ExecStart=\S+ \S+dist\/cli\.js daemon run/);
+    // The program the person runs: the package's bin (dist/mercury.cjs), which runs dist/cli.js.
+    expect(result.stdout).toMatch(/ExecStart=\S+ \S+dist\/mercury\.cjs daemon run/);
     expect(result.stdout).toContain("Restart=on-failure");
     expect(result.stdout).toContain(`Environment=MERCURY_HOME=${home}`);
     expect(result.stdout).toContain("WantedBy=default.target");

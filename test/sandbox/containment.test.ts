@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { lstat, readdir, readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scrubbedEnv } from "../../src/tools/process-group.js";
 import { createRunCommandTool } from "../../src/tools/run-command.js";
@@ -314,7 +315,7 @@ describe("the sandbox when Mercury itself dies", () => {
   it("kills the command and everything it started when Mercury is killed with SIGKILL", async () => {
     const marker = "987.6544";
     const { cliPath } = await import("../helpers/cli.js");
-    const toolModule = cliPath.replace(/cli\.js$/, "tools/run-command.js");
+    const toolModule = join(dirname(cliPath), "tools", "run-command.js");
     const script = `
       const { createRunCommandTool } = await import(${JSON.stringify(toolModule)});
       const tool = createRunCommandTool({ sandbox: { userHome: ${JSON.stringify(user.home)}, require: true } });

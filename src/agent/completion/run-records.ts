@@ -22,5 +22,16 @@ export function wasRecordedNow(record: object): boolean {
  * with the files it ended on, its pass stood for them (session 12).
  */
 export function checkedFingerprint(before: string | null, after: string | null): string | null {
-  return before !== null && after !== null && before !== after ? before : after;
+  return before !== null && after !== null && visiblePart(before) !== visiblePart(after) ? before : after;
+}
+
+/**
+ * A fingerprint without its digest of ignored and skipped files (after the `+`: build output, caches).
+ * Most checks rewrite some of those on every run — a `pretest` build, vitest's results cache,
+ * `__pycache__` — so only a change to the files git or the snapshot sees means a check rewrote what it
+ * checked; otherwise every such project would pause as "changes the files each time".
+ */
+function visiblePart(fingerprint: string): string {
+  const separator = fingerprint.indexOf("+");
+  return separator === -1 ? fingerprint : fingerprint.slice(0, separator);
 }
